@@ -1,0 +1,164 @@
+"""Configuration: the only reader of ``VAULT_SYNC_VAULT`` and ``vault-sync.toml`` (DESIGN §3).
+
+The vault is chosen by :func:`find_vault`: ``--vault PATH``, else ``$VAULT_SYNC_VAULT``, else the
+nearest folder upward from the working directory holding ``vault-sync.toml``, ``.obsidian/`` or
+a store, else the working directory when it holds Markdown files directly. A folder with none
+of these is refused, so a command run in ``/`` or ``$HOME`` never indexes it.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vault_sync.errors import ConfigError, NotAVaultError
+
+CONFIG_NAME = "vault-sync.toml"
+ENV_VAULT = "VAULT_SYNC_VAULT"
+DEFAULT_STORE_DIR = ".vault-sync"
+
+
+@dataclass(frozen=True)
+class Config:
+    """Settings of one vault; every key has a default (DESIGN §3, the config table).
+
+    Attributes:
+        vault: absolute path of the vault root.
+        store_dir: folder of the derived stores, relative to ``vault`` (default ``.vault-sync``).
+        ignore: extra gitignore-syntax globs to leave out.
+        projects: folder glob -> project name, for pages without a ``project`` key.
+        debounce_ms: watcher quiet window in milliseconds (default 150).
+        max_delay_ms: watcher longest wait before a batch is applied, ms (default 1000).
+        reconcile_s: watcher periodic full reconcile, seconds (default 300).
+        lock_timeout_s: how long a writer waits for the lock, seconds (default 10).
+        sanitize_extra_patterns: regexes redacted as ``custom``.
+        sanitize_allow: regexes or literals never redacted.
+    """
+
+    vault: Path
+    store_dir: str = DEFAULT_STORE_DIR
+    ignore: tuple[str, ...] = ()
+    projects: Mapping[str, str] = field(default_factory=dict)
+    debounce_ms: int = 150
+    max_delay_ms: int = 1000
+    reconcile_s: int = 300
+    lock_timeout_s: float = 10.0
+    sanitize_extra_patterns: tuple[str, ...] = ()
+    sanitize_allow: tuple[str, ...] = ()
+
+    @property
+    def store_path(self) -> Path:
+        """Absolute path of the store folder."""
+        return self.vault / self.store_dir
+
+
+def _looks_like_vault(folder: Path) -> bool:
+    return (
+        (folder / CONFIG_NAME).is_file()
+        or (folder / ".obsidian").is_dir()
+        or (folder / DEFAULT_STORE_DIR).is_dir()
+    )
+
+
+def _holds_markdown(folder: Path) -> bool:
+    try:
+        return any(e.is_file() and e.name.lower().endswith(".md") for e in os.scandir(folder))
+    except OSError:
+        return False
+
+
+def find_vault(explicit: str | os.PathLike[str] | None = None, cwd: Path | None = None) -> Path:
+    """Choose the vault root.
+
+    Args:
+        explicit: the ``--vault`` option, or ``None``.
+        cwd: where discovery starts (default: the working directory).
+
+    Returns:
+        The absolute, resolved vault folder.
+
+    Raises:
+        NotAVaultError: the given folder does not exist or is not a folder, or discovery found
+            nothing vault-like.
+    """
+    chosen = explicit if explicit is not None else os.environ.get(ENV_VAULT) or None
+    if chosen is not None:
+        path = Path(chosen).expanduser()
+        if not path.exists():
+            raise NotAVaultError(f"vault folder does not exist: {path}")
+        if not path.is_dir():
+            raise NotAVaultError(f"vault path is not a folder: {path}")
+        return path.resolve()
+    start = (cwd or Path.cwd()).resolve()
+    for folder in (start, *start.parents):
+        if _looks_like_vault(folder):
+            return folder
+    if _holds_markdown(start):
+        return start
+    raise NotAVaultError(f"not a vault: {start} (pass --vault or run vault-sync init)")
+
+
+def _expect(value: Any, kind: type | tuple[type, ...], key: str, path: Path) -> Any:
+    if not isinstance(value, kind):
+        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise ConfigError(f"{path}: key {key!r} must be {names}, got {type(value).__name__}")
+    return value
+
+
+def _str_list(value: Any, key: str, path: Path) -> tuple[str, ...]:
+    items = _expect(value, list, key, path)
+    for item in items:
+        _expect(item, str, key, path)
+    return tuple(items)
+
+
+def load_config(vault: Path) -> Config:
+    """Read ``vault-sync.toml`` in ``vault`` (optional) into a :class:`Config`.
+
+    Args:
+        vault: the vault root (from :func:`find_vault`).
+
+    Returns:
+        The configuration, with defaults for every missing key.
+
+    Raises:
+        ConfigError: the file is not valid TOML or a key has the wrong type; the message names
+            the file (and the line, for TOML syntax errors).
+    """
+    path = vault / CONFIG_NAME
+    if not path.is_file():
+        return Config(vault=vault)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: {exc}") from exc
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from exc
+    watch = _expect(data.get("watch", {}), dict, "watch", path)
+    sanitize = _expect(data.get("sanitize", {}), dict, "sanitize", path)
+    projects = _expect(data.get("projects", {}), dict, "projects", path)
+    for glob, name in projects.items():
+        _expect(name, str, f"projects.{glob}", path)
+    store_dir = _expect(data.get("store_dir", DEFAULT_STORE_DIR), str, "store_dir", path)
+    if not store_dir or Path(store_dir).is_absolute() or ".." in Path(store_dir).parts:
+        raise ConfigError(f"{path}: key 'store_dir' must be a relative folder inside the vault")
+    return Config(
+        vault=vault,
+        store_dir=store_dir,
+        ignore=_str_list(data.get("ignore", []), "ignore", path),
+        projects=dict(projects),
+        debounce_ms=_expect(watch.get("debounce_ms", 150), int, "watch.debounce_ms", path),
+        max_delay_ms=_expect(watch.get("max_delay_ms", 1000), int, "watch.max_delay_ms", path),
+        reconcile_s=_expect(watch.get("reconcile_s", 300), int, "watch.reconcile_s", path),
+        lock_timeout_s=float(
+            _expect(data.get("lock_timeout_s", 10), (int, float), "lock_timeout_s", path)
+        ),
+        sanitize_extra_patterns=_str_list(
+            sanitize.get("extra_patterns", []), "sanitize.extra_patterns", path
+        ),
+        sanitize_allow=_str_list(sanitize.get("allow", []), "sanitize.allow", path),
+    )

@@ -1,0 +1,60 @@
+"""Errors raised by vault-sync.
+
+Every error a user can cause derives from :class:`VaultSyncError`, whose message is fit to print
+as one line (``Error: <message>``). The CLI catches it once and exits with ``exit_code``
+(DESIGN §3: 1 for an error, 2 for a usage, config or query-syntax error). Anything else that
+escapes is a bug and shows its traceback.
+
+::
+
+    VaultSyncError                 exit 1
+    ├── NotAVaultError             exit 2  no vault found / path is not a folder
+    ├── ConfigError                exit 2  vault-sync.toml is invalid
+    ├── QuerySyntaxError           exit 2  a query the parser cannot read
+    ├── PageNotFoundError          exit 1  `show` reference matched nothing
+    ├── AmbiguousPageError         exit 1  `show` reference matched several pages
+    ├── LockTimeoutError           exit 1  another writer held the lock too long
+    └── StoreError                 exit 1  a store cannot be opened or is from a newer version
+"""
+
+from __future__ import annotations
+
+
+class VaultSyncError(Exception):
+    """Root of every user-facing error; ``str(err)`` is a one-line message."""
+
+    exit_code = 1
+
+
+class NotAVaultError(VaultSyncError):
+    """The chosen folder does not exist, is not a folder, or holds nothing vault-like."""
+
+    exit_code = 2
+
+
+class ConfigError(VaultSyncError):
+    """``vault-sync.toml`` cannot be read or has a key of the wrong type."""
+
+    exit_code = 2
+
+
+class QuerySyntaxError(VaultSyncError):
+    """The query text cannot be parsed (for example an unclosed quote)."""
+
+    exit_code = 2
+
+
+class PageNotFoundError(VaultSyncError):
+    """A page reference (id, path, title or alias) matched no page."""
+
+
+class AmbiguousPageError(VaultSyncError):
+    """A page reference matched several pages; the message lists the candidates."""
+
+
+class LockTimeoutError(VaultSyncError):
+    """The writer lock stayed busy longer than ``lock_timeout_s``; names the holder."""
+
+
+class StoreError(VaultSyncError):
+    """A derived store cannot be used (from a newer schema version, unwritable, ...)."""
