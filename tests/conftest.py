@@ -1,0 +1,92 @@
+"""Shared fixtures: isolation from the user's state, vault builders, the CLI as a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+CASES = Path(__file__).resolve().parent / "pages"
+CORPORA = SHARED / "corpora"
+
+
+@pytest.fixture(autouse=True)
+def _isolate(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Clear VAULT_SYNC_VAULT and point HOME at a temp folder (simonw/llm's pattern)."""
+    monkeypatch.delenv("VAULT_SYNC_VAULT", raising=False)
+    monkeypatch.delenv("VAULT_SYNC_FAULT", raising=False)
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+
+
+def write_pages(root: Path, pages: dict[str, str]) -> Path:
+    """Write ``{relative path: text}`` under ``root`` (folders made as needed)."""
+    for rel, text in pages.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def make_vault(tmp_path: Path) -> Callable[[dict[str, str]], Path]:
+    """Return a function making a vault folder (with an .obsidian/ marker) from pages."""
+
+    def make(pages: dict[str, str], name: str = "vault") -> Path:
+        root = tmp_path / name
+        (root / ".obsidian").mkdir(parents=True, exist_ok=True)
+        return write_pages(root, pages)
+
+    return make
+
+
+@dataclass
+class Result:
+    """A finished CLI process."""
+
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+
+def run_cli(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 120
+) -> Result:
+    """Run ``python -m vault_sync ARGS`` as a real subprocess."""
+    full_env = {**os.environ, **(env or {})}
+    proc = subprocess.run(
+        [sys.executable, "-m", "vault_sync", *args],
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+@pytest.fixture
+def cli() -> Callable[..., Result]:
+    """The CLI as a real subprocess: ``cli("--vault", path, "sync")``."""
+    return run_cli
+
+
+def copy_corpus(name: str, dest: Path) -> Path:
+    """Copy a corpus from ../shared/corpora into ``dest`` (never sync inside ../shared)."""
+    target = dest / name
+    shutil.copytree(CORPORA / name, target, symlinks=True)
+    return target

@@ -1,0 +1,190 @@
+"""The CLI as a real subprocess: commands, --json shapes, exit codes, bad input."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import REPO
+
+CLI = Callable[..., Any]
+COMMANDS = ["init", "sync", "rebuild", "query", "show", "status", "lint"]
+
+PAGES = {
+    "Retry storm.md": (
+        "---\ntitle: Retry storm in the payment worker\nkind: decision\nproject: payments\n"
+        "tags: [incident, retries]\naliases: [retry storm]\nfixes: '[[Bug 12]]'\n"
+        "evidence:\n  - session:2026-03-01-claude-a1b2\n"
+        "  - {kind: observation, source: obs-77, at: 2026-03-02}\n---\n"
+        "# Retry storm\n\nThe worker retried forever. See [[Queue backlog]].\n"
+    ),
+    "Bug 12.md": "---\nkind: bug\n---\n# Bug 12\n\nRetries pile up.\n",
+    "notes/Queue backlog.md": "# Queue backlog\n\nThe queue grew. [[Missing page]]\n",
+}
+
+
+@pytest.fixture
+def vault(make_vault: Callable[..., Path]) -> Path:
+    return make_vault(PAGES)
+
+
+def test_every_command_has_help_and_a_docs_entry(cli: CLI) -> None:
+    docs = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
+    for command in COMMANDS:
+        result = cli(command, "--help")
+        assert result.code == 0, result.err
+        assert "Usage:" in result.out
+        assert f"## `vault-sync {command}" in docs, command
+
+
+def test_query_json_shape_is_pinned(cli: CLI, vault: Path) -> None:
+    result = cli("--vault", str(vault), "query", "retry storm", "--json")
+    assert result.code == 0, result.err
+    data = result.json()
+    assert list(data) == ["query", "hits"]
+    hit = data["hits"][0]
+    for key in ("id", "path", "title", "kind", "project", "score", "snippet"):
+        assert key in hit
+    assert hit["path"] == "Retry storm.md"
+    assert hit["kind"] == "decision"
+    assert "took_ms" not in data
+    assert "took_ms" in cli("--vault", str(vault), "query", "x", "--json", "--timings").json()
+
+
+def test_query_filters_and_vault_after_command(cli: CLI, vault: Path) -> None:
+    data = cli("query", "retries", "--kind", "bug", "--json", "--vault", str(vault)).json()
+    assert [h["path"] for h in data["hits"]] == ["Bug 12.md"]
+    data = cli("query", "retries", "--project", "payments", "--json", "--vault", str(vault)).json()
+    assert [h["path"] for h in data["hits"]] == ["Retry storm.md"]
+    data = cli("query", "retries", "--tag", "incident", "--json", "--vault", str(vault)).json()
+    assert [h["path"] for h in data["hits"]] == ["Retry storm.md"]
+
+
+def test_rebuild_gives_byte_identical_query_json(cli: CLI, vault: Path) -> None:
+    cli("--vault", str(vault), "sync")
+    first = cli("--vault", str(vault), "query", "retry queue worker", "--json").out
+    shutil.rmtree(vault / ".vault-sync")
+    assert cli("--vault", str(vault), "rebuild").code == 0
+    assert cli("--vault", str(vault), "query", "retry queue worker", "--json").out == first
+
+
+def test_show_by_alias_title_path_and_id(cli: CLI, vault: Path) -> None:
+    for ref in (
+        "retry storm",
+        "Retry storm.md",
+        "Retry storm",
+        "RETRY STORM IN THE PAYMENT WORKER",
+    ):
+        result = cli("--vault", str(vault), "show", ref, "--json")
+        assert result.code == 0, (ref, result.err)
+        data = result.json()
+        assert data["path"] == "Retry storm.md"
+    assert {e["kind"] for e in data["evidence"]} == {"session", "observation"}
+    types = {(link["type"], link["target"]) for link in data["links_out"]}
+    assert ("fixes", "Bug 12") in types and ("references", "Queue backlog") in types
+    missing = cli("--vault", str(vault), "show", "nothing here")
+    assert missing.code == 1 and missing.err.startswith("Error: ")
+
+
+def test_status_json(cli: CLI, vault: Path) -> None:
+    cli("--vault", str(vault), "sync")
+    data = cli("--vault", str(vault), "status", "--json").json()
+    assert data["pages"] == 3
+    assert data["pages_by_kind"] == {"bug": 1, "decision": 1, "note": 1}
+    assert data["links_unresolved"] == 1
+    assert data["evidence_rows"] == 2
+    assert data["generation"] >= 1
+    assert data["drift"] == {"new": 0, "changed": 0, "deleted": 0}
+    (vault / "new.md").write_text("x\n", encoding="utf-8")
+    assert cli("--vault", str(vault), "status", "--json").json()["drift"]["new"] == 1
+
+
+def test_lint_exit_codes(cli: CLI, vault: Path) -> None:
+    result = cli("--vault", str(vault), "lint", "--json")
+    assert result.code == 0, result.err  # unresolved links are warnings
+    data = result.json()
+    assert data["errors"] == 0
+    assert [p["code"] for p in data["problems"]] == ["unresolved_link"]
+    (vault / "broken.md").write_text("---\ntitle: a: b\n---\nbody\n", encoding="utf-8")
+    cli("--vault", str(vault), "sync")
+    result = cli("--vault", str(vault), "lint")
+    assert result.code == 1
+    assert "broken.md:2: error" in result.out
+
+
+def test_missing_vault_is_exit_2_without_traceback(cli: CLI, tmp_path: Path) -> None:
+    result = cli("--vault", str(tmp_path / "nope"), "query", "x")
+    assert result.code == 2
+    assert "does not exist" in result.err and "Traceback" not in result.err
+
+
+def test_empty_folder_is_refused_outside_a_vault(cli: CLI, tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = cli("status", cwd=empty)
+    assert result.code == 2
+    assert "not a vault" in result.err
+
+
+def test_vault_discovered_upward_and_from_env(cli: CLI, vault: Path) -> None:
+    sub = vault / "notes"
+    assert cli("query", "queue", "--json", cwd=sub).json()["hits"][0]["path"] == (
+        "notes/Queue backlog.md"
+    )
+    assert (
+        cli(
+            "query", "queue", "--json", cwd=REPO / "tests", env={"VAULT_SYNC_VAULT": str(vault)}
+        ).code
+        == 0
+    )
+
+
+def test_query_syntax_error_is_exit_2(cli: CLI, vault: Path) -> None:
+    result = cli("--vault", str(vault), "query", '"unclosed')
+    assert result.code == 2
+    assert "Traceback" not in result.err
+
+
+def test_odd_query_text_is_not_an_error(cli: CLI, vault: Path) -> None:
+    for text in ("retry: storm", "a(b", "x*", "title:", "AND", "-", "[[Bug 12]]"):
+        result = cli("--vault", str(vault), "query", text, "--json")
+        assert result.code in (0, 2), (text, result.err)
+        assert "Traceback" not in result.err
+
+
+def test_not_utf8_and_huge_page(cli: CLI, vault: Path) -> None:
+    (vault / "latin1.md").write_bytes("caf\xe9 résumé uniqueword\n".encode("latin-1"))
+    big = ("lorem ipsum dolor sit amet " * 200 + "\n") * 950 + "needleatend\n"
+    (vault / "big.md").write_text(big, encoding="utf-8")
+    assert len(big) > 5_000_000
+    assert cli("--vault", str(vault), "sync").code == 0
+    hits = cli("--vault", str(vault), "query", "needleatend", "--json").json()["hits"]
+    assert [h["path"] for h in hits] == ["big.md"]
+    hits = cli("--vault", str(vault), "query", "uniqueword", "--json").json()["hits"]
+    assert [h["path"] for h in hits] == ["latin1.md"]
+    lint = cli("--vault", str(vault), "lint", "--json").json()
+    assert any(p["code"] == "not_utf8" and p["path"] == "latin1.md" for p in lint["problems"])
+
+
+def test_init_writes_config_and_gitignore_only(cli: CLI, tmp_path: Path) -> None:
+    folder = tmp_path / "fresh"
+    folder.mkdir()
+    (folder / "page.md").write_text("hello\n", encoding="utf-8")
+    assert cli("init", cwd=folder).code == 0
+    assert (folder / "vault-sync.toml").is_file()
+    assert ".vault-sync/" in (folder / ".gitignore").read_text(encoding="utf-8").splitlines()
+    assert (folder / "page.md").read_text(encoding="utf-8") == "hello\n"
+    assert cli("init", cwd=folder).code == 0  # idempotent
+    assert (folder / ".gitignore").read_text(encoding="utf-8").count(".vault-sync/") == 1
+
+
+def test_second_sync_says_nothing_to_do(cli: CLI, vault: Path) -> None:
+    assert cli("--vault", str(vault), "sync").code == 0
+    again = cli("--vault", str(vault), "sync")
+    assert "nothing to do" in again.out
+    data = cli("--vault", str(vault), "sync", "--json").json()
+    assert data["added"] == data["changed"] == data["deleted"] == 0

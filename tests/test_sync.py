@@ -1,0 +1,158 @@
+"""Sync end to end with real parts: files on disk, a real tantivy index, a real SQLite file."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import unicodedata
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from vault_sync.config import load_config
+from vault_sync.engine import open_reader, run_rebuild, run_sync, sidecar_path
+from vault_sync.vault import scan
+
+MakeVault = Callable[..., Path]
+
+
+def sync(vault: Path, **kw: object):  # type: ignore[no-untyped-def]
+    plan, report, _notice = run_sync(load_config(vault), **kw)  # type: ignore[arg-type]
+    return plan, report
+
+
+def sql(vault: Path, query: str, params: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    db = sqlite3.connect(sidecar_path(load_config(vault)))
+    try:
+        return list(db.execute(query, params))
+    finally:
+        db.close()
+
+
+def search_paths(vault: Path, text: str, limit: int = 10) -> list[str]:
+    reader = open_reader(load_config(vault))
+    try:
+        return [h.path for h in reader.index.search(text, limit=limit)]
+    finally:
+        reader.close()
+
+
+def test_cold_sync_then_unchanged_sync_does_no_work(make_vault: MakeVault) -> None:
+    vault = make_vault({f"p{i}.md": f"# Page {i}\n\nword{i} shared\n" for i in range(12)})
+    _, first = sync(vault)
+    assert (first.added, first.generation) == (12, 1)
+    _, second = sync(vault)
+    assert not second.did_work
+    assert second.unchanged == 12
+    assert second.generation == 1
+
+
+def test_sync_never_writes_pages_f9(make_vault: MakeVault) -> None:
+    vault = make_vault(
+        {
+            "bad.md": "---\ntitle: Foo: bar\nweird: [\n---\nbody\n",
+            "foreign.md": "---\nzzz: 1\naaa: [b, a]\ntags: x\n---\n# T\n#inline\n",
+            "crlf.md": "---\r\ntitle: C\r\n---\r\nbody\r\n",
+        }
+    )
+    before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in vault.rglob("*.md")}
+    sync(vault)
+    run_rebuild(load_config(vault))
+    after = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in vault.rglob("*.md")}
+    assert before == after
+
+
+def test_modified_touched_moved_deleted(make_vault: MakeVault) -> None:
+    vault = make_vault({"a.md": "alpha text\n", "b.md": "beta text\n", "c.md": "gamma\n"})
+    sync(vault)
+    (vault / "a.md").write_text("alpha changed\n", encoding="utf-8")
+    os.utime(vault / "b.md", ns=(1, 1))  # stat changes, content does not
+    (vault / "sub").mkdir()
+    (vault / "c.md").rename(vault / "sub" / "c2.md")
+    plan, report = sync(vault)
+    assert plan.modified == ("a.md",)
+    assert [p for p, _ in plan.touched] == ["b.md"]
+    assert plan.moved == (("c.md", "sub/c2.md"),)
+    assert (report.changed, report.moved, report.added, report.deleted) == (1, 1, 0, 0)
+    assert search_paths(vault, "gamma") == ["sub/c2.md"]
+    (vault / "a.md").unlink()
+    _, report = sync(vault)
+    assert report.deleted == 1
+    assert search_paths(vault, "alpha") == []
+    assert sql(vault, "SELECT count(*) FROM pages")[0][0] == 2
+
+
+def test_unreadable_folder_deletes_nothing_r4(make_vault: MakeVault) -> None:
+    vault = make_vault({f"dir/p{i}.md": f"page {i}\n" for i in range(5)} | {"top.md": "t\n"})
+    sync(vault)
+    config = load_config(vault)
+
+    def failing(path: str | os.PathLike[str]) -> object:
+        if Path(path).name == "dir":
+            raise PermissionError(13, "Permission denied", str(path))
+        return os.scandir(path)
+
+    plan, report, _ = run_sync(config, scanner=lambda c: scan(c, listdir=failing))  # type: ignore[arg-type]
+    assert report.deleted == 0
+    assert len(plan.kept) == 5
+    assert sql(vault, "SELECT count(*) FROM pages")[0][0] == 6
+    assert "dir" in report.errors
+
+
+def test_forward_reference_resolves_when_target_appears(make_vault: MakeVault) -> None:
+    vault = make_vault({"a.md": "see [[Later page]] and [[Gone]]\n", "Gone.md": "x\n"})
+    sync(vault)
+    rows = dict(sql(vault, "SELECT target_text, status FROM links"))
+    assert rows == {"Later page": "unresolved", "Gone": "resolved"}
+    (vault / "Later page.md").write_text("here now\n", encoding="utf-8")
+    (vault / "Gone.md").unlink()
+    sync(vault)
+    rows = dict(sql(vault, "SELECT target_text, status FROM links"))
+    assert rows == {"Later page": "resolved", "Gone": "unresolved"}
+
+
+def test_new_page_with_better_name_takes_over_a_link(make_vault: MakeVault) -> None:
+    vault = make_vault({"a.md": "[[Target]]\n", "t.md": "---\ntitle: Target\n---\n"})
+    sync(vault)
+    assert sql(vault, "SELECT target_path FROM links")[0][0] == "t.md"
+    (vault / "Target.md").write_text("stem match\n", encoding="utf-8")
+    sync(vault)
+    assert sql(vault, "SELECT target_path FROM links")[0][0] == "Target.md"
+
+
+def test_nfd_file_name_and_nfc_link_meet_n1(make_vault: MakeVault) -> None:
+    nfd = unicodedata.normalize("NFD", "Café notes.md")
+    vault = make_vault({"n1.md": "see [[Café notes]]\n"})
+    (vault / nfd).write_text("coffee\n", encoding="utf-8")
+    sync(vault)
+    ids = [r[0] for r in sql(vault, "SELECT id FROM pages ORDER BY id")]
+    assert ids == [unicodedata.normalize("NFC", "Café notes"), "n1"]
+    assert sql(vault, "SELECT status FROM links")[0][0] == "resolved"
+    assert search_paths(vault, "coffee") == [unicodedata.normalize("NFC", "Café notes.md")]
+
+
+def test_pending_batch_is_redone(make_vault: MakeVault) -> None:
+    vault = make_vault({"a.md": "one\n"})
+    sync(vault)
+    config = load_config(vault)
+    db = sqlite3.connect(sidecar_path(config))
+    db.execute("INSERT INTO pending VALUES ('a.md')")
+    db.commit()
+    db.close()
+    _, report = sync(vault)
+    assert report.changed == 1
+    assert sql(vault, "SELECT count(*) FROM pending")[0][0] == 0
+
+
+@pytest.mark.parametrize("point", ["after_journal", "after_index_commit"])
+def test_killed_sync_is_repaired_by_the_next(
+    make_vault: MakeVault, cli: Callable[..., object], point: str
+) -> None:
+    vault = make_vault({f"p{i}.md": f"word{i} common\n" for i in range(20)})
+    killed = cli("--vault", str(vault), "sync", env={"VAULT_SYNC_FAULT": point})
+    assert killed.code == -9  # type: ignore[attr-defined]
+    again = cli("--vault", str(vault), "sync")
+    assert again.code == 0, again.err  # type: ignore[attr-defined]
+    assert sql(vault, "SELECT count(*) FROM pages")[0][0] == 20
+    assert len(search_paths(vault, "common", limit=100)) == 20

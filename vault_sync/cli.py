@@ -1,0 +1,339 @@
+"""The ``vault-sync`` command: each command loads the config, makes one library call, formats.
+
+Exit codes (DESIGN §3): 0 success; 1 an error, one line on stderr (for ``lint``: errors were
+found); 2 a usage, config or query-syntax error. Every :class:`VaultSyncError` is caught in
+:func:`main`; anything else is a bug and keeps its traceback.
+
+Heavy modules (the parser, pydantic, rich) are imported inside the commands that need them,
+so ``vault-sync query`` starts fast (DESIGN §10, issue targets on whole-process query time).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from vault_sync import __version__
+from vault_sync.config import CONFIG_NAME, Config, find_vault, load_config
+from vault_sync.errors import VaultSyncError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: Show a progress bar only for syncs writing more pages than this (DESIGN: "a few hundred").
+PROGRESS_MIN_PAGES = 200
+
+
+def _emit_json(data: object) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2, sort_keys=False))
+
+
+def _notice(message: str | None) -> None:
+    if message:
+        click.echo(f"vault-sync: {message}", err=True)
+
+
+def vault_option(func: F) -> F:
+    """Add ``--vault PATH`` to a command (also accepted before the command name)."""
+    return click.option(
+        "--vault",
+        "vault",
+        type=click.Path(file_okay=True, dir_okay=True, path_type=Path),
+        default=None,
+        help="The vault folder (default: $VAULT_SYNC_VAULT, else discovered upward from"
+        " the working directory).",
+    )(func)
+
+
+def json_option(func: F) -> F:
+    """Add ``--json`` (machine-readable output on stdout) to a command."""
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON for agents.")(func)
+
+
+def _config(vault: Path | None) -> Config:
+    ctx = click.get_current_context()
+    chosen = vault or (ctx.find_root().obj or {}).get("vault")
+    return load_config(find_vault(chosen))
+
+
+def _progress_factory(as_json: bool) -> Callable[[int], Callable[[int], None] | None]:
+    def start(total: int) -> Callable[[int], None] | None:
+        if as_json or total <= PROGRESS_MIN_PAGES or not sys.stderr.isatty():
+            return None
+        from rich.progress import Progress
+
+        progress = Progress(transient=True, console=None)
+        progress.start()
+        task = progress.add_task("syncing pages", total=total)
+        done = 0
+
+        def advance(n: int) -> None:
+            nonlocal done
+            done += n
+            progress.update(task, advance=n)
+            if done >= total:
+                progress.stop()
+
+        return advance
+
+    return start
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="vault-sync")
+@vault_option
+@click.pass_context
+def cli(ctx: click.Context, vault: Path | None) -> None:
+    """Keep a Markdown vault in step with a full-text index and a SQLite sidecar, and search it.
+
+    The vault is --vault, else $VAULT_SYNC_VAULT, else the nearest folder upward holding
+    vault-sync.toml, .obsidian/ or .vault-sync/, else the working directory if it holds
+    Markdown files.
+    """
+    ctx.obj = {"vault": vault}
+
+
+@cli.command()
+@vault_option
+def init(vault: Path | None) -> None:
+    """Write a default vault-sync.toml and add the store folder to .gitignore.
+
+    Works in the given folder (or the working directory); never touches a page.
+    """
+    folder = vault or (click.get_current_context().find_root().obj or {}).get("vault") or Path.cwd()
+    from vault_sync.config import init_vault
+
+    written = init_vault(Path(folder))
+    for line in written:
+        click.echo(line)
+
+
+def _report_dict(plan: Any, report: Any) -> dict[str, Any]:
+    return {
+        "added": report.added,
+        "changed": report.changed,
+        "moved": report.moved,
+        "deleted": report.deleted,
+        "unchanged": report.unchanged,
+        "kept_unreadable": len(plan.kept),
+        "generation": report.generation,
+        "batches": report.batches,
+        "errors": report.errors,
+    }
+
+
+def _print_report(plan: Any, report: Any, as_json: bool, verb: str) -> None:
+    if as_json:
+        _emit_json(_report_dict(plan, report))
+        return
+    if not report.did_work:
+        click.echo(
+            f"{verb}: nothing to do ({report.unchanged} pages unchanged,"
+            f" generation {report.generation})"
+        )
+    else:
+        click.echo(
+            f"{verb}: {report.added} added, {report.changed} changed, {report.moved} moved,"
+            f" {report.deleted} deleted, {report.unchanged} unchanged"
+            f" (generation {report.generation}, {report.took_ms:.0f} ms)"
+        )
+    for path, message in sorted(report.errors.items()):
+        click.echo(f"warning: {path}: {message}", err=True)
+    if plan.kept:
+        click.echo(
+            f"warning: {len(plan.kept)} stored pages kept: their folder could not be read",
+            err=True,
+        )
+
+
+@cli.command()
+@vault_option
+@json_option
+def sync(vault: Path | None, as_json: bool) -> None:
+    """Bring the index and sidecar in step with the vault (incremental)."""
+    from vault_sync.engine import run_sync
+
+    config = _config(vault)
+    plan, report, notice = run_sync(config, progress_start=_progress_factory(as_json))
+    _notice(notice)
+    _print_report(plan, report, as_json, "sync")
+
+
+@cli.command()
+@vault_option
+@json_option
+def rebuild(vault: Path | None, as_json: bool) -> None:
+    """Delete both stores and build them again from the vault."""
+    from vault_sync.engine import run_rebuild
+
+    config = _config(vault)
+    plan, report = run_rebuild(config, progress_start=_progress_factory(as_json))
+    _print_report(plan, report, as_json, "rebuild")
+
+
+@cli.command()
+@click.argument("text")
+@click.option(
+    "--limit",
+    default=10,
+    show_default=True,
+    type=click.IntRange(1, 1000),
+    help="Most hits to return.",
+)
+@click.option("--project", default=None, help="Only pages of this project.")
+@click.option("--kind", default=None, help="Only pages of this kind (note, decision, ...).")
+@click.option("--tag", default=None, help="Only pages with this tag.")
+@click.option("--explain", is_flag=True, help="Show per hit which fields matched and scores.")
+@click.option("--timings", is_flag=True, help="Add took_ms to the output.")
+@vault_option
+@json_option
+def query(
+    text: str,
+    limit: int,
+    project: str | None,
+    kind: str | None,
+    tag: str | None,
+    explain: bool,
+    timings: bool,
+    vault: Path | None,
+    as_json: bool,
+) -> None:
+    """Search the vault: BM25 over title, aliases, headings, tags and body."""
+    import time
+
+    from vault_sync.engine import open_reader
+
+    started = time.perf_counter()
+    reader = open_reader(_config(vault))
+    _notice(reader.notice)
+    try:
+        hits = reader.index.search(
+            text, limit=limit, kind=kind, project=project, tag=tag, explain=explain
+        )
+    finally:
+        reader.close()
+    took_ms = round((time.perf_counter() - started) * 1000, 2)
+    if as_json:
+        out: dict[str, Any] = {"query": text, "hits": [h.to_json(explain) for h in hits]}
+        if timings:
+            out["took_ms"] = took_ms
+        _emit_json(out)
+        return
+    if not hits:
+        click.echo("no pages found")
+    for rank, hit in enumerate(hits, 1):
+        meta = ", ".join(x for x in (hit.kind, hit.project) if x)
+        click.echo(f"{rank}. {hit.title}  [{hit.path}]  ({meta})  score {hit.score:.3f}")
+        if hit.snippet:
+            click.echo(f"   {hit.snippet}")
+        if explain and hit.explain:
+            from vault_sync.explain import format_explain
+
+            for line in format_explain(hit.explain):
+                click.echo(f"   {line}")
+    if timings:
+        click.echo(f"({took_ms} ms)")
+
+
+@cli.command()
+@click.argument("page")
+@vault_option
+@json_option
+def show(page: str, vault: Path | None, as_json: bool) -> None:
+    """Show one page: frontmatter, links out and in with types, evidence, parse issues.
+
+    PAGE is an id, a path (with or without .md), a title or an alias.
+    """
+    from vault_sync.engine import open_reader
+    from vault_sync.report import page_details
+
+    reader = open_reader(_config(vault))
+    _notice(reader.notice)
+    try:
+        details = page_details(reader.sidecar, page)
+    finally:
+        reader.close()
+    if as_json:
+        _emit_json(details)
+        return
+    from vault_sync.report import format_page_details
+
+    for line in format_page_details(details):
+        click.echo(line)
+
+
+@cli.command()
+@vault_option
+@json_option
+def status(vault: Path | None, as_json: bool) -> None:
+    """Pages by kind, links by type, unresolved links, evidence, generation, drift."""
+    from vault_sync.engine import open_reader
+    from vault_sync.report import format_status, vault_status
+
+    config = _config(vault)
+    reader = open_reader(config)
+    _notice(reader.notice)
+    try:
+        info = vault_status(config, reader.sidecar)
+    finally:
+        reader.close()
+    if as_json:
+        _emit_json(info)
+        return
+    for line in format_status(info):
+        click.echo(line)
+
+
+@cli.command()
+@vault_option
+@json_option
+def lint(vault: Path | None, as_json: bool) -> None:
+    """Report parse errors, duplicate ids, broken and ambiguous links, missing attachments.
+
+    Exit 1 when errors exist; unresolved links and the like are warnings.
+    """
+    from vault_sync.engine import open_reader
+    from vault_sync.report import lint_vault
+
+    config = _config(vault)
+    reader = open_reader(config)
+    _notice(reader.notice)
+    try:
+        problems = lint_vault(config, reader.sidecar)
+    finally:
+        reader.close()
+    errors = sum(1 for p in problems if p["severity"] == "error")
+    warnings = len(problems) - errors
+    if as_json:
+        _emit_json({"errors": errors, "warnings": warnings, "problems": problems})
+    else:
+        for p in problems:
+            where = f"{p['path']}:{p['line']}" if p.get("line") else p["path"]
+            click.echo(f"{where}: {p['severity']} {p['code']}: {p['message']}")
+        click.echo(f"{errors} errors, {warnings} warnings")
+    if errors:
+        sys.exit(1)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the CLI; turn every :class:`VaultSyncError` into ``Error: ...`` and its exit code."""
+    try:
+        cli.main(args=argv, prog_name="vault-sync", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(130)
+    except click.exceptions.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except VaultSyncError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+
+
+__all__ = ["CONFIG_NAME", "cli", "main"]

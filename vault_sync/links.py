@@ -1,0 +1,185 @@
+"""Link resolution: which page (or attachment) a link's target names (DESIGN §2).
+
+Resolution order, every comparison after NFC + casefold (:func:`vault_sync.page.name_key`):
+
+1. exact vault-relative path (``notes/a.md``);
+2. path without ``.md`` (``notes/a``);
+3. a target containing ``/`` is a path only: tried from the vault root (1, 2), then from the
+   linking page's folder, and never resolved by stem alone;
+4. file stem (``a``) — the shortest path wins a tie (then the path in code-point order), and
+   the tie is reported as ambiguous (a lint warning);
+5. title;
+6. alias.
+
+A target with a file extension other than ``.md`` that names no page is an attachment:
+resolved against the vault's other files by path, then by file name (shortest path wins), as
+Obsidian does. Pure functions over a :class:`NameTable`; no I/O.
+"""
+
+from __future__ import annotations
+
+import enum
+import posixpath
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from vault_sync.page import LinkOrigin, name_key, path_id, path_stem
+
+#: A file extension other than .md makes a link an attachment candidate (``diagram.png``);
+#: it starts with a letter, so ``[[Release 9.9]]`` stays a page link.
+_EXTENSION = re.compile(r"\.([A-Za-z][A-Za-z0-9]{0,7})$")
+
+
+class LinkStatus(enum.StrEnum):
+    """Outcome of resolving one link."""
+
+    RESOLVED = "resolved"  # one page (maybe after an ambiguous stem tie: see candidates)
+    UNRESOLVED = "unresolved"  # a page link naming no page yet (a forward reference)
+    ATTACHMENT = "attachment"  # a non-Markdown file that exists
+    MISSING_ATTACHMENT = "missing_attachment"  # a non-Markdown file that does not exist
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """Where a link points.
+
+    Attributes:
+        status: the outcome.
+        target_path: the resolved page's (or attachment's) vault-relative path, or ``None``.
+        candidates: every page path that tied, when a stem matched several pages (the first
+            is ``target_path``); empty otherwise.
+        rule: which rule matched: ``path``, ``path_no_ext``, ``relative``, ``stem``,
+            ``title``, ``alias``, ``attachment``, or ``""``.
+    """
+
+    status: LinkStatus
+    target_path: str | None = None
+    candidates: tuple[str, ...] = ()
+    rule: str = ""
+
+
+def _by_length(paths: Iterable[str]) -> list[str]:
+    return sorted(set(paths), key=lambda p: (len(p), p))
+
+
+@dataclass
+class NameTable:
+    """Lookup tables from name keys to page paths, built once per batch.
+
+    Attributes map a key (NFC + casefold) to page paths: ``by_path`` (path with ``.md``),
+    ``by_path_id`` (without ``.md``), ``by_stem``, ``by_title``, ``by_alias``; and for
+    attachments ``att_by_path`` / ``att_by_name``.
+    """
+
+    by_path: dict[str, str] = field(default_factory=dict)
+    by_path_id: dict[str, str] = field(default_factory=dict)
+    by_stem: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    by_title: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    by_alias: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    att_by_path: dict[str, str] = field(default_factory=dict)
+    att_by_name: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+
+    def add_page(self, path: str, title: str, aliases: Iterable[str]) -> None:
+        """Register a page by its path, stem, title and aliases."""
+        self.by_path[name_key(path)] = path
+        self.by_path_id[name_key(path_id(path))] = path
+        self.by_stem[name_key(path_stem(path))].append(path)
+        self.by_title[name_key(title)].append(path)
+        for alias in aliases:
+            self.by_alias[name_key(alias)].append(path)
+
+    def add_attachment(self, path: str) -> None:
+        """Register a non-Markdown file."""
+        self.att_by_path[name_key(path)] = path
+        self.att_by_name[name_key(path.rsplit("/", 1)[-1])].append(path)
+
+
+def _page_by_path(table: NameTable, key: str) -> Resolution | None:
+    if key in table.by_path:
+        return Resolution(LinkStatus.RESOLVED, table.by_path[key], rule="path")
+    if key in table.by_path_id:
+        return Resolution(LinkStatus.RESOLVED, table.by_path_id[key], rule="path_no_ext")
+    return None
+
+
+def _pick(paths: list[str], rule: str) -> Resolution | None:
+    if not paths:
+        return None
+    ordered = _by_length(paths)
+    candidates = tuple(ordered) if len(ordered) > 1 else ()
+    return Resolution(LinkStatus.RESOLVED, ordered[0], candidates, rule)
+
+
+def _attachment(table: NameTable, target: str, folder: str) -> Resolution:
+    key = name_key(target.lstrip("/"))
+    found = table.att_by_path.get(key)
+    if found is None and folder:
+        found = table.att_by_path.get(name_key(posixpath.normpath(f"{folder}/{target}")))
+    if found is None and "/" not in target:
+        names = table.att_by_name.get(key, [])
+        found = _by_length(names)[0] if names else None
+    if found is None:
+        return Resolution(LinkStatus.MISSING_ATTACHMENT)
+    return Resolution(LinkStatus.ATTACHMENT, found, rule="attachment")
+
+
+def resolve(table: NameTable, target: str, source_path: str, origin: str) -> Resolution:
+    """Resolve one link target in the order of the module docstring.
+
+    Args:
+        table: names of every page and attachment in the vault.
+        target: the link target as the parser gives it (no anchor).
+        source_path: the linking page's vault-relative path (for relative paths).
+        origin: a :class:`~vault_sync.page.LinkOrigin` value; Markdown links are paths only.
+
+    Returns:
+        The resolution; never raises.
+    """
+    target = target.strip()
+    folder = posixpath.dirname(source_path)
+    ext = _EXTENSION.search(target)
+    is_attachment_like = ext is not None and ext.group(1).lower() != "md"
+    key = name_key(target.lstrip("/"))
+    found = _page_by_path(table, key)
+    if found is not None:
+        return found
+    if origin == LinkOrigin.MARKDOWN or "/" in target:
+        if folder and not target.startswith("/"):
+            relative = name_key(posixpath.normpath(f"{folder}/{target}"))
+            found = _page_by_path(table, relative)
+            if found is not None:
+                return Resolution(found.status, found.target_path, rule="relative")
+        if is_attachment_like:
+            return _attachment(table, target, folder)
+        return Resolution(LinkStatus.UNRESOLVED)
+    stem_key = key[:-3] if key.endswith(".md") else key
+    for rule, index in (
+        ("stem", table.by_stem),
+        ("title", table.by_title),
+        ("alias", table.by_alias),
+    ):
+        picked = _pick(index.get(stem_key, []), rule)
+        if picked is not None:
+            return picked
+    if is_attachment_like:
+        return _attachment(table, target, folder)
+    return Resolution(LinkStatus.UNRESOLVED)
+
+
+def link_keys(target: str) -> tuple[str, str]:
+    """Return ``(target_key, last_component_key)`` of a target, without ``.md``.
+
+    Used to find the stored links a newly named page may now satisfy.
+    """
+    key = name_key(target.strip().lstrip("/"))
+    key = key[:-3] if key.endswith(".md") else key
+    return key, key.rsplit("/", 1)[-1]
+
+
+def page_keys(path: str, title: str, aliases: Iterable[str]) -> set[str]:
+    """Return every key a page can be linked by (path id, path id's last part, title, aliases)."""
+    keys = {name_key(path_id(path)), name_key(path_stem(path)), name_key(title)}
+    keys.update(name_key(a) for a in aliases)
+    return keys

@@ -1,0 +1,83 @@
+"""The one-writer lock (DESIGN §1 Invariant 3, §4): short-held, cross-process, named holder.
+
+A writer holds :class:`WriterLock` around each bounded batch only, never while idle. Beside
+the lock file, ``writer.json`` names the holder (pid, command, since) so a writer that times
+out can say who holds it. Built on ``filelock`` (an OS-level lock, released by the kernel when
+the holder dies, even by SIGKILL).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from types import TracebackType
+
+from filelock import FileLock, Timeout
+
+from vault_sync.errors import LockTimeoutError
+
+LOCK_NAME = "write.lock"
+HOLDER_NAME = "writer.json"
+
+
+class WriterLock:
+    """A re-entrant writer lock on a store folder.
+
+    Args:
+        store: the store folder (created if missing).
+        timeout_s: how long :meth:`acquire` waits, in seconds (config ``lock_timeout_s``).
+    """
+
+    def __init__(self, store: Path, timeout_s: float) -> None:
+        store.mkdir(parents=True, exist_ok=True)
+        self.store = store
+        self.timeout_s = timeout_s
+        self._lock = FileLock(str(store / LOCK_NAME))
+
+    def holder(self) -> str:
+        """Describe the current holder from ``writer.json`` ("pid 123 (vault-sync watch)")."""
+        try:
+            info = json.loads((self.store / HOLDER_NAME).read_text(encoding="utf-8"))
+            return f"pid {info['pid']} ({info['command']})"
+        except (OSError, ValueError, KeyError, TypeError):
+            return "an unknown process"
+
+    def acquire(self) -> None:
+        """Take the lock, waiting up to ``timeout_s``.
+
+        Raises:
+            LockTimeoutError: another writer held it for longer; the message names it.
+        """
+        first = not self._lock.is_locked
+        try:
+            self._lock.acquire(timeout=self.timeout_s)
+        except Timeout as exc:
+            raise LockTimeoutError(
+                f"the vault is being written by {self.holder()}; waited {self.timeout_s:g} s"
+                " (config lock_timeout_s)"
+            ) from exc
+        if first:
+            info = {"pid": os.getpid(), "command": " ".join(sys.argv[:2]), "since": time.time()}
+            try:
+                (self.store / HOLDER_NAME).write_text(json.dumps(info), encoding="utf-8")
+            except OSError:
+                pass
+
+    def release(self) -> None:
+        """Release one level of the lock."""
+        self._lock.release()
+
+    def __enter__(self) -> WriterLock:
+        self.acquire()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.release()

@@ -1,0 +1,346 @@
+"""Read-side reports over the stores: ``show``, ``status`` and ``lint`` (DESIGN §3).
+
+Each function takes an open read-only :class:`~vault_sync.store.Sidecar` and returns plain
+JSON-ready dicts; ``format_*`` turn them into lines for people. Nothing here writes.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from collections import defaultdict
+from typing import Any
+
+from vault_sync.config import Config
+from vault_sync.errors import AmbiguousPageError, PageNotFoundError
+from vault_sync.page import name_key
+from vault_sync.store import Sidecar
+
+WATCH_STATE_NAME = "watch.json"
+
+
+def find_page(sidecar: Sidecar, reference: str) -> str:
+    """Find the one page a reference names: id, path (with or without ``.md``), title, alias.
+
+    Exact after NFC + casefold; tiers are tried in that order and the first tier with a match
+    decides.
+
+    Returns:
+        The page's vault-relative path.
+
+    Raises:
+        PageNotFoundError: nothing matches.
+        AmbiguousPageError: several pages match in the deciding tier (the message lists them).
+    """
+    key = name_key(reference.strip())
+    tiers = (
+        (
+            "SELECT path FROM pages WHERE id_key = ? OR path_key = ? OR path_id_key = ?",
+            (key, key, key),
+        ),
+        ("SELECT path FROM pages WHERE title_key = ?", (key,)),
+        ("SELECT DISTINCT path FROM aliases WHERE alias_key = ?", (key,)),
+    )
+    for sql, params in tiers:
+        paths = sorted({row[0] for row in sidecar.db.execute(sql, params)})
+        if len(paths) == 1:
+            return paths[0]
+        if paths:
+            listed = ", ".join(paths)
+            raise AmbiguousPageError(f"{reference!r} matches {len(paths)} pages: {listed}")
+    raise PageNotFoundError(f"no page matches {reference!r} (by id, path, title or alias)")
+
+
+def page_details(sidecar: Sidecar, reference: str) -> dict[str, Any]:
+    """Everything stored about one page, as a JSON-ready dict.
+
+    Keys: path, id, title, kind, status, project, tags, aliases, valid_from, valid_to,
+    frontmatter, hash, generation, links_out, links_in, evidence, issues.
+
+    Raises:
+        PageNotFoundError, AmbiguousPageError: see :func:`find_page`.
+    """
+    path = find_page(sidecar, reference)
+    row = sidecar.query("SELECT * FROM pages WHERE path = ?", (path,))[0]
+    links_out = [
+        {
+            "type": r["type"],
+            "target": r["target_text"],
+            "anchor": r["anchor"],
+            "display": r["display"],
+            "line": r["line"],
+            "status": r["status"],
+            "target_path": r["target_path"],
+        }
+        for r in sidecar.query("SELECT * FROM links WHERE source = ? ORDER BY line, rowid", (path,))
+    ]
+    links_in = [
+        {"source": r["source"], "type": r["type"], "anchor": r["anchor"], "line": r["line"]}
+        for r in sidecar.query(
+            "SELECT * FROM links WHERE target_path = ? AND source != ? ORDER BY source, line",
+            (path, path),
+        )
+    ]
+    evidence = [
+        {k: r[k] for k in ("kind", "source", "at", "note", "line")}
+        for r in sidecar.query("SELECT * FROM evidence WHERE path = ? ORDER BY line", (path,))
+    ]
+    issues = [
+        {k: r[k] for k in ("severity", "code", "message", "line", "key")}
+        for r in sidecar.query("SELECT * FROM issues WHERE path = ? ORDER BY line", (path,))
+    ]
+    return {
+        "path": path,
+        "id": row["id"],
+        "title": row["title"],
+        "kind": row["kind"],
+        "status": row["status"],
+        "project": row["project"],
+        "tags": [r[0] for r in sidecar.db.execute("SELECT tag FROM tags WHERE path = ?", (path,))],
+        "aliases": [
+            r[0] for r in sidecar.db.execute("SELECT alias FROM aliases WHERE path = ?", (path,))
+        ],
+        "valid_from": row["valid_from"],
+        "valid_to": row["valid_to"],
+        "frontmatter": json.loads(row["frontmatter"]),
+        "hash": row["hash"],
+        "generation": row["generation"],
+        "links_out": links_out,
+        "links_in": links_in,
+        "evidence": evidence,
+        "issues": issues,
+    }
+
+
+def format_page_details(d: dict[str, Any]) -> list[str]:
+    """Lines for people from :func:`page_details`."""
+    lines = [
+        f"{d['title']}  [{d['path']}]",
+        f"  id: {d['id']}   kind: {d['kind']}"
+        f"   status: {d['status']}   project: {d['project'] or '-'}",
+    ]
+    if d["tags"]:
+        lines.append(f"  tags: {', '.join(d['tags'])}")
+    if d["aliases"]:
+        lines.append(f"  aliases: {', '.join(d['aliases'])}")
+    if d["valid_from"] or d["valid_to"]:
+        lines.append(f"  valid: {d['valid_from'] or '…'} to {d['valid_to'] or '…'}")
+    if d["frontmatter"]:
+        lines.append("frontmatter:")
+        lines += [
+            f"  {k}: {json.dumps(v, ensure_ascii=False)}" for k, v in d["frontmatter"].items()
+        ]
+    lines.append(f"links out ({len(d['links_out'])}):")
+    for link in d["links_out"]:
+        where = link["target_path"] or link["status"]
+        lines.append(
+            f"  {link['line']:>4}  {link['type']:<12} [[{link['target']}{link['anchor']}]]"
+            f" -> {where}"
+        )
+    lines.append(f"links in ({len(d['links_in'])}):")
+    lines += [f"  {x['type']:<12} from {x['source']}:{x['line']}" for x in d["links_in"]]
+    lines.append(f"evidence ({len(d['evidence'])}):")
+    for e in d["evidence"]:
+        extra = "".join(f" {k}={e[k]}" for k in ("at", "note") if e[k])
+        lines.append(f"  {e['kind']}:{e['source']}{extra}")
+    if d["issues"]:
+        lines.append("issues:")
+        lines += [
+            f"  line {i['line'] or '-'}: {i['severity']} {i['code']}: {i['message']}"
+            for i in d["issues"]
+        ]
+    return lines
+
+
+def _counts(sidecar: Sidecar, sql: str) -> dict[str, int]:
+    return {str(k): int(n) for k, n in sidecar.db.execute(sql)}
+
+
+def vault_status(config: Config, sidecar: Sidecar) -> dict[str, Any]:
+    """Counts, generation, last sync, drift and watcher state, as a JSON-ready dict.
+
+    Drift compares a fresh scan's (mtime, size) with the stored pages: pages new, changed
+    or gone on disk since the last sync (no file is read).
+    """
+    from vault_sync.vault import scan
+
+    result = scan(config)
+    stored = sidecar.file_states()
+    changed = sum(
+        1
+        for path, entry in result.pages.items()
+        if path in stored
+        and (stored[path].mtime_ns, stored[path].size) != (entry.mtime_ns, entry.size)
+    )
+    watch_state = None
+    watch_file = config.store_path / WATCH_STATE_NAME
+    if watch_file.is_file():
+        try:
+            watch_state = json.loads(watch_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            watch_state = {"error": f"unreadable {watch_file}"}
+    links = _counts(sidecar, "SELECT status, count(*) FROM links GROUP BY status")
+    return {
+        "vault": str(config.vault),
+        "pages": sidecar.page_count(),
+        "pages_by_kind": _counts(
+            sidecar, "SELECT kind, count(*) FROM pages GROUP BY kind ORDER BY kind"
+        ),
+        "links_by_type": _counts(
+            sidecar,
+            "SELECT type, count(*) FROM links WHERE status IN ('resolved', 'unresolved')"
+            " GROUP BY type ORDER BY type",
+        ),
+        "links_resolved": links.get("resolved", 0),
+        "links_unresolved": links.get("unresolved", 0),
+        "links_ambiguous": int(
+            sidecar.db.execute(
+                "SELECT count(*) FROM links WHERE candidates IS NOT NULL"
+            ).fetchone()[0]
+        ),
+        "attachments_linked": links.get("attachment", 0),
+        "attachments_missing": links.get("missing_attachment", 0),
+        "evidence_rows": int(sidecar.db.execute("SELECT count(*) FROM evidence").fetchone()[0]),
+        "parse_errors": int(
+            sidecar.db.execute("SELECT count(*) FROM issues WHERE severity = 'error'").fetchone()[0]
+        ),
+        "generation": sidecar.generation,
+        "pending_generation": sidecar.get_meta("pending_generation") or None,
+        "last_sync": sidecar.get_meta("last_sync") or None,
+        "drift": {
+            "new": sum(1 for p in result.pages if p not in stored),
+            "changed": changed,
+            "deleted": sum(1 for p in stored if p not in result.pages),
+        },
+        "watcher": watch_state,
+    }
+
+
+def format_status(s: dict[str, Any]) -> list[str]:
+    """Lines for people from :func:`vault_status`."""
+    drift = s["drift"]
+    lines = [
+        f"vault: {s['vault']}",
+        f"pages: {s['pages']}  ("
+        + ", ".join(f"{k} {v}" for k, v in s["pages_by_kind"].items())
+        + ")",
+        f"links: {s['links_resolved']} resolved, {s['links_unresolved']} unresolved,"
+        f" {s['links_ambiguous']} ambiguous  ("
+        + ", ".join(f"{k} {v}" for k, v in s["links_by_type"].items())
+        + ")",
+        f"attachments: {s['attachments_linked']} linked, {s['attachments_missing']} missing",
+        f"evidence rows: {s['evidence_rows']}   parse errors: {s['parse_errors']}",
+        f"generation: {s['generation']}   last sync: {s['last_sync'] or 'never'}",
+    ]
+    if s["pending_generation"]:
+        lines.append(f"pending generation: {s['pending_generation']} (the next writer redoes it)")
+    if any(drift.values()):
+        lines.append(
+            f"drift: {drift['new']} new, {drift['changed']} changed, {drift['deleted']} deleted"
+            " on disk since the last sync (run vault-sync sync)"
+        )
+    else:
+        lines.append("drift: none")
+    w = s["watcher"]
+    lines.append(f"watcher: {json.dumps(w) if w else 'not running'}")
+    return lines
+
+
+def _problem(
+    path: str, severity: str, code: str, message: str, line: int | None = None
+) -> dict[str, Any]:
+    return {"path": path, "line": line, "severity": severity, "code": code, "message": message}
+
+
+_SEPARATORS = re.compile(r"[\s_\-]+")
+
+
+def lint_vault(config: Config, sidecar: Sidecar) -> list[dict[str, Any]]:
+    """Every problem lint reports, sorted by path, line, code.
+
+    Errors: parse errors (and other error issues), duplicate ids. Warnings: parse warnings,
+    unresolved and ambiguous links, missing attachments, name collisions (names equal after
+    NFC, and names equal once spaces, ``-`` and ``_`` are treated alike, DESIGN §2 / case N2).
+    """
+    from vault_sync.vault import scan
+
+    problems = [
+        _problem(r["path"], r["severity"], r["code"], r["message"], r["line"])
+        for r in sidecar.query("SELECT * FROM issues")
+    ]
+    for r in sidecar.query(
+        "SELECT * FROM links WHERE status != 'resolved' OR candidates IS NOT NULL"
+    ):
+        shown = f"[[{r['target_text']}{r['anchor']}]]"
+        if r["status"] == "unresolved":
+            problems.append(
+                _problem(
+                    r["source"], "warning", "unresolved_link", f"{shown} names no page", r["line"]
+                )
+            )
+        elif r["status"] == "missing_attachment":
+            problems.append(
+                _problem(
+                    r["source"],
+                    "warning",
+                    "missing_attachment",
+                    f"{shown} names no file in the vault",
+                    r["line"],
+                )
+            )
+        elif r["candidates"]:
+            names = json.loads(r["candidates"])
+            problems.append(
+                _problem(
+                    r["source"],
+                    "warning",
+                    "ambiguous_link",
+                    f"{shown} matches {len(names)} pages ({', '.join(names)}); resolved to"
+                    f" {r['target_path']}",
+                    r["line"],
+                )
+            )
+    for id_key, paths in _groups(sidecar, "SELECT id_key, path FROM pages"):
+        for path in paths:
+            others = ", ".join(p for p in paths if p != path)
+            problems.append(
+                _problem(path, "error", "duplicate_id", f"id {id_key!r} is also the id of {others}")
+            )
+    near: dict[str, list[str]] = defaultdict(list)
+    for (path,) in sidecar.db.execute("SELECT path FROM pages"):
+        folder, name = posixpath.split(name_key(path))
+        near[f"{folder}/{_SEPARATORS.sub('-', name)}"].append(path)
+    for paths in near.values():
+        if len(paths) > 1:
+            for path in sorted(paths):
+                others = ", ".join(p for p in sorted(paths) if p != path)
+                problems.append(
+                    _problem(
+                        path,
+                        "warning",
+                        "name_collision",
+                        f"name differs only by case, spaces, - or _ from {others}",
+                    )
+                )
+    for group in scan(config).collisions:
+        for name in group:
+            others = ", ".join(n for n in group if n != name)
+            problems.append(
+                _problem(
+                    name,
+                    "warning",
+                    "name_collision",
+                    f"name equals {others} after Unicode normalisation (NFC)",
+                )
+            )
+    problems.sort(key=lambda p: (p["path"], p["line"] or 0, p["code"], p["message"]))
+    return problems
+
+
+def _groups(sidecar: Sidecar, sql: str) -> list[tuple[str, list[str]]]:
+    groups: dict[str, list[str]] = defaultdict(list)
+    for key, path in sidecar.db.execute(sql):
+        groups[key].append(path)
+    return [(k, sorted(v)) for k, v in sorted(groups.items()) if len(v) > 1]
+

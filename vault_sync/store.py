@@ -1,0 +1,464 @@
+"""The SQLite sidecar: pages, links with type, aliases, tags, evidence, issues, meta (DESIGN §3).
+
+WAL mode, so readers never block the one writer. Schema changes are an ordered list of small,
+named migrations recorded in the ``migrations`` table (the pattern of simonw/llm's
+``migrations.py``); a sidecar written by a newer version is refused with a clear message.
+
+Tables (one row per thing; ``path`` is the page's vault-relative NFC path)::
+
+    meta(key, value)               schema_version, generation, pending_generation, last_sync ...
+    pages(path, disk_path, id, title, kind, status, project, valid_from, valid_to,
+          hash, mtime_ns, size, frontmatter JSON, generation, *_key lookup columns)
+    aliases(path, alias, alias_key)          tags(path, tag)
+    links(source, target_text, target_key, target_last_key, target_path, type, anchor,
+          display, line, origin, status, candidates JSON)
+    evidence(path, kind, source, at, note, line)   UNIQUE(path, kind, source)
+    issues(path, severity, code, message, line, key)
+    attachments(path)                        pending(path)   -- the redo journal of a batch
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from vault_sync.errors import StoreError
+from vault_sync.links import LinkStatus, NameTable, link_keys, page_keys, resolve
+from vault_sync.page import Page, name_key, path_id, path_stem
+
+SIDECAR_NAME = "sidecar.sqlite"
+
+
+def _m001_initial(db: sqlite3.Connection) -> None:
+    db.executescript(
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE pages (
+            path TEXT PRIMARY KEY,
+            disk_path TEXT NOT NULL,
+            id TEXT NOT NULL,
+            id_key TEXT NOT NULL,
+            path_key TEXT NOT NULL,
+            path_id_key TEXT NOT NULL,
+            stem_key TEXT NOT NULL,
+            title TEXT NOT NULL,
+            title_key TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            status TEXT NOT NULL,
+            project TEXT,
+            valid_from TEXT,
+            valid_to TEXT,
+            hash TEXT NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            size INTEGER NOT NULL,
+            frontmatter TEXT NOT NULL,
+            generation INTEGER NOT NULL
+        );
+        CREATE INDEX pages_id_key ON pages(id_key);
+        CREATE INDEX pages_title_key ON pages(title_key);
+        CREATE INDEX pages_path_id_key ON pages(path_id_key);
+        CREATE TABLE aliases (path TEXT NOT NULL, alias TEXT NOT NULL, alias_key TEXT NOT NULL);
+        CREATE INDEX aliases_path ON aliases(path);
+        CREATE INDEX aliases_key ON aliases(alias_key);
+        CREATE TABLE tags (path TEXT NOT NULL, tag TEXT NOT NULL);
+        CREATE INDEX tags_path ON tags(path);
+        CREATE TABLE links (
+            source TEXT NOT NULL,
+            target_text TEXT NOT NULL,
+            target_key TEXT NOT NULL,
+            target_last_key TEXT NOT NULL,
+            target_path TEXT,
+            type TEXT NOT NULL,
+            anchor TEXT NOT NULL,
+            display TEXT,
+            line INTEGER NOT NULL,
+            origin TEXT NOT NULL,
+            status TEXT NOT NULL,
+            candidates TEXT
+        );
+        CREATE INDEX links_source ON links(source);
+        CREATE INDEX links_target_path ON links(target_path);
+        CREATE INDEX links_target_key ON links(target_key);
+        CREATE INDEX links_target_last_key ON links(target_last_key);
+        CREATE INDEX links_status ON links(status);
+        CREATE TABLE evidence (
+            path TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            source TEXT NOT NULL,
+            at TEXT,
+            note TEXT,
+            line INTEGER NOT NULL,
+            UNIQUE (path, kind, source)
+        );
+        CREATE TABLE issues (
+            path TEXT NOT NULL,
+            severity TEXT NOT NULL,
+            code TEXT NOT NULL,
+            message TEXT NOT NULL,
+            line INTEGER,
+            key TEXT
+        );
+        CREATE INDEX issues_path ON issues(path);
+        CREATE TABLE attachments (path TEXT PRIMARY KEY);
+        CREATE TABLE pending (path TEXT PRIMARY KEY);
+        """
+    )
+
+
+#: Ordered, named migrations; append only. The schema version is the list's length.
+MIGRATIONS: tuple[tuple[str, Callable[[sqlite3.Connection], None]], ...] = (
+    ("001_initial", _m001_initial),
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+_PAGE_TABLES = ("pages", "aliases", "tags", "evidence", "issues")
+
+
+@dataclass(frozen=True)
+class FileState:
+    """What the sidecar knows of a page's file: content hash, mtime (ns), size (bytes)."""
+
+    hash: str
+    mtime_ns: int
+    size: int
+
+
+@dataclass(frozen=True)
+class PageRecord:
+    """A page as stored, with what it needs on disk: the page, its file state and disk name."""
+
+    page: Page
+    disk_path: str
+    state: FileState
+
+
+class Sidecar:
+    """One open connection to ``sidecar.sqlite``.
+
+    Readers use :meth:`open` with ``readonly=True`` and never write; the one writer (holding the
+    vault lock) applies batches with :meth:`apply_batch`.
+    """
+
+    def __init__(self, db: sqlite3.Connection, path: Path) -> None:
+        self.db = db
+        self.path = path
+
+    @classmethod
+    def open(cls, path: Path, *, readonly: bool = False) -> Sidecar:
+        """Open (and, for a writer, create and migrate) the sidecar at ``path``.
+
+        Raises:
+            StoreError: the file is not a SQLite database, is from a newer schema version, or
+                (read-only) does not exist.
+        """
+        if readonly and not path.is_file():
+            raise StoreError(f"no sidecar at {path}")
+        try:
+            if readonly:
+                db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
+            else:
+                db = sqlite3.connect(path, isolation_level=None)
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA busy_timeout=10000")
+            store = cls(db, path)
+            if not readonly:
+                store._migrate()
+            store._check_version()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"sidecar {path} is unreadable: {exc}") from exc
+        return store
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """``BEGIN IMMEDIATE`` ... ``COMMIT`` (rolled back if the block raises)."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    def _migrate(self) -> None:
+        self.db.execute(
+            "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT)"
+        )
+        done = {row[0] for row in self.db.execute("SELECT name FROM migrations")}
+        known = {name for name, _ in MIGRATIONS}
+        if done - known:
+            newer = ", ".join(sorted(done - known))
+            raise StoreError(
+                f"sidecar {self.path} was written by a newer vault-sync (migrations {newer});"
+                " upgrade vault-sync or run `vault-sync rebuild`"
+            )
+        for name, step in MIGRATIONS:
+            if name in done:
+                continue
+            with self.transaction() as db:
+                step(db)
+                db.execute(
+                    "INSERT INTO migrations VALUES (?, datetime('now'))",
+                    (name,),
+                )
+                db.execute(
+                    "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)",
+                    (str(SCHEMA_VERSION),),
+                )
+
+    def _check_version(self) -> None:
+        version = int(self.get_meta("schema_version", "0"))
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"sidecar {self.path} has schema version {version}, newer than this"
+                f" vault-sync ({SCHEMA_VERSION}); upgrade vault-sync or run `vault-sync rebuild`"
+            )
+        if version < SCHEMA_VERSION:
+            raise StoreError(f"sidecar {self.path} has an old schema version {version}")
+
+    # -- meta -----------------------------------------------------------------------------
+
+    def get_meta(self, key: str, default: str = "") -> str:
+        """Return a ``meta`` value, or ``default``."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return str(row[0]) if row else default
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Set a ``meta`` value (inside the caller's transaction, if any)."""
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    @property
+    def generation(self) -> int:
+        """The last generation recorded as complete (0 for a new sidecar)."""
+        return int(self.get_meta("generation", "0"))
+
+    # -- the redo journal -----------------------------------------------------------------
+
+    def begin_pending(self, generation: int, paths: Iterable[str]) -> None:
+        """Record, durably, that ``generation`` is about to change ``paths`` in both stores."""
+        with self.transaction() as db:
+            db.executemany("INSERT OR IGNORE INTO pending VALUES (?)", ((p,) for p in paths))
+            self.set_meta("pending_generation", str(generation))
+
+    def pending(self) -> set[str]:
+        """Paths of a batch that started but was never recorded complete (redo them)."""
+        return {row[0] for row in self.db.execute("SELECT path FROM pending")}
+
+    # -- reads ----------------------------------------------------------------------------
+
+    def file_states(self) -> dict[str, FileState]:
+        """Return ``{path: FileState}`` for every stored page."""
+        rows = self.db.execute("SELECT path, hash, mtime_ns, size FROM pages")
+        return {p: FileState(h, m, s) for p, h, m, s in rows}
+
+    def page_count(self) -> int:
+        """Number of stored pages."""
+        return int(self.db.execute("SELECT count(*) FROM pages").fetchone()[0])
+
+    def attachments(self) -> set[str]:
+        """Paths of the vault's non-Markdown files, as last scanned."""
+        return {row[0] for row in self.db.execute("SELECT path FROM attachments")}
+
+    def name_table(self) -> NameTable:
+        """Build the link-resolution tables from every stored page and attachment."""
+        table = NameTable()
+        aliases: dict[str, list[str]] = {}
+        for path, alias in self.db.execute("SELECT path, alias FROM aliases"):
+            aliases.setdefault(path, []).append(alias)
+        for path, title in self.db.execute("SELECT path, title FROM pages"):
+            table.add_page(path, title, aliases.get(path, ()))
+        for (path,) in self.db.execute("SELECT path FROM attachments"):
+            table.add_attachment(path)
+        return table
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        """Run a read-only SQL statement and return rows addressable by column name."""
+        cursor = self.db.execute(sql, params)
+        cursor.row_factory = sqlite3.Row
+        return list(cursor.fetchall())
+
+    # -- the batch ------------------------------------------------------------------------
+
+    def _delete_rows(self, paths: Sequence[str]) -> None:
+        rows = [(p,) for p in paths]
+        for table in _PAGE_TABLES:
+            self.db.executemany(f"DELETE FROM {table} WHERE path = ?", rows)
+        self.db.executemany("DELETE FROM links WHERE source = ?", rows)
+
+    def _insert_page(self, record: PageRecord, generation: int) -> None:
+        page, state = record.page, record.state
+        self.db.execute(
+            "INSERT INTO pages VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                page.path,
+                record.disk_path,
+                page.id,
+                name_key(page.id),
+                name_key(page.path),
+                name_key(path_id(page.path)),
+                name_key(path_stem(page.path)),
+                page.title,
+                name_key(page.title),
+                page.kind,
+                page.status,
+                page.project,
+                page.valid_from,
+                page.valid_to,
+                state.hash,
+                state.mtime_ns,
+                state.size,
+                json.dumps(page.frontmatter, ensure_ascii=False, sort_keys=True, default=str),
+                generation,
+            ),
+        )
+        self.db.executemany(
+            "INSERT INTO aliases VALUES (?,?,?)",
+            ((page.path, a, name_key(a)) for a in page.aliases),
+        )
+        self.db.executemany("INSERT INTO tags VALUES (?,?)", ((page.path, t) for t in page.tags))
+        self.db.executemany(
+            "INSERT OR IGNORE INTO evidence VALUES (?,?,?,?,?,?)",
+            ((page.path, e.kind, e.source, e.at, e.note, e.line) for e in page.evidence),
+        )
+        self.db.executemany(
+            "INSERT INTO issues VALUES (?,?,?,?,?,?)",
+            ((page.path, i.severity.value, i.code, i.message, i.line, i.key) for i in page.issues),
+        )
+        self.db.executemany(
+            "INSERT INTO links (source, target_text, target_key, target_last_key, type, anchor,"
+            " display, line, origin, status) VALUES (?,?,?,?,?,?,?,?,?,'new')",
+            (
+                (
+                    page.path,
+                    link.target,
+                    *link_keys(link.target),
+                    link.type,
+                    link.anchor,
+                    link.display,
+                    link.line,
+                    link.origin.value,
+                )
+                for link in page.links
+            ),
+        )
+
+    def _resolve_links(self, where: str, params: Sequence[Any]) -> int:
+        table = self.name_table()
+        rows = self.db.execute(
+            f"SELECT rowid, target_text, source, origin FROM links WHERE {where}", params
+        ).fetchall()
+        updates = []
+        for rowid, target, source, origin in rows:
+            found = resolve(table, target, source, origin)
+            candidates = (
+                json.dumps(found.candidates, ensure_ascii=False) if found.candidates else None
+            )
+            updates.append((found.target_path, found.status.value, candidates, rowid))
+        self.db.executemany(
+            "UPDATE links SET target_path = ?, status = ?, candidates = ? WHERE rowid = ?",
+            updates,
+        )
+        return len(updates)
+
+    def apply_batch(
+        self,
+        generation: int,
+        upserts: Sequence[PageRecord],
+        deletes: Sequence[str],
+        attachments: set[str] | None = None,
+        touched: Sequence[tuple[str, FileState]] = (),
+    ) -> None:
+        """Write one batch as one transaction and record ``generation`` complete.
+
+        Args:
+            generation: the batch's generation (the index was committed with it first).
+            upserts: pages to insert or replace.
+            deletes: paths whose rows go (pages deleted or moved away).
+            attachments: the vault's full set of non-Markdown files from a complete scan, or
+                ``None`` to keep the stored set.
+            touched: pages whose mtime changed but content did not: only their state is updated.
+
+        Links are re-resolved where the batch can change the answer: links of the batch's
+        pages, every unresolved or ambiguous link, links into changed or deleted pages, links
+        whose target names a changed page, and attachment links when attachments changed.
+        """
+        changed = [r.page.path for r in upserts]
+        gone = list(deletes)
+        keys: set[str] = set()
+        for path in [*changed, *gone]:
+            row = self.db.execute("SELECT title FROM pages WHERE path = ?", (path,)).fetchone()
+            if row:
+                aliases = [
+                    a
+                    for (a,) in self.db.execute("SELECT alias FROM aliases WHERE path = ?", (path,))
+                ]
+                keys |= page_keys(path, row[0], aliases)
+        for record in upserts:
+            keys |= page_keys(record.page.path, record.page.title, record.page.aliases)
+        with self.transaction():
+            self._delete_rows([*changed, *gone])
+            for record in upserts:
+                self._insert_page(record, generation)
+            attachments_changed = False
+            if attachments is not None and attachments != self.attachments():
+                self.db.execute("DELETE FROM attachments")
+                self.db.executemany(
+                    "INSERT INTO attachments VALUES (?)", ((a,) for a in sorted(attachments))
+                )
+                attachments_changed = True
+            self.db.executemany(
+                "UPDATE pages SET mtime_ns = ?, size = ? WHERE path = ?",
+                ((s.mtime_ns, s.size, p) for p, s in touched),
+            )
+            if changed or gone or attachments_changed:
+                self.db.execute("CREATE TEMP TABLE IF NOT EXISTS batch_keys (k TEXT PRIMARY KEY)")
+                self.db.execute("DELETE FROM batch_keys")
+                self.db.executemany(
+                    "INSERT OR IGNORE INTO batch_keys VALUES (?)", ((k,) for k in keys)
+                )
+                self.db.execute("CREATE TEMP TABLE IF NOT EXISTS batch_paths (p TEXT PRIMARY KEY)")
+                self.db.execute("DELETE FROM batch_paths")
+                self.db.executemany(
+                    "INSERT OR IGNORE INTO batch_paths VALUES (?)",
+                    ((p,) for p in [*changed, *gone]),
+                )
+                self._resolve_links(
+                    "status IN ('new', 'unresolved') OR candidates IS NOT NULL"
+                    " OR target_path IN (SELECT p FROM batch_paths)"
+                    " OR target_key IN (SELECT k FROM batch_keys)"
+                    " OR target_last_key IN (SELECT k FROM batch_keys)"
+                    + (
+                        " OR status IN ('attachment', 'missing_attachment')"
+                        if attachments_changed
+                        else ""
+                    ),
+                    (),
+                )
+            self.db.execute("DELETE FROM pending")
+            self.set_meta("generation", str(generation))
+            self.set_meta("last_sync", datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+            self.db.execute("DELETE FROM meta WHERE key = 'pending_generation'")
+
+    def clear(self) -> None:
+        """Delete every page row (used by ``rebuild`` before a full apply)."""
+        with self.transaction() as db:
+            for table in (*_PAGE_TABLES, "links", "attachments"):
+                db.execute(f"DELETE FROM {table}")
+
+
+def link_status_counts(store: Sidecar) -> dict[str, int]:
+    """Return ``{status: count}`` over every stored link (statuses of :class:`LinkStatus`)."""
+    rows = store.db.execute("SELECT status, count(*) FROM links GROUP BY status ORDER BY status")
+    counts = {s.value: 0 for s in LinkStatus}
+    counts.update({status: n for status, n in rows})
+    return counts

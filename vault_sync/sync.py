@@ -1,0 +1,397 @@
+"""Sync: scan -> plan -> apply, the same code for ``sync``, ``rebuild`` and (later) the watcher.
+
+- **scan** (:func:`vault_sync.vault.scan`) lists the vault's pages with (mtime, size).
+- **plan** (:func:`make_plan`) classifies by what is on disk, as a plain :class:`Plan` value:
+  unchanged (mtime, size) skips the hash; a changed stat with an equal content hash is only
+  *touched*; a delete and a create with equal content hash is a *move*; a stored page under a
+  folder that could not be read is *kept* (deleting needs proof of absence, DESIGN §4).
+- **apply** (:func:`apply_plan`) splits the work into bounded batches; each batch takes the
+  writer lock, journals its paths, commits the tantivy index, then the SQLite sidecar (which
+  records the generation complete and clears the journal), and releases the lock. A batch
+  that never completed is redone by the next writer (:func:`redo_pending`).
+
+Fault injection for tests: the environment variable ``VAULT_SYNC_FAULT`` (read only here, see
+:func:`_fault_point`) names a point at which the process kills itself.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+
+from vault_sync.config import Config
+from vault_sync.index import PageIndex
+from vault_sync.lock import WriterLock
+from vault_sync.page import Issue, Page, Severity
+from vault_sync.parser import parse_page
+from vault_sync.store import SIDECAR_NAME, FileState, PageRecord, Sidecar
+from vault_sync.vault import FileEntry, ScanResult, read_page, scan
+
+logger = logging.getLogger(__name__)
+
+#: Most pages per batch. About a second of work on this machine (parse ~0.1-0.3 ms/page,
+#: index ~0.03 ms/page, TECH-NOTES §6), so the lock is released about once a second.
+BATCH_PAGES = 1000
+#: Most bytes of page text per batch, so a few huge pages also make a bounded batch.
+BATCH_BYTES = 16 * 1024 * 1024
+
+FAULT_ENV = "VAULT_SYNC_FAULT"
+
+ProgressFn = Callable[[int], None]
+
+
+def _fault_point(name: str) -> None:
+    """Test-only seam: SIGKILL this process when ``$VAULT_SYNC_FAULT == name``.
+
+    Points: ``after_journal``, ``after_index_commit``, ``after_sidecar_commit``.
+    """
+    if os.environ.get(FAULT_ENV) == name:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a sync will do; a plain value (STYLE item 4).
+
+    Attributes:
+        new: paths of pages not in the stores.
+        modified: paths whose content hash changed.
+        moved: ``(old_path, new_path)`` pairs with equal content hash.
+        deleted: stored paths proven absent.
+        touched: ``(path, state)`` of pages whose stat changed but content did not.
+        kept: stored paths under unreadable folders, not deleted for lack of proof.
+        unchanged: number of pages skipped by (mtime, size).
+        errors: ``{path: message}`` for folders and files that could not be read.
+    """
+
+    new: tuple[str, ...] = ()
+    modified: tuple[str, ...] = ()
+    moved: tuple[tuple[str, str], ...] = ()
+    deleted: tuple[str, ...] = ()
+    touched: tuple[tuple[str, FileState], ...] = ()
+    kept: tuple[str, ...] = ()
+    unchanged: int = 0
+    errors: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def is_empty(self) -> bool:
+        """True when nothing in the stores needs to change."""
+        return not (self.new or self.modified or self.moved or self.deleted or self.touched)
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    """What a sync did.
+
+    Attributes:
+        added, changed, moved, deleted, unchanged: page counts.
+        generation: the stores' generation afterwards.
+        batches: number of batches applied (each one generation).
+        errors: ``{path: message}`` of unreadable folders and files.
+        took_ms: wall time in milliseconds.
+    """
+
+    added: int
+    changed: int
+    moved: int
+    deleted: int
+    unchanged: int
+    generation: int
+    batches: int
+    errors: dict[str, str]
+    took_ms: float
+
+    @property
+    def did_work(self) -> bool:
+        """True when any page was added, changed, moved or deleted."""
+        return bool(self.added or self.changed or self.moved or self.deleted)
+
+
+def _hash_of(config: Config, entry: FileEntry) -> str | None:
+    try:
+        return read_page(config.vault, entry)[1]
+    except OSError:
+        return None
+
+
+def make_plan(
+    config: Config,
+    result: ScanResult,
+    stored: dict[str, FileState],
+    pending: Iterable[str] = (),
+) -> Plan:
+    """Classify every page of a scan against the stored file states.
+
+    Args:
+        config: the vault's configuration.
+        result: the scan.
+        stored: ``{path: FileState}`` from the sidecar.
+        pending: paths of an unfinished batch; they are redone whatever their stat says.
+
+    Returns:
+        The plan. Reads (and hashes) only files whose stat changed, and new files only when
+        something was deleted (to pair moves).
+    """
+    redo = set(pending)
+    new: list[str] = []
+    modified: list[str] = []
+    touched: list[tuple[str, FileState]] = []
+    unchanged = 0
+    errors = {u.path: u.error for u in result.unreadable}
+    for path, entry in result.pages.items():
+        state = stored.get(path)
+        if state is None:
+            new.append(path)
+        elif path in redo:
+            modified.append(path)
+        elif state.mtime_ns == entry.mtime_ns and state.size == entry.size:
+            unchanged += 1
+        else:
+            digest = _hash_of(config, entry)
+            if digest == state.hash:
+                touched.append((path, FileState(digest, entry.mtime_ns, entry.size)))
+            else:
+                modified.append(path)
+    unreadable = [u.path for u in result.unreadable]
+
+    def under_unreadable(path: str) -> bool:
+        return any(not u or path == u or path.startswith(u.rstrip("/") + "/") for u in unreadable)
+
+    absent = [p for p in stored if p not in result.pages]
+    kept = [p for p in absent if under_unreadable(p)]
+    deleted = [p for p in absent if not under_unreadable(p)]
+    moved: list[tuple[str, str]] = []
+    if deleted and new:
+        by_hash: dict[str, list[str]] = {}
+        for path in deleted:
+            by_hash.setdefault(stored[path].hash, []).append(path)
+        for path in sorted(new):
+            digest = _hash_of(config, result.pages[path])
+            olds = by_hash.get(digest or "")
+            if olds:
+                moved.append((olds.pop(0), path))
+        moved_old = {o for o, _ in moved}
+        moved_new = {n for _, n in moved}
+        deleted = [p for p in deleted if p not in moved_old]
+        new = [p for p in new if p not in moved_new]
+    return Plan(
+        new=tuple(sorted(new)),
+        modified=tuple(sorted(modified)),
+        moved=tuple(moved),
+        deleted=tuple(sorted(deleted)),
+        touched=tuple(sorted(touched)),
+        kept=tuple(sorted(kept)),
+        unchanged=unchanged,
+        errors=errors,
+    )
+
+
+def _project_for(config: Config, path: str) -> str | None:
+    """The first ``[projects]`` glob (gitignore syntax) matching ``path``, DESIGN §3."""
+    if not config.projects:
+        return None
+    import pathspec  # only needed when projects are configured
+
+    for glob, name in config.projects.items():
+        if pathspec.GitIgnoreSpec.from_lines([glob]).match_file(path):
+            return name
+    return None
+
+
+def load_page(config: Config, entry: FileEntry) -> tuple[Page, FileState]:
+    """Read, hash and parse one page; bad bytes or YAML become issues, never exceptions.
+
+    Raises:
+        OSError: the file cannot be read (vanished, permission denied).
+    """
+    text, digest, decode_error = read_page(config.vault, entry)
+    page = parse_page(text, entry.path)
+    if decode_error:
+        issue = Issue(Severity.ERROR, "not_utf8", decode_error)
+        page = replace(page, issues=(issue, *page.issues))
+    if page.project is None:
+        project = _project_for(config, entry.path)
+        if project is not None:
+            page = replace(page, project=project)
+    return page, FileState(digest, entry.mtime_ns, entry.size)
+
+
+def _batches(paths: Sequence[str], entries: dict[str, FileEntry]) -> list[list[str]]:
+    batches: list[list[str]] = []
+    current: list[str] = []
+    size = 0
+    for path in paths:
+        entry = entries.get(path)
+        weight = entry.size if entry else 0
+        if current and (len(current) >= BATCH_PAGES or size + weight > BATCH_BYTES):
+            batches.append(current)
+            current, size = [], 0
+        current.append(path)
+        size += weight
+    if current:
+        batches.append(current)
+    return batches
+
+
+def apply_plan(
+    config: Config,
+    plan: Plan,
+    result: ScanResult,
+    *,
+    lock: WriterLock,
+    progress: ProgressFn | None = None,
+) -> SyncReport:
+    """Apply a plan in bounded batches, one generation each (DESIGN §4).
+
+    Args:
+        config: the vault's configuration.
+        plan: from :func:`make_plan`.
+        result: the scan the plan came from (file entries, attachments).
+        lock: the writer lock, taken around each batch only.
+        progress: called with the number of pages done after each batch.
+
+    Returns:
+        The report.
+
+    Raises:
+        LockTimeoutError: another writer held the lock longer than ``lock_timeout_s``.
+        StoreError: a store cannot be opened.
+    """
+    started = time.perf_counter()
+    upserts = [*plan.new, *plan.modified, *(new for _, new in plan.moved)]
+    deletes = [*plan.deleted, *(old for old, _ in plan.moved)]
+    errors = dict(plan.errors)
+    work = _batches(upserts, result.pages) or [[]]
+    attachments = set(result.attachments) if not result.unreadable else None
+    generation = 0
+    for number, batch in enumerate(work):
+        first, last = number == 0, number == len(work) - 1
+        with lock:
+            generation = _apply_batch(
+                config,
+                batch,
+                deletes if first else [],
+                result,
+                attachments=attachments if last else None,
+                touched=plan.touched if first else (),
+                errors=errors,
+            )
+        if progress is not None:
+            progress(len(batch))
+    return SyncReport(
+        added=len(plan.new),
+        changed=len(plan.modified),
+        moved=len(plan.moved),
+        deleted=len(plan.deleted),
+        unchanged=plan.unchanged + len(plan.touched),
+        generation=generation,
+        batches=len(work),
+        errors=errors,
+        took_ms=(time.perf_counter() - started) * 1000,
+    )
+
+
+def _apply_batch(
+    config: Config,
+    paths: Sequence[str],
+    deletes: Sequence[str],
+    result: ScanResult,
+    *,
+    attachments: set[str] | None,
+    touched: Sequence[tuple[str, FileState]],
+    errors: dict[str, str],
+) -> int:
+    """Apply one batch under the lock: journal, index commit, sidecar commit. Returns gen."""
+    store = Sidecar.open(config.store_path / SIDECAR_NAME)
+    try:
+        generation = store.generation + 1
+        if paths or deletes:
+            store.begin_pending(generation, [*paths, *deletes])
+        _fault_point("after_journal")
+        records: list[PageRecord] = []
+        gone = list(deletes)
+        for path in paths:
+            entry = result.pages[path]
+            try:
+                page, state = load_page(config, entry)
+            except OSError as exc:
+                errors[path] = f"cannot read: {exc.strerror or exc}"
+                if not os.path.lexists(config.vault / entry.disk_path):
+                    gone.append(path)
+                continue
+            records.append(PageRecord(page, entry.disk_path, state))
+        if records or gone:
+            index = PageIndex.open(config.store_path / "index")
+            with index.batch() as writer:
+                for path in gone:
+                    writer.delete(path)
+                for record in records:
+                    writer.delete(record.page.path)
+                    writer.add(record.page, record.state.hash, generation)
+            _fault_point("after_index_commit")
+        store.apply_batch(generation, records, gone, attachments=attachments, touched=touched)
+        _fault_point("after_sidecar_commit")
+        logger.info(
+            "generation %d: %d pages written, %d deleted", generation, len(records), len(gone)
+        )
+        return generation
+    finally:
+        store.close()
+
+
+def sync_vault(
+    config: Config,
+    *,
+    lock: WriterLock,
+    progress_start: Callable[[int], ProgressFn | None] | None = None,
+    scanner: Callable[[Config], ScanResult] = scan,
+) -> tuple[Plan, SyncReport]:
+    """Bring both stores in step with the vault: scan, plan (redoing any unfinished batch), apply.
+
+    Args:
+        config: the vault's configuration.
+        lock: the writer lock.
+        progress_start: called with the number of pages to write; returns a progress callback.
+        scanner: the scan function (a seam for tests that inject unreadable folders).
+
+    Returns:
+        ``(plan, report)``.
+    """
+    result = scanner(config)
+    config.store_path.mkdir(parents=True, exist_ok=True)
+    with lock:
+        store = Sidecar.open(config.store_path / SIDECAR_NAME)
+        try:
+            stored, pending = store.file_states(), store.pending()
+        finally:
+            store.close()
+    plan = make_plan(config, result, stored, pending)
+    pending_gone = tuple(sorted(p for p in pending if p not in result.pages and p not in stored))
+    plan = replace(plan, deleted=plan.deleted + pending_gone)
+    if plan.is_empty and _attachments_current(config, result):
+        return plan, SyncReport(0, 0, 0, 0, plan.unchanged, _generation(config), 0, plan.errors, 0)
+    total = len(plan.new) + len(plan.modified) + len(plan.moved)
+    progress = progress_start(total) if progress_start else None
+    return plan, apply_plan(config, plan, result, lock=lock, progress=progress)
+
+
+def _generation(config: Config) -> int:
+    store = Sidecar.open(config.store_path / SIDECAR_NAME)
+    try:
+        return store.generation
+    finally:
+        store.close()
+
+
+def _attachments_current(config: Config, result: ScanResult) -> bool:
+    if result.unreadable:
+        return True
+    store = Sidecar.open(config.store_path / SIDECAR_NAME)
+    try:
+        return store.attachments() == set(result.attachments)
+    finally:
+        store.close()
