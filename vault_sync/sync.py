@@ -156,14 +156,9 @@ def make_plan(
                 touched.append((path, FileState(digest, entry.mtime_ns, entry.size)))
             else:
                 modified.append(path)
-    unreadable = [u.path for u in result.unreadable]
-
-    def under_unreadable(path: str) -> bool:
-        return any(not u or path == u or path.startswith(u.rstrip("/") + "/") for u in unreadable)
-
     absent = [p for p in stored if p not in result.pages]
-    kept = [p for p in absent if under_unreadable(p)]
-    deleted = [p for p in absent if not under_unreadable(p)]
+    kept = [p for p in absent if not result.absence_proven(p)]
+    deleted = [p for p in absent if result.absence_proven(p)]
     moved: list[tuple[str, str]] = []
     if deleted and new:
         by_hash: dict[str, list[str]] = {}

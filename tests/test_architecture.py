@@ -1,0 +1,116 @@
+"""Pin the architecture: layer direction, a fast query path, docstrings on public names."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.conftest import REPO
+
+PACKAGE = REPO / "vault_sync"
+
+#: STYLE.md: a module imports only from lower layers (same layer only where noted).
+LAYERS = {
+    "errors": 0,
+    "config": 0,
+    "page": 1,
+    "parser": 2,
+    "sanitize": 2,
+    "links": 2,
+    "vault": 3,
+    "store": 3,
+    "index": 3,
+    "lock": 3,
+    "sync": 4,
+    "retrieve": 4,
+    "report": 4,
+    "explain": 4,
+    "watch": 5,
+    "briefing": 5,
+    "engine": 6,
+    "cli": 7,
+    "mcp": 7,
+    "__main__": 8,
+    "__init__": 0,
+}
+#: Same-layer imports that are allowed: config raises the errors of layer 0.
+ALLOWED_SAME_LAYER: set[tuple[str, str]] = {("config", "errors")}
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and node.module.startswith("vault_sync")
+        ):
+            parts = node.module.split(".")
+            if len(parts) > 1:
+                found.add(parts[1])
+            else:
+                found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("vault_sync."):
+                    found.add(alias.name.split(".")[1])
+    return found
+
+
+def test_modules_import_only_lower_layers() -> None:
+    for path in sorted(PACKAGE.glob("*.py")):
+        name = path.stem
+        assert name in LAYERS, f"{name}.py has no layer in this test (and in STYLE.md)"
+        for imported in _imports(path):
+            if imported == "__version__" or imported == name:
+                continue
+            assert imported in LAYERS, f"{name} imports unknown vault_sync.{imported}"
+            lower = LAYERS[imported] < LAYERS[name]
+            assert lower or (name, imported) in ALLOWED_SAME_LAYER, (
+                f"{name} (layer {LAYERS[name]}) imports {imported} (layer {LAYERS[imported]})"
+            )
+
+
+def test_public_functions_and_classes_have_docstrings() -> None:
+    for path in sorted(PACKAGE.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        assert ast.get_docstring(tree), f"{path.name} has no module docstring"
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef | ast.ClassDef) and not node.name.startswith("_"):
+                assert ast.get_docstring(node), f"{path.name}: {node.name} has no docstring"
+
+
+HEAVY = ("pydantic", "yaml", "markdown_it", "watchdog", "rich", "ruamel", "pathspec")
+
+
+def test_query_path_keeps_heavy_modules_off(make_vault: Callable[..., Path]) -> None:
+    vault = make_vault({"a.md": "hello world\n"})
+    subprocess.run(
+        [sys.executable, "-m", "vault_sync", "--vault", str(vault), "sync"],
+        check=True,
+        capture_output=True,
+    )
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-X",
+            "importtime",
+            "-m",
+            "vault_sync",
+            "--vault",
+            str(vault),
+            "query",
+            "hello",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert '"a.md"' in proc.stdout
+    loaded = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in proc.stderr.splitlines()}
+    assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))

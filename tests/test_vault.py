@@ -1,0 +1,430 @@
+"""Tests for vault_sync.vault: the walk, the ignore rules, NFC keys, symlinks, R4, reading."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import unicodedata
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+
+from vault_sync.config import Config
+from vault_sync.errors import VaultSyncError
+from vault_sync.vault import (
+    FileEntry,
+    Lister,
+    SkippedSymlink,
+    VaultUnreadableError,
+    build_ignore_matcher,
+    content_hash,
+    is_ignored_name,
+    read_page,
+    scan,
+)
+
+CORPORA = Path("/work/shared/corpora")
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """An empty vault folder (``tmp_path`` itself also holds the isolated HOME)."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    return vault
+
+
+def write(root: Path, rel: str, text: str = "# page\n") -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def pages_of(root: Path, **config: object) -> set[str]:
+    return set(scan(Config(vault=root, **config)).pages)  # type: ignore[arg-type]
+
+
+# --- name rules -------------------------------------------------------------------------------
+
+
+def test_dot_folders_and_files_are_ignored(root: Path) -> None:
+    for rel in [
+        ".git/x.md",
+        ".obsidian/x.md",
+        ".trash/x.md",
+        ".vault-sync/x.md",
+        ".hidden/deep/x.md",
+        "sub/.private/x.md",
+        ".dot.md",
+        "sub/.dot.md",
+        ".DS_Store",
+    ]:
+        write(root, rel)
+    write(root, "a.md")
+    write(root, "sub/b.md")
+    result = scan(Config(vault=root))
+    assert set(result.pages) == {"a.md", "sub/b.md"}
+    assert result.attachments == frozenset()
+
+
+@pytest.mark.parametrize("store_dir", ["store", "data/store", ".custom-store"])
+def test_store_dir_is_ignored_even_when_not_a_dot_folder(root: Path, store_dir: str) -> None:
+    write(root, f"{store_dir}/x.md")
+    write(root, f"{store_dir}/sidecar.sqlite")
+    write(root, "a.md")
+    write(root, "storefront/b.md")  # a name that only starts like the store folder
+    assert pages_of(root, store_dir=store_dir) == {"a.md", "storefront/b.md"}
+
+
+TEMP_NAMES = [
+    "4913",  # vim's write probe
+    "5036",  # the next name vim tries when 4913 exists
+    ".n.md.tmp123",  # atomic save (TECH-NOTES §2 b)
+    "n.md.tmp",
+    "n.md.tmp123",
+    "n.md~",  # vim / emacs backup
+    ".#n.md",  # emacs lock file
+    "#n.md#",  # emacs auto-save
+    ".n.md.swp",  # vim swap
+    "n.md.swp",
+    "n.md.swo",
+    "n.md.crswap",
+]
+
+
+@pytest.mark.parametrize("name", TEMP_NAMES)
+def test_temp_swap_backup_names_are_ignored(root: Path, name: str) -> None:
+    write(root, name)
+    write(root, f"sub/{name}")
+    write(root, "n.md")
+    result = scan(Config(vault=root))
+    assert set(result.pages) == {"n.md"}
+    assert result.attachments == frozenset()
+    assert is_ignored_name(name)
+    assert is_ignored_name(f"sub/{name}")
+
+
+@pytest.mark.parametrize(
+    "name", ["n.md", "x.tmpl.md", "# 种族特征.md", "4914", "4913.md", "notes~draft.md", "a.bak"]
+)
+def test_ordinary_names_are_kept(name: str) -> None:
+    assert not is_ignored_name(name)
+    assert not is_ignored_name(f"folder/{name}")
+
+
+def test_is_ignored_name_checks_every_component_but_temp_rules_only_on_files() -> None:
+    assert is_ignored_name(".obsidian/workspace.json")
+    assert is_ignored_name("a/.git/b.md")
+    assert not is_ignored_name("backup~", is_dir=True)
+    assert is_ignored_name("backup~")
+
+
+def test_hash_sign_file_name_and_cjk_folders(root: Path) -> None:
+    write(root, "种族/# 种族特征.md")
+    write(root, "法术/1环/七彩喷射.md")
+    assert pages_of(root) == {"种族/# 种族特征.md", "法术/1环/七彩喷射.md"}
+
+
+# --- .gitignore, Obsidian, config --------------------------------------------------------------
+
+
+def test_root_gitignore_with_negation(root: Path) -> None:
+    write(root, ".gitignore", "*.log\nsecret.md\ndrafts/\nprivate/*\n!private/ok.md\n")
+    for rel in [
+        "a.md",
+        "secret.md",
+        "sub/secret.md",
+        "drafts/d.md",
+        "sub/drafts/d.md",
+        "private/no.md",
+        "private/ok.md",
+        "run.log",
+    ]:
+        write(root, rel)
+    result = scan(Config(vault=root))
+    assert set(result.pages) == {"a.md", "private/ok.md"}
+    assert result.attachments == frozenset()
+
+
+def test_nested_gitignore_is_relative_to_its_folder_and_overrides(root: Path) -> None:
+    write(root, ".gitignore", "draft.md\nbuild/\n!build/x.md\n")
+    write(root, "sub/.gitignore", "/local.md\n!draft.md\n*.tmp.md\n")
+    for rel in [
+        "draft.md",  # root rule
+        "local.md",  # the sub rule is anchored to sub/
+        "sub/draft.md",  # re-included by the deeper file
+        "sub/local.md",
+        "sub/deeper/local.md",  # anchored: only sub/local.md
+        "sub/x.tmp.md",
+        "other/x.tmp.md",  # sub's rule does not reach other/
+        "build/x.md",  # inside an ignored folder: cannot be re-included
+    ]:
+        write(root, rel)
+    assert pages_of(root) == {
+        "local.md",
+        "sub/draft.md",
+        "sub/deeper/local.md",
+        "other/x.tmp.md",
+    }
+
+
+def test_obsidian_user_ignore_filters_prefix_and_regex(root: Path) -> None:
+    app = {"userIgnoreFilters": ["Archive/", "/\\.excalidraw\\.md$/", "Tem", 7, "/[/", ""]}
+    write(root, ".obsidian/app.json", json.dumps(app))
+    for rel in [
+        "Archive/old.md",
+        "Archive/deep/old.md",
+        "Archived.md",  # "Archive/" is a prefix of paths, and this path lacks the slash
+        "drawings/plan.excalidraw.md",
+        "Templates/t.md",  # "Tem" is a plain prefix, as in Obsidian
+        "Temp.md",
+        "keep.md",
+    ]:
+        write(root, rel)
+    result = scan(Config(vault=root))
+    assert set(result.pages) == {"Archived.md", "keep.md"}
+    assert len(result.warnings) == 3  # 7, the bad regex and the empty filter
+    assert any("[/" in w for w in result.warnings)
+
+
+@pytest.mark.parametrize("content", ["{not json", "[1, 2]", '{"userIgnoreFilters": "Archive/"}'])
+def test_bad_app_json_is_a_warning_not_an_error(root: Path, content: str) -> None:
+    write(root, ".obsidian/app.json", content)
+    write(root, "Archive/a.md")
+    result = scan(Config(vault=root))
+    assert set(result.pages) == {"Archive/a.md"}
+    assert result.warnings and ".obsidian/app.json" in result.warnings[0]
+
+
+def test_app_json_without_filters_is_silent(root: Path) -> None:
+    write(root, ".obsidian/app.json", '{"alwaysUpdateLinks": true}')
+    write(root, "a.md")
+    result = scan(Config(vault=root))
+    assert set(result.pages) == {"a.md"} and result.warnings == ()
+
+
+def test_config_ignore_globs(root: Path) -> None:
+    for rel in ["templates/t.md", "notes/x.draft.md", "notes/x.md", "a/b.pdf"]:
+        write(root, rel)
+    result = scan(Config(vault=root, ignore=("templates/", "*.draft.md", "*.pdf")))
+    assert set(result.pages) == {"notes/x.md"}
+    assert result.attachments == frozenset()
+
+
+def test_ignored_folders_are_never_listed(root: Path) -> None:
+    write(root, ".gitignore", "node_modules/\n")
+    write(root, "node_modules/pkg/readme.md")
+    write(root, ".git/objects/x")
+    write(root, "a.md")
+    listed: list[str] = []
+
+    def spy(path: str) -> Iterable[os.DirEntry[str]]:
+        listed.append(os.path.relpath(path, root))
+        return os.scandir(path)
+
+    scan(Config(vault=root), listdir=spy)
+    assert listed == ["."]
+
+
+def test_matcher_is_ignored_for_single_paths(root: Path) -> None:
+    write(root, ".gitignore", "out/\n")
+    write(root, "sub/.gitignore", "*.gen.md\n")
+    matcher = build_ignore_matcher(Config(vault=root, store_dir="store"))
+    assert matcher.is_ignored("out/a.md")
+    assert matcher.is_ignored("sub/x.gen.md")
+    assert not matcher.is_ignored("x.gen.md")
+    assert matcher.is_ignored("store/index/meta.json")
+    assert matcher.is_ignored("a/.obsidian/x.md")
+    assert matcher.is_ignored("a/n.md~")
+    assert not matcher.is_ignored("sub/page.md")
+    assert not matcher.is_ignored("sub", is_dir=True)
+
+
+# --- NFC, collisions --------------------------------------------------------------------------
+
+
+def test_nfd_file_name_gets_an_nfc_key_and_keeps_its_disk_name(root: Path) -> None:
+    nfd = unicodedata.normalize("NFD", "Café notes.md")
+    nfc = unicodedata.normalize("NFC", "Café notes.md")
+    assert nfd != nfc
+    write(root, unicodedata.normalize("NFD", "Résumé.md"))
+    write(root, nfd, "hello")
+    result = scan(Config(vault=root))
+    entry = result.pages[nfc]
+    assert entry.path == nfc and entry.disk_path == nfd
+    assert read_page(root, entry)[0] == "hello"
+    assert "Résumé.md" in result.pages
+    assert result.collisions == ()
+
+
+def test_names_equal_after_nfc_are_a_collision(root: Path) -> None:
+    nfd = unicodedata.normalize("NFD", "Café notes.md")
+    nfc = unicodedata.normalize("NFC", "Café notes.md")
+    write(root, nfc, "composed")
+    write(root, nfd, "decomposed")
+    assert len(os.listdir(root)) == 2  # ext4 keeps both names
+    result = scan(Config(vault=root))
+    assert list(result.pages) == [nfc]
+    assert result.collisions == (tuple(sorted([nfc, nfd])),)
+    assert result.pages[nfc].disk_path == min(nfc, nfd)
+
+
+def test_folders_equal_after_nfc_are_merged_and_reported(root: Path) -> None:
+    nfd = unicodedata.normalize("NFD", "Résumé")
+    nfc = unicodedata.normalize("NFC", "Résumé")
+    write(root, f"{nfc}/a.md")
+    write(root, f"{nfd}/b.md")
+    result = scan(Config(vault=root))
+    assert set(result.pages) == {f"{nfc}/a.md", f"{nfc}/b.md"}
+    assert result.pages[f"{nfc}/b.md"].disk_path == f"{nfd}/b.md"
+    assert result.collisions == (tuple(sorted([nfc, nfd])),)
+
+
+# --- symlinks ---------------------------------------------------------------------------------
+
+
+def test_symlinked_folder_is_followed_and_loops_are_skipped(root: Path) -> None:
+    write(root, "real/a.md")
+    (root / "link").symlink_to("real", target_is_directory=True)
+    (root / "link2").symlink_to("real", target_is_directory=True)
+    (root / "real" / "up").symlink_to("..", target_is_directory=True)
+    (root / "real" / "self").symlink_to(".", target_is_directory=True)
+    (root / "file-link.md").symlink_to("real/a.md")
+    (root / "broken.md").symlink_to("nowhere.md")
+    result = scan(Config(vault=root))
+    assert set(result.pages) == {"real/a.md", "link/a.md", "file-link.md"}
+    assert set(result.skipped_symlinks) == {
+        SkippedSymlink("link/self", "loop"),
+        SkippedSymlink("link/up", "loop"),
+        SkippedSymlink("link2", "repeat"),
+        SkippedSymlink("real/self", "loop"),
+        SkippedSymlink("real/up", "loop"),
+        SkippedSymlink("broken.md", "broken"),
+    }
+
+
+def test_mutual_symlink_loop_terminates(root: Path) -> None:
+    (root / "a").mkdir()
+    (root / "b").mkdir()
+    (root / "a" / "to-b").symlink_to("../b", target_is_directory=True)
+    (root / "b" / "to-a").symlink_to("../a", target_is_directory=True)
+    write(root, "a/x.md")
+    result = scan(Config(vault=root))
+    assert "a/x.md" in result.pages
+    assert any(s.reason == "loop" for s in result.skipped_symlinks)
+
+
+# --- R4: proof of absence ---------------------------------------------------------------------
+
+
+def failing_lister(fail: Path) -> Lister:
+    def listdir(path: str) -> Iterable[os.DirEntry[str]]:
+        if Path(path) == fail:
+            raise PermissionError(13, "Permission denied", path)
+        return os.scandir(path)
+
+    return listdir
+
+
+def test_unreadable_folder_is_reported_and_its_pages_are_not_absent(root: Path) -> None:
+    for rel in ["a.md", "b.md", "locked/c.md", "locked/deep/d.md", "other/e.md"]:
+        write(root, rel)
+    result = scan(Config(vault=root), listdir=failing_lister(root / "locked"))
+    assert set(result.pages) == {"a.md", "b.md", "other/e.md"}
+    assert [(u.path, u.error) for u in result.unreadable] == [("locked", "Permission denied")]
+    assert not result.absence_proven("locked/c.md")
+    assert not result.absence_proven("locked/deep/d.md")
+    assert not result.absence_proven("a.md")
+    assert result.absence_proven("gone.md")
+    assert result.absence_proven("lockedx/c.md")
+
+
+def test_unreadable_root_raises(root: Path) -> None:
+    write(root, "a.md")
+    with pytest.raises(VaultUnreadableError, match=str(root)) as info:
+        scan(Config(vault=root), listdir=failing_lister(root))
+    assert isinstance(info.value, VaultSyncError)
+    assert "Permission denied" in str(info.value)
+
+
+def test_missing_root_raises(root: Path) -> None:
+    with pytest.raises(VaultUnreadableError, match="gone"):
+        scan(Config(vault=root / "gone"))
+
+
+# --- pages, attachments, reading --------------------------------------------------------------
+
+
+def test_pages_have_stat_and_attachments_are_collected(root: Path) -> None:
+    page = write(root, "notes/a.md", "héllo")
+    write(root, "notes/UPPER.MD")
+    write(root, "img/diagram.png")
+    write(root, "docs/paper.pdf")
+    write(root, "vault-sync.toml", "")
+    result = scan(Config(vault=root))
+    assert set(result.pages) == {"notes/a.md", "notes/UPPER.MD"}
+    assert result.attachments == {"img/diagram.png", "docs/paper.pdf", "vault-sync.toml"}
+    st = page.stat()
+    assert result.pages["notes/a.md"] == FileEntry(
+        "notes/a.md", "notes/a.md", st.st_mtime_ns, st.st_size
+    )
+    assert list(result.pages) == sorted(result.pages)
+
+
+def test_read_page_text_and_hash(root: Path) -> None:
+    data = "\ufeff---\ntitle: x\n---\nbody ü\n".encode()
+    (root / "a.md").write_bytes(data)
+    entry = scan(Config(vault=root)).pages["a.md"]
+    text, digest, error = read_page(root, entry)
+    assert text == "---\ntitle: x\n---\nbody ü\n"  # BOM dropped
+    assert digest == hashlib.blake2b(data, digest_size=16).hexdigest() == content_hash(data)
+    assert error is None
+
+
+def test_read_page_bad_utf8_is_replaced_and_reported(root: Path) -> None:
+    (root / "bad.md").write_bytes(b"line one\nab\xffcd\n")
+    entry = scan(Config(vault=root)).pages["bad.md"]
+    text, _, error = read_page(root, entry)
+    assert text == "line one\nab\ufffdcd\n"
+    assert error == "not valid UTF-8 at byte 11 (line 2)"
+
+
+def test_read_page_bad_utf8_offset_counts_the_bom(root: Path) -> None:
+    (root / "bad.md").write_bytes(b"\xef\xbb\xbfab\xff")
+    entry = scan(Config(vault=root)).pages["bad.md"]
+    assert read_page(root, entry)[2] == "not valid UTF-8 at byte 5 (line 1)"
+
+
+def test_read_page_of_vanished_file_raises(root: Path) -> None:
+    page = write(root, "a.md")
+    entry = scan(Config(vault=root)).pages["a.md"]
+    page.unlink()
+    with pytest.raises(FileNotFoundError):
+        read_page(root, entry)
+
+
+# --- real corpora -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("corpus", "count"),
+    [("obsidian-tasks-docs", 118), ("silverbullet-docs", 225), ("dnd-srd-zh", 356)],
+)
+def test_corpora_page_counts(tmp_path: Path, corpus: str, count: int) -> None:
+    source = CORPORA / corpus
+    if not source.is_dir():
+        pytest.skip(f"corpus not present: {source}")
+    vault = tmp_path / corpus
+    shutil.copytree(source, vault, symlinks=True)
+    result = scan(Config(vault=vault))
+    assert len(result.pages) == count
+    assert result.unreadable == () and result.collisions == ()
+    for path, entry in result.pages.items():
+        assert path == unicodedata.normalize("NFC", path)
+        assert (vault / entry.disk_path).is_file()
+    if corpus == "dnd-srd-zh":
+        assert "种族/# 种族特征.md" in result.pages

@@ -1,0 +1,596 @@
+"""The folder: walk the vault with the ignore rules, read pages, hash them (DESIGN §2, §4).
+
+:func:`scan` lists every page (``*.md``) and attachment under the vault root that no ignore rule
+leaves out, with its ``stat`` (mtime in ns, size in bytes) but not its content; :func:`read_page`
+reads one page once and returns its text and content hash. Nothing here parses a page or
+touches a store.
+
+Paths are vault-relative POSIX strings in NFC, the key everything else uses; the on-disk name
+(NFD on macOS, or whatever a tool wrote) is kept beside it for file operations. Two on-disk
+names that are equal after NFC are a collision (DESIGN §2, case N2): the first by sorted
+on-disk path is kept and the group is reported.
+
+Proof of absence (DESIGN §4, case R4): a folder that cannot be listed is reported in
+:attr:`ScanResult.unreadable` and no page under it may be treated as deleted; if the root
+itself cannot be listed, :func:`scan` raises :class:`VaultUnreadableError`.
+
+Ignore rules, cheapest first (each prunes a folder, so nothing below it is listed):
+
+1. Dot-names: every file or folder whose name starts with ``.`` (``.git/``, ``.obsidian/``,
+   ``.trash/``, ``.vault-sync/``, ``.DS_Store``, ``.gitignore``, emacs lock files ``.#n.md``,
+   vim swap files ``.n.md.swp``, atomic-save temp files ``.n.md.tmp123``).
+2. Temp/swap/backup file names, see :data:`TEMP_NAME_RE` and :func:`is_ignored_name`.
+3. The store folder ``config.store_dir``, also when it is not a dot-folder.
+4. Obsidian's excluded files: ``userIgnoreFilters`` in ``.obsidian/app.json``.
+5. ``config.ignore`` globs (gitignore syntax, relative to the vault root).
+6. ``.gitignore`` files at the root and in any folder (gitignore semantics: patterns are
+   relative to the file's folder, a deeper file overrides a shallower one, the last matching
+   line wins, ``!`` re-includes, and nothing under an ignored folder can be re-included).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+import unicodedata
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from pathspec import GitIgnoreSpec
+
+from vault_sync.config import Config
+from vault_sync.errors import VaultSyncError
+
+logger = logging.getLogger(__name__)
+
+#: The one test seam of :func:`scan`: lists a folder given its absolute path (``os.scandir``).
+Lister = Callable[[str], Iterable[os.DirEntry[str]]]
+
+#: File names left out as editor/tool temp, swap or backup files (dot-names are left out
+#: anyway). Sources: ``n.md~`` is the backup of vim (``backupext``) and emacs; ``#n.md#`` is
+#: emacs' auto-save file; ``n.md.tmp`` / ``n.md.tmp123`` are atomic-save temp files (a ``.tmp``
+#: last extension, optionally followed by a unique tag without a dot, so ``x.tmpl.md`` is
+#: still a page); ``.swp/.swo/.swn`` are vim swap files written outside a dot-name (``:set
+#: directory``), ``.swx`` vim's swap-folder probe; ``.crswap`` is Chromium's File System Access
+#: temp file. ``*.bak`` is NOT left out: no editor in the save sequences of TECH-NOTES §2 writes
+#: one, it is never a page either way, and leaving it out would only hide an attachment a
+#: person linked on purpose.
+TEMP_NAME_RE = re.compile(r"~$|^#.+#$|\.tmp[^.]*$|\.sw[ponx]$|\.crswap$", re.IGNORECASE)
+
+#: vim's write probe (``bufwrite.c``): it creates ``4913`` to test the folder, and if that name
+#: exists tries ``4913 + 123 * k``; the first 100 names of that sequence are left out.
+_VIM_PROBE_FIRST, _VIM_PROBE_STEP, _VIM_PROBE_COUNT = 4913, 123, 100
+
+_OBSIDIAN_APP_JSON = ".obsidian/app.json"
+_PAGE_SUFFIX = ".md"
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+
+class VaultUnreadableError(VaultSyncError):
+    """The vault root cannot be listed, so a scan can prove nothing absent (DESIGN §4, R4)."""
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    """One page found by :func:`scan`.
+
+    Attributes:
+        path: vault-relative POSIX path, NFC (``"Café notes.md"``); the key of the page.
+        disk_path: vault-relative POSIX path as named on disk (may be NFD); use it to open.
+        mtime_ns: modification time, ns since the epoch (of the target, for a symlink).
+        size: size in bytes.
+    """
+
+    path: str
+    disk_path: str
+    mtime_ns: int
+    size: int
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """A folder (or file) the scan could not list (or stat).
+
+    Attributes:
+        path: vault-relative NFC path; no page equal to it or under it may be deleted.
+        error: the OS error text, e.g. ``"Permission denied"``.
+    """
+
+    path: str
+    error: str
+
+
+@dataclass(frozen=True)
+class SkippedSymlink:
+    """A symlink :func:`scan` did not follow.
+
+    Attributes:
+        path: vault-relative NFC path of the link.
+        reason: ``"loop"`` (its target folder is the link's own ancestor), ``"repeat"`` (that
+            folder was already entered through another symlink) or ``"broken"`` (no target).
+    """
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    """What :func:`scan` found: a plain value.
+
+    Attributes:
+        pages: NFC path -> entry for every ``*.md`` file (suffix case-insensitive), by path.
+        attachments: NFC paths of every other file left in (for "missing attachment" checks).
+        unreadable: folders that could not be listed and files that could not be stat'ed.
+        collisions: groups of on-disk paths equal after NFC, each sorted (the first is kept).
+        skipped_symlinks: symlinks not followed.
+        warnings: one line each for a bad ``.obsidian/app.json`` or unreadable ``.gitignore``.
+    """
+
+    pages: dict[str, FileEntry]
+    attachments: frozenset[str] = frozenset()
+    unreadable: tuple[Unreadable, ...] = ()
+    collisions: tuple[tuple[str, ...], ...] = ()
+    skipped_symlinks: tuple[SkippedSymlink, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    def absence_proven(self, path: str) -> bool:
+        """Return whether ``path`` (NFC) is known not to exist: not found, nor under an unreadable
+        folder. Only then may sync delete its page (DESIGN §4)."""
+        if path in self.pages:
+            return False
+        return not any(
+            path == u.path or path.startswith(u.path + "/") or not u.path for u in self.unreadable
+        )
+
+
+def content_hash(data: bytes) -> str:
+    """Return the content hash of a page: BLAKE2b with a 16-byte digest, 32 hex characters."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _nfc(text: str) -> str:
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
+
+
+def _is_temp_name(name: str) -> bool:
+    if name.isdigit() and len(name) < 7:
+        k, rest = divmod(int(name) - _VIM_PROBE_FIRST, _VIM_PROBE_STEP)
+        if rest == 0 and 0 <= k < _VIM_PROBE_COUNT:
+            return True
+    return TEMP_NAME_RE.search(name) is not None
+
+
+def is_ignored_name(path: str, *, is_dir: bool = False) -> bool:
+    """Return whether the name rules alone leave ``path`` out: cheap, no I/O, for event filters.
+
+    Covers the dot-name rule on every component and the temp/swap/backup rule
+    (:data:`TEMP_NAME_RE`, vim's ``4913`` probe) on the last one when it is a file. The store
+    folder, ``.gitignore``, Obsidian and config rules need :class:`IgnoreMatcher`.
+
+    Args:
+        path: vault-relative POSIX path (disk or NFC form), without ``./`` or ``..``.
+        is_dir: whether ``path`` names a folder (temp rules apply to files only).
+    """
+    parts = path.split("/")
+    if any(part.startswith(".") for part in parts):
+        return True
+    return not is_dir and _is_temp_name(parts[-1])
+
+
+class Patterns:
+    """Compiled gitignore-syntax lines (``pathspec.GitIgnoreSpec``) with a one-regex pre-check.
+
+    ``GitIgnoreSpec.check_file`` costs about 2 µs per path (it tries every line); most paths
+    match no line, so one alternation of all line regexes rejects them first (0.3 µs). When
+    pathspec's compiled lines cannot be joined, every path takes the full check.
+    """
+
+    __slots__ = ("_any", "spec")
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        self.spec = GitIgnoreSpec.from_lines([_nfc(line) for line in lines])
+        self._any = _join_regexes(self.spec)
+
+    def __len__(self) -> int:
+        return sum(1 for p in self.spec.patterns if p.include is not None)
+
+    def check(self, path: str) -> bool | None:
+        """Return ``True`` (ignored), ``False`` (re-included by ``!``) or ``None`` (no line).
+
+        Args:
+            path: POSIX path relative to the patterns' folder, with a trailing ``/`` for a folder.
+        """
+        if self._any is not None and self._any.match(path) is None:
+            return None
+        include: bool | None = self.spec.check_file(path).include
+        return include
+
+
+def _join_regexes(spec: GitIgnoreSpec) -> re.Pattern[str] | None:
+    parts: list[str] = []
+    for pattern in spec.patterns:
+        if pattern.include is None:
+            continue  # a blank or comment line
+        regex = getattr(pattern, "regex", None)
+        if not isinstance(regex, re.Pattern) or not isinstance(regex.pattern, str):
+            return None
+        parts.append(regex.pattern.replace("(?P<ps_d>", "(?:"))  # names must be unique
+    try:
+        return re.compile("|".join(f"(?:{part})" for part in parts)) if parts else None
+    except re.error:
+        return None
+
+
+_Chain = tuple[tuple[str, Patterns], ...]  # (folder NFC path + "/" or "", patterns), root first
+
+
+class IgnoreMatcher:
+    """Every ignore rule of a vault, built once per scan by :func:`build_ignore_matcher`.
+
+    ``.gitignore`` files are read lazily and cached by folder; rebuild the matcher when a
+    ``.gitignore``, ``.obsidian/app.json`` or the config changes.
+
+    Attributes:
+        vault: the vault root.
+        store_dir: the store folder, vault-relative NFC POSIX path.
+        globs: ``config.ignore`` compiled, or ``None``.
+        prefixes: Obsidian path-prefix filters (NFC).
+        regexes: Obsidian ``/regex/`` filters.
+        warnings: problems met while reading rule files, one line each.
+    """
+
+    def __init__(
+        self,
+        vault: Path,
+        store_dir: str,
+        globs: Patterns | None,
+        prefixes: tuple[str, ...],
+        regexes: tuple[re.Pattern[str], ...],
+        warnings: list[str],
+    ) -> None:
+        self.vault = vault
+        self.store_dir = store_dir
+        self.globs = globs
+        self.prefixes = prefixes
+        self.regexes = regexes
+        self.warnings = warnings
+        self._gitignores: dict[str, Patterns | None] = {}
+
+    @property
+    def has_patterns(self) -> bool:
+        """Whether any rule besides the name rules and the store folder applies to files."""
+        return bool(self.globs or self.prefixes or self.regexes)
+
+    def gitignore(self, folder: str) -> Patterns | None:
+        """Return the compiled ``.gitignore`` of ``folder`` (disk-form relative path, ``""`` for
+        the root), or ``None`` when it has none or it cannot be read (a warning is kept)."""
+        if folder not in self._gitignores:
+            self._gitignores[folder] = self._load_gitignore(folder)
+        return self._gitignores[folder]
+
+    def _load_gitignore(self, folder: str) -> Patterns | None:
+        rel = f"{folder}/.gitignore" if folder else ".gitignore"
+        try:
+            data = (self.vault / rel).read_bytes()
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as exc:
+            self.warnings.append(f"{_nfc(rel)}: cannot read: {exc.strerror or exc}")
+            return None
+        patterns = Patterns(data.decode("utf-8-sig", errors="replace").splitlines())
+        return patterns if len(patterns) else None
+
+    def matches(self, path: str, *, is_dir: bool, chain: _Chain) -> bool:
+        """Return whether one entry is left out, given its folder's ``.gitignore`` chain.
+
+        Args:
+            path: vault-relative NFC path of the entry (its folders already known to be in).
+            is_dir: whether it is a folder.
+            chain: ``(folder prefix, patterns)`` of every ``.gitignore`` above it, root first.
+        """
+        name = path.rpartition("/")[2]
+        if name.startswith(".") or (not is_dir and _is_temp_name(name)):
+            return True
+        return self.matches_patterns(path, is_dir=is_dir, chain=chain)
+
+    def matches_patterns(self, path: str, *, is_dir: bool, chain: _Chain) -> bool:
+        """:meth:`matches` without the name rules (the walk applies those inline)."""
+        if is_dir:
+            if path == self.store_dir:
+                return True
+            if self.prefixes and (path + "/").startswith(self.prefixes):
+                return True
+        elif (self.prefixes and path.startswith(self.prefixes)) or (
+            self.regexes and any(rx.search(path) for rx in self.regexes)
+        ):
+            return True
+        suffix = "/" if is_dir else ""
+        if self.globs is not None and self.globs.check(path + suffix):
+            return True
+        for base, patterns in reversed(chain):
+            include = patterns.check(path[len(base) :] + suffix if base else path + suffix)
+            if include is not None:
+                return include
+        return False
+
+    def is_ignored(self, path: str, *, is_dir: bool = False) -> bool:
+        """Return whether any rule leaves out ``path`` or one of its folders (for a watcher).
+
+        Args:
+            path: vault-relative POSIX path in disk form (``.gitignore`` files are opened by it).
+            is_dir: whether ``path`` names a folder.
+        """
+        parts = path.split("/")
+        chain: _Chain = ()
+        for depth in range(len(parts)):
+            folder = "/".join(parts[:depth])
+            spec = self.gitignore(folder)
+            if spec is not None:
+                chain = (*chain, (f"{_nfc(folder)}/" if folder else "", spec))
+            last = depth == len(parts) - 1
+            here = _nfc("/".join(parts[: depth + 1]))
+            if self.matches(here, is_dir=is_dir or not last, chain=chain):
+                return True
+        return False
+
+
+def _obsidian_filters(
+    vault: Path, warnings: list[str]
+) -> tuple[tuple[str, ...], tuple[re.Pattern[str], ...]]:
+    """Read ``userIgnoreFilters`` from ``.obsidian/app.json``: Obsidian's "Excluded files".
+
+    Each filter is a path prefix (``"Archive/"``, matched with ``startswith`` on the vault
+    path, case-sensitive, as Obsidian does) or a ``/regex/`` (searched anywhere in a file's
+    path; JavaScript syntax, read by :mod:`re`, which agrees on the common subset). A missing
+    file yields no filters; a broken file or filter yields a warning, never an error.
+    """
+    try:
+        data = json.loads((vault / _OBSIDIAN_APP_JSON).read_bytes())
+    except FileNotFoundError:
+        return (), ()
+    except (OSError, ValueError) as exc:
+        warnings.append(f"{_OBSIDIAN_APP_JSON}: ignored, cannot read: {exc}")
+        return (), ()
+    filters = data.get("userIgnoreFilters", []) if isinstance(data, dict) else None
+    if not isinstance(filters, list):
+        warnings.append(f"{_OBSIDIAN_APP_JSON}: userIgnoreFilters is not a list, ignored")
+        return (), ()
+    prefixes: list[str] = []
+    regexes: list[re.Pattern[str]] = []
+    for item in filters:
+        if not isinstance(item, str) or not item:
+            warnings.append(f"{_OBSIDIAN_APP_JSON}: userIgnoreFilters entry {item!r} ignored")
+        elif len(item) > 2 and item.startswith("/") and item.endswith("/"):
+            try:
+                regexes.append(re.compile(_nfc(item[1:-1])))
+            except re.error as exc:
+                warnings.append(f"{_OBSIDIAN_APP_JSON}: bad regex {item!r} ignored: {exc}")
+        else:
+            prefixes.append(_nfc(item))
+    return tuple(prefixes), tuple(regexes)
+
+
+def build_ignore_matcher(config: Config) -> IgnoreMatcher:
+    """Build the full ignore matcher of a vault (rules in the module docstring).
+
+    Args:
+        config: the vault's configuration (``vault``, ``store_dir``, ``ignore``).
+
+    Returns:
+        A matcher; problems with ``.obsidian/app.json`` are in its ``warnings``.
+    """
+    warnings: list[str] = []
+    prefixes, regexes = _obsidian_filters(config.vault, warnings)
+    globs = Patterns(config.ignore) if config.ignore else None
+    store_dir = _nfc(PurePosixPath(config.store_dir.replace(os.sep, "/")).as_posix())
+    return IgnoreMatcher(config.vault, store_dir, globs, prefixes, regexes, warnings)
+
+
+@dataclass
+class _Walk:
+    """Mutable state of one scan."""
+
+    matcher: IgnoreMatcher
+    listdir: Lister
+    pages: dict[str, FileEntry] = field(default_factory=dict)
+    attachments: dict[str, str] = field(default_factory=dict)  # NFC path -> disk path
+    collisions: dict[str, set[str]] = field(default_factory=dict)  # NFC path -> disk paths
+    unreadable: list[Unreadable] = field(default_factory=list)
+    skipped: list[SkippedSymlink] = field(default_factory=list)
+    via_symlink: set[tuple[int, int]] = field(default_factory=set)
+
+    def collide(self, key: str, *disk_paths: str) -> None:
+        self.collisions.setdefault(key, set()).update(disk_paths)
+
+    def add_page(self, key: str, disk: str, entry: os.DirEntry[str]) -> None:
+        try:
+            st = entry.stat()
+        except FileNotFoundError:
+            return  # gone between listing and stat: truly absent
+        except OSError as exc:
+            self.unreadable.append(Unreadable(key, exc.strerror or str(exc)))
+            return
+        old = self.pages.get(key)
+        if old is not None:
+            self.collide(key, old.disk_path, disk)
+            if old.disk_path < disk:
+                return
+        self.pages[key] = FileEntry(key, disk, st.st_mtime_ns, st.st_size)
+
+    def add_attachment(self, key: str, disk: str) -> None:
+        old = self.attachments.get(key)
+        if old is not None:
+            self.collide(key, old, disk)
+            disk = min(old, disk)
+        self.attachments[key] = disk
+
+    def walk(
+        self,
+        abs_dir: str,
+        disk_dir: str,
+        nfc_dir: str,
+        ancestors: frozenset[tuple[int, int]],
+        chain: _Chain,
+    ) -> None:
+        """List one folder (``disk_dir`` ``""`` = the root) and recurse into its folders."""
+        try:
+            entries = sorted(self.listdir(abs_dir), key=lambda e: e.name)
+        except OSError as exc:
+            if not disk_dir:
+                raise VaultUnreadableError(
+                    f"cannot read the vault folder {abs_dir}: {exc.strerror or exc}"
+                ) from exc
+            self.unreadable.append(Unreadable(nfc_dir, exc.strerror or str(exc)))
+            return
+        if any(e.name == ".gitignore" for e in entries):
+            spec = self.matcher.gitignore(disk_dir)
+            if spec is not None:
+                chain = (*chain, (f"{nfc_dir}/" if nfc_dir else "", spec))
+        folders: dict[str, str] = {}  # NFC name -> first disk name, for folder collisions
+        file_patterns = bool(chain) or self.matcher.has_patterns
+        matches_patterns = self.matcher.matches_patterns
+        for entry in entries:
+            name = entry.name
+            if name.startswith("."):
+                continue
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            nfc_name = _nfc(name)
+            if not is_dir and _is_temp_name(nfc_name):
+                continue
+            key = f"{nfc_dir}/{nfc_name}" if nfc_dir else nfc_name
+            if (is_dir or file_patterns) and matches_patterns(key, is_dir=is_dir, chain=chain):
+                continue
+            disk = f"{disk_dir}/{name}" if disk_dir else name
+            if is_dir:
+                first = folders.setdefault(nfc_name, name)
+                if first != name:
+                    self.collide(key, f"{disk_dir}/{first}" if disk_dir else first, disk)
+                self._enter(entry, disk, key, ancestors, chain)
+            elif entry.is_file():
+                if nfc_name.lower().endswith(_PAGE_SUFFIX):
+                    self.add_page(key, disk, entry)
+                else:
+                    self.add_attachment(key, disk)
+            elif entry.is_symlink():
+                self.skipped.append(SkippedSymlink(key, "broken"))
+
+    def _enter(
+        self,
+        entry: os.DirEntry[str],
+        disk: str,
+        key: str,
+        ancestors: frozenset[tuple[int, int]],
+        chain: _Chain,
+    ) -> None:
+        """Walk a subfolder unless it is a symlink loop or a repeat (rules on :func:`scan`)."""
+        try:
+            st = entry.stat()
+        except OSError as exc:
+            self.unreadable.append(Unreadable(key, exc.strerror or str(exc)))
+            return
+        ident = (st.st_dev, st.st_ino)
+        if entry.is_symlink():
+            if ident in ancestors:
+                self.skipped.append(SkippedSymlink(key, "loop"))
+                return
+            if ident in self.via_symlink:
+                self.skipped.append(SkippedSymlink(key, "repeat"))
+                return
+            self.via_symlink.add(ident)
+        self.walk(entry.path, disk, key, ancestors | {ident}, chain)
+
+    def result(self) -> ScanResult:
+        """Freeze the state into a :class:`ScanResult`, everything in sorted order."""
+        return ScanResult(
+            pages={k: self.pages[k] for k in sorted(self.pages)},
+            attachments=frozenset(self.attachments),
+            unreadable=tuple(sorted(self.unreadable, key=lambda u: u.path)),
+            collisions=tuple(sorted(tuple(sorted(g)) for g in self.collisions.values())),
+            skipped_symlinks=tuple(sorted(self.skipped, key=lambda s: s.path)),
+            warnings=tuple(self.matcher.warnings),
+        )
+
+
+def scan(config: Config, *, listdir: Lister = os.scandir) -> ScanResult:
+    """Walk the vault and list its pages and attachments, by what is on disk now.
+
+    Folders left out by an ignore rule are never listed (rules in the module docstring).
+    Symlinks: a symlinked file counts like a file (with its target's stat); a symlinked folder
+    is followed once, so a folder inside the vault reached through a link is listed under both
+    paths; it is skipped and reported when its target is one of its own ancestors (a loop) or
+    was already entered through another symlink (bounds diamonds of links); a broken symlink
+    is skipped and reported. Loops are found by ``(st_dev, st_ino)``, never by path.
+
+    Speed: one ``scandir`` per folder, one ``stat`` per page and per folder, no ``stat`` per
+    attachment, no pattern matching when there are no patterns, a one-regex pre-check when
+    there are. Measured (2 cores, warm cache, 10k pages in 100 folders): 53 ms, 60 ms with a
+    root ``.gitignore``, 64 ms with config globs too; bare ``scandir`` + ``stat`` is 27-40 ms.
+
+    Args:
+        config: the vault's configuration (``vault``, ``store_dir``, ``ignore``).
+        listdir: lists a folder by absolute path; the test seam for faults (default
+            :func:`os.scandir`).
+
+    Returns:
+        The pages, attachments, unreadable folders, collisions, skipped symlinks and warnings.
+
+    Raises:
+        VaultUnreadableError: the vault root cannot be listed (missing, not a folder, no
+            permission); nothing may be deleted on the strength of such a scan.
+    """
+    state = _Walk(build_ignore_matcher(config), listdir)
+    root = str(config.vault)
+    try:
+        st = os.stat(root)
+    except OSError as exc:
+        raise VaultUnreadableError(
+            f"cannot read the vault folder {root}: {exc.strerror or exc}"
+        ) from exc
+    state.walk(root, "", "", frozenset({(st.st_dev, st.st_ino)}), ())
+    result = state.result()
+    logger.info(
+        "scanned %s: %d pages, %d attachments, %d unreadable",
+        root,
+        len(result.pages),
+        len(result.attachments),
+        len(result.unreadable),
+    )
+    return result
+
+
+def read_page(vault: Path, entry: FileEntry) -> tuple[str, str, str | None]:
+    """Read one page once: its text, its content hash and any decoding problem.
+
+    Bad content never raises: bytes that are not UTF-8 become U+FFFD and the problem is
+    returned for ``lint``. A leading UTF-8 BOM is dropped (it is hashed, being on disk).
+
+    Args:
+        vault: the vault root.
+        entry: the page, as :func:`scan` found it (opened by ``entry.disk_path``).
+
+    Returns:
+        ``(text, content_hash, decode_error)``: the text decoded as ``utf-8-sig``, the hash
+        of the raw bytes (:func:`content_hash`), and ``None`` or a message like
+        ``"not valid UTF-8 at byte 123 (line 4)"`` (0-based file byte offset, 1-based line).
+
+    Raises:
+        OSError: the file cannot be read (``FileNotFoundError`` when it vanished after the
+            scan); the caller decides what that means.
+    """
+    data = (vault / entry.disk_path).read_bytes()
+    digest = content_hash(data)
+    try:
+        return data.decode("utf-8-sig"), digest, None
+    except UnicodeDecodeError as exc:
+        offset = exc.start + (len(_UTF8_BOM) if data.startswith(_UTF8_BOM) else 0)
+        line = data.count(b"\n", 0, offset) + 1
+        text = data.decode("utf-8-sig", errors="replace")
+        return text, digest, f"not valid UTF-8 at byte {offset} (line {line})"
