@@ -175,6 +175,28 @@ def rebuild(vault: Path | None, as_json: bool) -> None:
     _print_report(plan, report, as_json, "rebuild")
 
 
+def _hit_json(hit: Any, explain: bool) -> dict[str, Any]:
+    """The pinned ``query --json`` hit shape (docs/cli.md); fields are added, never renamed."""
+    out = {
+        "id": hit.id,
+        "path": hit.path,
+        "title": hit.title,
+        "kind": hit.kind,
+        "project": hit.project,
+        "status": hit.status,
+        "tags": list(hit.tags),
+        "score": hit.score,
+        "snippet": hit.snippet,
+    }
+    if explain:
+        out["explain"] = hit.explain
+    return out
+
+
+def _explain_lines(explain: dict[str, Any]) -> list[str]:
+    return [f"explain: {json.dumps(explain, ensure_ascii=False)}"]
+
+
 @cli.command()
 @click.argument("text")
 @click.option(
@@ -218,7 +240,7 @@ def query(
         reader.close()
     took_ms = round((time.perf_counter() - started) * 1000, 2)
     if as_json:
-        out: dict[str, Any] = {"query": text, "hits": [h.to_json(explain) for h in hits]}
+        out: dict[str, Any] = {"query": text, "hits": [_hit_json(h, explain) for h in hits]}
         if timings:
             out["took_ms"] = took_ms
         _emit_json(out)
@@ -231,9 +253,7 @@ def query(
         if hit.snippet:
             click.echo(f"   {hit.snippet}")
         if explain and hit.explain:
-            from vault_sync.explain import format_explain
-
-            for line in format_explain(hit.explain):
+            for line in _explain_lines(hit.explain):
                 click.echo(f"   {line}")
     if timings:
         click.echo(f"({took_ms} ms)")

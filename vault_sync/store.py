@@ -35,8 +35,20 @@ from vault_sync.page import Page, name_key, path_id, path_stem
 SIDECAR_NAME = "sidecar.sqlite"
 
 
+def _script(db: sqlite3.Connection, sql: str) -> None:
+    """Run ``;``-separated statements inside the caller's transaction.
+
+    (``executescript`` would COMMIT the open transaction first, so a migration and its
+    ``migrations`` row could land apart.)
+    """
+    for statement in sql.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
 def _m001_initial(db: sqlite3.Connection) -> None:
-    db.executescript(
+    _script(
+        db,
         """
         CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
         CREATE TABLE pages (
@@ -107,7 +119,7 @@ def _m001_initial(db: sqlite3.Connection) -> None:
         CREATE INDEX issues_path ON issues(path);
         CREATE TABLE attachments (path TEXT PRIMARY KEY);
         CREATE TABLE pending (path TEXT PRIMARY KEY);
-        """
+        """,
     )
 
 
