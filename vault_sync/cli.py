@@ -194,7 +194,18 @@ def _hit_json(hit: Any, explain: bool) -> dict[str, Any]:
 
 
 def _explain_lines(explain: dict[str, Any]) -> list[str]:
-    return [f"explain: {json.dumps(explain, ensure_ascii=False)}"]
+    """One line per matched field: field, terms, boost, BM25 contribution."""
+    lines = [
+        f"why: BM25 (k1 {explain['bm25']['k1']}, b {explain['bm25']['b']}),"
+        f" score {explain['score']}"
+    ]
+    for match in explain.get("matches", []):
+        terms = ", ".join(match["terms"])
+        lines.append(
+            f"  {match['field']:<11} [{terms}]  boost {match['boost']:g}"
+            f"  score {match['score']:.4f}  (clause: {match['clause']})"
+        )
+    return lines
 
 
 @cli.command()
