@@ -156,3 +156,38 @@ def test_killed_sync_is_repaired_by_the_next(
     assert again.code == 0, again.err  # type: ignore[attr-defined]
     assert sql(vault, "SELECT count(*) FROM pages")[0][0] == 20
     assert len(search_paths(vault, "common", limit=100)) == 20
+
+
+def test_near_identical_names_are_distinct_pages_and_reported_n2(
+    make_vault: MakeVault, cli: Callable[..., object]
+) -> None:
+    vault = make_vault(
+        {
+            "a b.md": "space name\n",
+            "a-b.md": "dash name\n",
+            "Finance/x.md": "finance page\n",
+            "other.md": "---\nid: finance/x\n---\nclaims the id\n",
+            "linker.md": "[[a b]] [[a-b]]\n",
+        }
+    )
+    sync(vault)
+    assert sql(vault, "SELECT count(*) FROM pages")[0][0] == 5
+    targets = dict(sql(vault, "SELECT target_text, target_path FROM links"))
+    assert targets == {"a b": "a b.md", "a-b": "a-b.md"}
+    lint = cli("--vault", str(vault), "lint", "--json")
+    assert lint.code == 1  # type: ignore[attr-defined]
+    problems = {(p["path"], p["code"]) for p in lint.json()["problems"]}  # type: ignore[attr-defined]
+    assert {("a b.md", "name_collision"), ("a-b.md", "name_collision")} <= problems
+    assert {("Finance/x.md", "duplicate_id"), ("other.md", "duplicate_id")} <= problems
+
+
+def test_nfc_collision_on_disk_is_reported(
+    make_vault: MakeVault, cli: Callable[..., object]
+) -> None:
+    vault = make_vault({})
+    (vault / unicodedata.normalize("NFC", "Café.md")).write_text("one\n", encoding="utf-8")
+    (vault / unicodedata.normalize("NFD", "Café.md")).write_text("two\n", encoding="utf-8")
+    sync(vault)
+    assert sql(vault, "SELECT count(*) FROM pages")[0][0] == 1
+    lint = cli("--vault", str(vault), "lint", "--json").json()  # type: ignore[attr-defined]
+    assert [p["code"] for p in lint["problems"]].count("name_collision") == 2

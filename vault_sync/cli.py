@@ -350,8 +350,22 @@ def lint(vault: Path | None, as_json: bool) -> None:
         sys.exit(1)
 
 
+def _configure_logging() -> None:
+    """Library warnings go to stderr as ``vault-sync: warning: ...`` (the library adds no
+    handlers itself; without one, Python's last-resort handler would print them raw)."""
+    import logging
+
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("vault-sync: %(levelname)s: %(message)s"))
+    package = logging.getLogger("vault_sync")
+    package.addHandler(handler)
+    package.setLevel(logging.WARNING)
+    package.propagate = False
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI; turn every :class:`VaultSyncError` into ``Error: ...`` and its exit code."""
+    _configure_logging()
     try:
         cli.main(args=argv, prog_name="vault-sync", standalone_mode=False)
     except click.exceptions.Abort:

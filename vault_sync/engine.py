@@ -75,7 +75,7 @@ def check_stores(config: Config) -> str | None:
     finally:
         store.close()
     try:
-        docs = PageIndex.open(index_path(config)).doc_count()
+        docs = PageIndex.open(index_path(config), verify=True).doc_count()
     except (StoreError, ValueError, OSError) as exc:
         return f"index unusable: {exc}"
     if docs != pages and not pending:
@@ -118,7 +118,7 @@ def run_sync(
         fresh = problem in ("no sidecar", "no index") and not index_path(config).exists()
         if problem is not None and not fresh:
             notice = f"stores rebuilt from the vault: {problem}"
-            logger.warning("%s: %s", config.vault, notice)
+            logger.info("%s: %s", config.vault, notice)
             _remove_stores(config)
         elif problem is not None:
             _remove_stores(config)

@@ -1,0 +1,421 @@
+"""Tests of vault_sync.index on a real tantivy index under tmp_path.
+
+Pages are built with :class:`vault_sync.page.Page` directly (the parser is tested on its own);
+the case files (``tests/pages``, copies of ``../shared/cases/pages``) are only read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+import tantivy
+
+from vault_sync.errors import QuerySyntaxError, StoreError
+from vault_sync.index import (
+    FIELD_BOOSTS,
+    SCHEMA_VERSION,
+    IndexBusyError,
+    IndexCorruptError,
+    IndexSchemaMismatch,
+    PageIndex,
+    build_query,
+    build_schema,
+)
+from vault_sync.page import Page
+
+CASES = Path(__file__).resolve().parent / "pages"  # copies of ../shared/cases/pages
+if not (CASES / "s1-long-page.md").is_file():
+    CASES = Path(__file__).resolve().parents[2] / "shared" / "cases" / "pages"
+
+FILLER = [
+    Page(
+        path=f"filler/f{i}.md",
+        id=f"filler/f{i}",
+        title=f"Filler {i}",
+        body=f"Notes about gardening, {word} and the weather on day {i}. Write it down.",
+    )
+    for i, word in enumerate(["tomatoes", "json files", "the pane", "atomic clocks", "graphs"])
+]
+
+
+def case_page(name: str) -> Page:
+    """A Page from a case file: the title from its frontmatter, the rest as the body."""
+    text = (CASES / name).read_text(encoding="utf-8")
+    _, front, body = text.split("---\n", 2)
+    title = re.search(r"^title: (.*)$", front, re.MULTILINE)
+    assert title is not None
+    return Page(path=name, id=name[:-3], title=title.group(1), body=body)
+
+
+def make_index(path: Path, pages: Iterable[Page], generation: int = 1) -> PageIndex:
+    index = PageIndex.open(path)
+    with index.batch() as writer:
+        for page in pages:
+            writer.add(page, f"hash-{page.path}", generation)
+    return index
+
+
+def paths(index: PageIndex, query: str, **kw: object) -> list[str]:
+    return [h.path for h in index.search(query, **kw)]  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def cases_index(tmp_path: Path) -> PageIndex:
+    names = ["s1-long-page.md", "s2-cjk.md", "s3-identifiers.md", "s3b-split-words.md"]
+    return make_index(tmp_path / "index", [*map(case_page, names), *FILLER])
+
+
+# --------------------------------------------------------------------------- S1-S3
+
+
+@pytest.mark.parametrize("word", ["narwhalbeta", "axolotlgamma", "quokkadelta", "zebrafinchomega"])
+def test_s1_every_word_of_a_long_page_is_found(cases_index: PageIndex, word: str) -> None:
+    assert paths(cases_index, word) == ["s1-long-page.md"]
+
+
+def test_s1_a_snippet_from_deep_in_the_page_is_cut_and_marked(cases_index: PageIndex) -> None:
+    (hit,) = cases_index.search("quokkadelta")
+    assert "**quokkadelta**" in hit.snippet
+    assert hit.snippet.startswith("…") and hit.snippet.endswith("…")
+    assert len(hit.snippet) < 250
+
+
+@pytest.mark.parametrize("query", ["雾凇", "雾凇词库", "词库", "同步", "记忆同步引擎"])
+def test_s2_cjk_substrings_are_found(cases_index: PageIndex, query: str) -> None:
+    hits = cases_index.search(query)
+    assert [h.path for h in hits] == ["s2-cjk.md"]
+    assert f"**{query}**" in hits[0].snippet  # literal fallback: body highlights miss CJK
+
+
+@pytest.mark.parametrize("query", ["部署笔记", "笔记"])
+def test_s2_a_cjk_title_is_found(cases_index: PageIndex, query: str) -> None:
+    assert paths(cases_index, query) == ["s2-cjk.md"]
+
+
+@pytest.mark.parametrize(
+    "query", ["atomic_write_json", "pane_pid", "graph_neighbors_for_project", "neighbors"]
+)
+def test_s3_identifiers_are_found_whole_and_by_part(cases_index: PageIndex, query: str) -> None:
+    assert paths(cases_index, query)[0] == "s3-identifiers.md"
+
+
+def test_s3b_is_found_by_the_words(cases_index: PageIndex) -> None:
+    assert "s3b-split-words.md" in paths(cases_index, "atomic write json")
+
+
+@pytest.mark.parametrize("query", ["atomic_write_json", "pane_pid"])
+def test_s3_the_exact_literal_ranks_above_the_words_apart(
+    cases_index: PageIndex, query: str
+) -> None:
+    found = paths(cases_index, query)
+    # the plain query as typed finds both pages: the ranking, not a filter, decides
+    assert "s3b-split-words.md" in found
+    assert found.index("s3-identifiers.md") < found.index("s3b-split-words.md")
+
+
+def test_camel_case_is_found_whole_and_split(tmp_path: Path) -> None:
+    page = Page(path="a.md", id="a", title="A", body="The PageAuthority multiplier is clamped.")
+    index = make_index(tmp_path / "ix", [page, *FILLER])
+    for query in ("PageAuthority", "pageauthority", "authority", "page authority"):
+        assert paths(index, query)[:1] == ["a.md"], query
+
+
+# --------------------------------------------------------------------------- writes
+
+
+def test_delete_by_path_deletes(tmp_path: Path) -> None:
+    odd = ["notes/a b.md", "日记/雾凇 #1.md", "x#y (copy).md"]
+    pages = [Page(path=p, id=p[:-3], title="T", body=f"shared word {i}") for i, p in enumerate(odd)]
+    index = make_index(tmp_path / "ix", [*pages, *FILLER])
+    assert index.doc_count() == 3 + len(FILLER)
+    with index.batch() as writer:
+        for path in odd:
+            writer.delete(path)
+    assert index.doc_count() == len(FILLER)
+    with pytest.raises(QuerySyntaxError):
+        index.search("")
+    assert index.search("shared") == []
+    assert not set(odd) & set(index.paths_with_generation())
+
+
+def test_update_in_one_batch_leaves_one_document(tmp_path: Path) -> None:
+    old = Page(path="n.md", id="n", title="N", body="the old lantern")
+    index = make_index(tmp_path / "ix", [old, *FILLER])
+    new = Page(path="n.md", id="n", title="N", body="the new harbour")
+    with index.batch() as writer:
+        writer.delete(new.path)
+        writer.add(new, "h2", 2)
+    assert index.doc_count() == 1 + len(FILLER)
+    assert paths(index, "harbour") == ["n.md"]
+    assert paths(index, "lantern") == []
+    assert index.paths_with_generation()["n.md"] == 2
+
+
+def test_reopen_registers_analyzers(tmp_path: Path) -> None:
+    make_index(tmp_path / "ix", [case_page("s2-cjk.md"), case_page("s3-identifiers.md")])
+    again = PageIndex.open(tmp_path / "ix")
+    assert paths(again, "同步") == ["s2-cjk.md"]  # needs the CJK analyzer at search
+    with again.batch() as writer:  # and at commit
+        writer.add(Page(path="z.md", id="z", title="Z", body="词库 PageAuthority"), "h", 2)
+    assert set(paths(again, "词库")) == {"s2-cjk.md", "z.md"}
+    assert paths(again, "authority") == ["z.md"]
+
+
+def test_a_failed_batch_rolls_back_and_releases_the_lock(tmp_path: Path) -> None:
+    index = make_index(tmp_path / "ix", FILLER)
+    with pytest.raises(RuntimeError), index.batch() as writer:
+        writer.delete("filler/f0.md")
+        writer.add(Page(path="new.md", id="new", title="New", body="x"), "h", 2)
+        raise RuntimeError("boom")
+    assert index.doc_count() == len(FILLER)
+    with index.batch() as writer:
+        writer.add(Page(path="new.md", id="new", title="New", body="kestrel"), "h", 2)
+    assert paths(index, "kestrel") == ["new.md"]
+
+
+def test_a_second_writer_is_refused_with_a_clear_error(tmp_path: Path) -> None:
+    index = make_index(tmp_path / "ix", FILLER)
+    other = tantivy.Index.open(str(tmp_path / "ix")).writer(64_000_000, 1)
+    try:
+        with pytest.raises(IndexBusyError), index.batch():
+            pass
+    finally:
+        del other
+
+
+def test_delete_all_and_paths_with_generation(tmp_path: Path) -> None:
+    index = make_index(tmp_path / "ix", FILLER, generation=7)
+    assert index.paths_with_generation() == {p.path: 7 for p in FILLER}
+    index.delete_all()
+    assert index.doc_count() == 0
+    assert index.paths_with_generation() == {}
+
+
+def test_filter_values_and_missing_project_round_trip(tmp_path: Path) -> None:
+    page = Page(
+        path="r.md",
+        id="rules/r",
+        title="Rule",
+        kind="rule",
+        status="superseded",
+        project="alpha",
+        tags=("Canonical", "ops"),
+        body="kestrel",
+    )
+    index = make_index(tmp_path / "ix", [page, *FILLER])
+    (hit,) = index.search("kestrel")
+    assert (hit.id, hit.kind, hit.status, hit.project, hit.tags) == (
+        "rules/r",
+        "rule",
+        "superseded",
+        "alpha",
+        ("Canonical", "ops"),
+    )
+    assert index.search("gardening")[0].project is None
+
+
+# --------------------------------------------------------------------------- damage
+
+
+def _segment_files(path: Path, ext: str) -> list[Path]:
+    return [p for p in path.iterdir() if re.match(r"^[0-9a-f]{32}\." + ext + "$", p.name)]
+
+
+def _truncate(path: Path, ext: str) -> None:
+    for file in _segment_files(path, ext):
+        with file.open("r+b") as fh:
+            fh.truncate(file.stat().st_size // 2)
+
+
+def _scribble(path: Path, ext: str) -> None:
+    for file in _segment_files(path, ext):
+        with file.open("r+b") as fh:
+            fh.seek(file.stat().st_size // 3)
+            fh.write(b"\xff\x00garbage\x13\x37" * 4)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(lambda p: _truncate(p, "idx"), id="truncate-idx"),
+        pytest.param(lambda p: _truncate(p, "store"), id="truncate-store"),
+        pytest.param(lambda p: _truncate(p, "term"), id="truncate-term"),
+        pytest.param(lambda p: (p / "meta.json").write_text("{garbage"), id="garbage-meta"),
+        pytest.param(lambda p: (p / "meta.json").write_bytes(b""), id="empty-meta"),
+        pytest.param(lambda p: (p / "meta.json").unlink(), id="missing-meta"),
+        pytest.param(lambda p: _segment_files(p, "idx")[0].unlink(), id="missing-segment-file"),
+    ],
+)
+def test_a_damaged_index_raises_never_zero_hits(tmp_path: Path, damage: object) -> None:
+    make_index(tmp_path / "ix", [case_page("s1-long-page.md"), *FILLER])
+    damage(tmp_path / "ix")  # type: ignore[operator]
+    with pytest.raises(IndexCorruptError):
+        index = PageIndex.open(tmp_path / "ix")
+        index.search("gardening narwhalbeta")
+
+
+@pytest.mark.parametrize("ext", ["idx", "pos", "term", "store", "fieldnorm", "fast"])
+def test_verify_finds_garbage_inside_any_segment_file(tmp_path: Path, ext: str) -> None:
+    # tantivy checks only footers at open: garbage inside a file may pass unseen (positions)
+    # or panic at search, so writers open with verify=True
+    make_index(tmp_path / "ix", [case_page("s1-long-page.md"), *FILLER])
+    PageIndex.open(tmp_path / "ix", verify=True)  # intact: passes
+    _scribble(tmp_path / "ix", ext)
+    with pytest.raises(IndexCorruptError, match=rf"\.{ext}: "):
+        PageIndex.open(tmp_path / "ix", verify=True)
+
+
+def test_a_tantivy_panic_on_bad_data_becomes_index_corrupt(tmp_path: Path) -> None:
+    index = make_index(tmp_path / "ix", [case_page("s1-long-page.md"), *FILLER])
+    for file in _segment_files(tmp_path / "ix", "idx"):  # postings: garbage from byte 0
+        size = file.stat().st_size
+        with file.open("r+b") as fh:
+            fh.write(b"\xff" * (size // 2))
+    reopened = PageIndex.open(tmp_path / "ix")
+    with pytest.raises(IndexCorruptError):
+        for query in ("gardening", "narwhalbeta", "filler", "weather"):
+            assert reopened.search(query), query  # zero hits would be the silent failure
+    del index
+
+
+def test_corrupt_and_mismatch_errors_are_store_errors() -> None:
+    assert issubclass(IndexCorruptError, StoreError)
+    assert issubclass(IndexSchemaMismatch, StoreError)
+
+
+def test_another_schema_is_a_mismatch(tmp_path: Path) -> None:
+    sb = tantivy.SchemaBuilder()
+    sb.add_text_field("path", stored=True, tokenizer_name="raw")
+    tantivy.Index(sb.build(), path=str(tmp_path))
+    with pytest.raises(IndexSchemaMismatch):
+        PageIndex.open(tmp_path)
+
+
+def test_other_analyzers_are_a_mismatch(tmp_path: Path) -> None:
+    # an index written by the previous SCHEMA_VERSION names its analyzers "..._v0"
+    meta = build_schema()
+    tantivy.Index(meta, path=str(tmp_path))
+    text = (tmp_path / "meta.json").read_text()
+    (tmp_path / "meta.json").write_text(text.replace(f"_v{SCHEMA_VERSION}", "_v0"))
+    with pytest.raises(IndexSchemaMismatch):
+        PageIndex.open(tmp_path)
+
+
+# --------------------------------------------------------------------------- queries
+
+
+def test_filters_are_exact_and_do_not_change_scores(tmp_path: Path) -> None:
+    pages = [
+        Page(
+            path="a.md",
+            id="a",
+            title="A",
+            kind="rule",
+            project="alpha",
+            tags=("Ops",),
+            body="kestrel",
+        ),
+        Page(
+            path="b.md",
+            id="b",
+            title="B",
+            kind="note",
+            project="beta",
+            tags=("ops",),
+            body="kestrel",
+        ),
+        Page(path="c.md", id="c", title="C", kind="rule", body="kestrel kestrel"),
+    ]
+    index = make_index(tmp_path / "ix", [*pages, *FILLER])
+    assert sorted(paths(index, "kestrel", kind="rule")) == ["a.md", "c.md"]
+    assert paths(index, "kestrel", project="alpha") == ["a.md"]
+    assert paths(index, "kestrel", project="alph") == []
+    assert sorted(paths(index, "kestrel", tag="OPS")) == ["a.md", "b.md"]
+    assert paths(index, "kestrel", kind="rule", project="beta") == []
+    plain = {h.path: h.score for h in index.search("kestrel")}
+    assert {h.path: h.score for h in index.search("kestrel", kind="rule")} == {
+        p: plain[p] for p in ("a.md", "c.md")
+    }
+
+
+@pytest.mark.parametrize("query", ["", "   ", '"unclosed phrase', 'a "b" "c', ":", "( * )"])
+def test_unreadable_queries_raise_query_syntax_error(tmp_path: Path, query: str) -> None:
+    index = make_index(tmp_path / "ix", FILLER)
+    with pytest.raises(QuerySyntaxError) as info:
+        index.search(query)
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "query", ["gardening:", "title:gardening", "(gardening", "garden*", "a AND (b", "+gardening~2"]
+)
+def test_punctuation_is_text_not_syntax(tmp_path: Path, query: str) -> None:
+    index = make_index(tmp_path / "ix", FILLER)
+    index.search(query)  # no tantivy error
+    build_query(query)
+
+
+def test_phrases_must_match_and_minus_excludes(tmp_path: Path) -> None:
+    index = make_index(tmp_path / "ix", FILLER)
+    assert paths(index, '"json files"') == ["filler/f1.md"]
+    assert paths(index, 'gardening "atomic clocks"') == ["filler/f3.md"]
+    assert "filler/f2.md" not in paths(index, "gardening -pane")
+    assert len(paths(index, "gardening -pane")) == len(FILLER) - 1
+    assert paths(index, '-"the weather"') == []
+
+
+def test_a_title_match_outranks_a_body_only_match(tmp_path: Path) -> None:
+    pages = [
+        Page(path="a-body.md", id="a", title="Harbour notes", body="We saw the lighthouse."),
+        Page(path="z-title.md", id="z", title="Lighthouse", body="We saw the harbour."),
+    ]
+    index = make_index(tmp_path / "ix", [*pages, *FILLER])
+    assert paths(index, "lighthouse") == ["z-title.md", "a-body.md"]
+
+
+def test_ties_sort_by_path_even_at_the_cut(tmp_path: Path) -> None:
+    pages = [
+        Page(path=f"t{i}.md", id=f"t{i}", title="Same", body="kestrel") for i in (3, 1, 4, 0, 2)
+    ]
+    index = PageIndex.open(tmp_path / "ix")
+    for page in pages:  # one segment each
+        with index.batch() as writer:
+            writer.add(page, "h", 1)
+    hits = index.search("kestrel", limit=2)
+    assert [h.path for h in hits] == ["t0.md", "t1.md"]
+    assert hits[0].score == hits[1].score
+
+
+def test_search_is_deterministic_and_a_rebuild_scores_the_same(tmp_path: Path) -> None:
+    pages = [
+        *map(
+            case_page, ["s1-long-page.md", "s2-cjk.md", "s3-identifiers.md", "s3b-split-words.md"]
+        ),
+        *FILLER,
+    ]
+    first = make_index(tmp_path / "one", pages)
+    second = PageIndex.open(tmp_path / "two")
+    for chunk in (pages[::2], pages[1::2]):  # other order, two segments
+        with second.batch() as writer:
+            for page in reversed(chunk):
+                writer.add(page, f"hash-{page.path}", 1)
+    for query in ["atomic write json", "pane_pid", "同步", "gardening the", "filler"]:
+        once = first.search(query, explain=True)
+        assert once == first.search(query, explain=True)
+        assert [(h.path, h.score, h.snippet) for h in once] == [
+            (h.path, h.score, h.snippet) for h in second.search(query)
+        ]
+
+
+def test_explain_lists_fields_terms_scores_and_boosts(cases_index: PageIndex) -> None:
+    hit = cases_index.search("atomic_write_json", explain=True)[0]
+    assert hit.explain is not None
+    assert hit.explain["field_boosts"] == FIELD_BOOSTS
+    by_field = {m["field"]: m for m in hit.explain["matches"]}
+    assert by_field["body_ident"]["terms"] == ["atomic_write_json"]
+    assert by_field["body_ident"]["boost"] == FIELD_BOOSTS["body_ident"]
+    assert all(m["score"] > 0 for m in hit.explain["matches"])
+    assert cases_index.search("atomic_write_json")[0].explain is None
