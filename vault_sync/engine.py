@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from vault_sync.config import Config
 from vault_sync.errors import StoreError
-from vault_sync.index import PageIndex
+from vault_sync.index import INDEX_NAME, PageIndex
 from vault_sync.lock import WriterLock
 from vault_sync.store import SIDECAR_NAME, Sidecar
 
@@ -29,9 +29,6 @@ if TYPE_CHECKING:
     from vault_sync.vault import ScanResult
 
 logger = logging.getLogger(__name__)
-
-INDEX_NAME = "index"
-
 
 def sidecar_path(config: Config) -> Path:
     """Path of ``sidecar.sqlite`` in the vault's store folder."""

@@ -8,6 +8,7 @@ the holder dies, even by SIGKILL).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -61,10 +62,8 @@ class WriterLock:
             ) from exc
         if first:
             info = {"pid": os.getpid(), "command": " ".join(sys.argv[:2]), "since": time.time()}
-            try:
+            with contextlib.suppress(OSError):  # the name is a courtesy, not a requirement
                 (self.store / HOLDER_NAME).write_text(json.dumps(info), encoding="utf-8")
-            except OSError:
-                pass
 
     def release(self) -> None:
         """Release one level of the lock."""

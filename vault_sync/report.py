@@ -45,7 +45,7 @@ def find_page(sidecar: Sidecar, reference: str) -> str:
     for sql, params in tiers:
         paths = sorted({row[0] for row in sidecar.db.execute(sql, params)})
         if len(paths) == 1:
-            return paths[0]
+            return str(paths[0])
         if paths:
             listed = ", ".join(paths)
             raise AmbiguousPageError(f"{reference!r} matches {len(paths)} pages: {listed}")

@@ -401,8 +401,10 @@ class Sidecar:
             touched: pages whose mtime changed but content did not: only their state is updated.
 
         Links are re-resolved where the batch can change the answer: links of the batch's
-        pages, every unresolved or ambiguous link, links into changed or deleted pages, links
-        whose target names a changed page, and attachment links when attachments changed.
+        pages, links into changed or deleted pages, links whose target (whole, or its last
+        path part) equals a key of a page written or deleted now — its path without ``.md``,
+        stem, title or an alias, before or after the change: the only ways an unresolved or
+        tied link can change — and attachment links when attachments changed.
         """
         changed = [r.page.path for r in upserts]
         gone = list(deletes)
@@ -445,7 +447,7 @@ class Sidecar:
                     ((p,) for p in [*changed, *gone]),
                 )
                 self._resolve_links(
-                    "status IN ('new', 'unresolved') OR candidates IS NOT NULL"
+                    "status = 'new'"
                     " OR target_path IN (SELECT p FROM batch_paths)"
                     " OR target_key IN (SELECT k FROM batch_keys)"
                     " OR target_last_key IN (SELECT k FROM batch_keys)"

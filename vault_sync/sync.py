@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from vault_sync.config import Config
-from vault_sync.index import PageIndex
+from vault_sync.index import INDEX_NAME, PageIndex
 from vault_sync.lock import WriterLock
 from vault_sync.page import Issue, Page, Severity
 from vault_sync.parser import parse_page
@@ -238,6 +238,7 @@ def apply_plan(
     result: ScanResult,
     *,
     lock: WriterLock,
+    store: Sidecar,
     progress: ProgressFn | None = None,
 ) -> SyncReport:
     """Apply a plan in bounded batches, one generation each (DESIGN §4).
@@ -247,6 +248,7 @@ def apply_plan(
         plan: from :func:`make_plan`.
         result: the scan the plan came from (file entries, attachments).
         lock: the writer lock, taken around each batch only.
+        store: an open (writable) sidecar.
         progress: called with the number of pages done after each batch.
 
     Returns:
@@ -268,6 +270,7 @@ def apply_plan(
         with lock:
             generation = _apply_batch(
                 config,
+                store,
                 batch,
                 deletes if first else [],
                 result,
@@ -292,6 +295,7 @@ def apply_plan(
 
 def _apply_batch(
     config: Config,
+    store: Sidecar,
     paths: Sequence[str],
     deletes: Sequence[str],
     result: ScanResult,
@@ -301,41 +305,35 @@ def _apply_batch(
     errors: dict[str, str],
 ) -> int:
     """Apply one batch under the lock: journal, index commit, sidecar commit. Returns gen."""
-    store = Sidecar.open(config.store_path / SIDECAR_NAME)
-    try:
-        generation = store.generation + 1
-        if paths or deletes:
-            store.begin_pending(generation, [*paths, *deletes])
-        _fault_point("after_journal")
-        records: list[PageRecord] = []
-        gone = list(deletes)
-        for path in paths:
-            entry = result.pages[path]
-            try:
-                page, state = load_page(config, entry)
-            except OSError as exc:
-                errors[path] = f"cannot read: {exc.strerror or exc}"
-                if not os.path.lexists(config.vault / entry.disk_path):
-                    gone.append(path)
-                continue
-            records.append(PageRecord(page, entry.disk_path, state))
-        if records or gone:
-            index = PageIndex.open(config.store_path / "index")
-            with index.batch() as writer:
-                for path in gone:
-                    writer.delete(path)
-                for record in records:
-                    writer.delete(record.page.path)
-                    writer.add(record.page, record.state.hash, generation)
-            _fault_point("after_index_commit")
-        store.apply_batch(generation, records, gone, attachments=attachments, touched=touched)
-        _fault_point("after_sidecar_commit")
-        logger.info(
-            "generation %d: %d pages written, %d deleted", generation, len(records), len(gone)
-        )
-        return generation
-    finally:
-        store.close()
+    generation = store.generation + 1
+    if paths or deletes:
+        store.begin_pending(generation, [*paths, *deletes])
+    _fault_point("after_journal")
+    records: list[PageRecord] = []
+    gone = list(deletes)
+    for path in paths:
+        entry = result.pages[path]
+        try:
+            page, state = load_page(config, entry)
+        except OSError as exc:
+            errors[path] = f"cannot read: {exc.strerror or exc}"
+            if not os.path.lexists(config.vault / entry.disk_path):
+                gone.append(path)
+            continue
+        records.append(PageRecord(page, entry.disk_path, state))
+    if records or gone:
+        index = PageIndex.open(config.store_path / INDEX_NAME)
+        with index.batch() as writer:
+            for path in gone:
+                writer.delete(path)
+            for record in records:
+                writer.delete(record.page.path)
+                writer.add(record.page, record.state.hash, generation)
+        _fault_point("after_index_commit")
+    store.apply_batch(generation, records, gone, attachments=attachments, touched=touched)
+    _fault_point("after_sidecar_commit")
+    logger.info("generation %d: %d pages written, %d deleted", generation, len(records), len(gone))
+    return generation
 
 
 def sync_vault(
@@ -360,33 +358,17 @@ def sync_vault(
     config.store_path.mkdir(parents=True, exist_ok=True)
     with lock:
         store = Sidecar.open(config.store_path / SIDECAR_NAME)
-        try:
-            stored, pending = store.file_states(), store.pending()
-        finally:
-            store.close()
-    plan = make_plan(config, result, stored, pending)
-    pending_gone = tuple(sorted(p for p in pending if p not in result.pages and p not in stored))
-    plan = replace(plan, deleted=plan.deleted + pending_gone)
-    if plan.is_empty and _attachments_current(config, result):
-        return plan, SyncReport(0, 0, 0, 0, plan.unchanged, _generation(config), 0, plan.errors, 0)
-    total = len(plan.new) + len(plan.modified) + len(plan.moved)
-    progress = progress_start(total) if progress_start else None
-    return plan, apply_plan(config, plan, result, lock=lock, progress=progress)
-
-
-def _generation(config: Config) -> int:
-    store = Sidecar.open(config.store_path / SIDECAR_NAME)
     try:
-        return store.generation
-    finally:
-        store.close()
-
-
-def _attachments_current(config: Config, result: ScanResult) -> bool:
-    if result.unreadable:
-        return True
-    store = Sidecar.open(config.store_path / SIDECAR_NAME)
-    try:
-        return store.attachments() == set(result.attachments)
+        stored, pending = store.file_states(), store.pending()
+        plan = make_plan(config, result, stored, pending)
+        gone = tuple(sorted(p for p in pending if p not in result.pages and p not in stored))
+        plan = replace(plan, deleted=plan.deleted + gone)
+        current = result.unreadable or store.attachments() == set(result.attachments)
+        if plan.is_empty and current:
+            report = SyncReport(0, 0, 0, 0, plan.unchanged, store.generation, 0, plan.errors, 0)
+            return plan, report
+        total = len(plan.new) + len(plan.modified) + len(plan.moved)
+        progress = progress_start(total) if progress_start else None
+        return plan, apply_plan(config, plan, result, lock=lock, store=store, progress=progress)
     finally:
         store.close()
