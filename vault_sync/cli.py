@@ -64,9 +64,10 @@ def _progress_factory(as_json: bool) -> Callable[[int], Callable[[int], None] | 
     def start(total: int) -> Callable[[int], None] | None:
         if as_json or total <= PROGRESS_MIN_PAGES or not sys.stderr.isatty():
             return None
+        from rich.console import Console
         from rich.progress import Progress
 
-        progress = Progress(transient=True, console=None)
+        progress = Progress(transient=True, console=Console(stderr=True))
         progress.start()
         task = progress.add_task("syncing pages", total=total)
         done = 0
