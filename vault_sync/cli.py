@@ -271,6 +271,30 @@ def query(
         click.echo(f"({took_ms} ms)")
 
 
+R = TypeVar("R")
+
+
+def _read(vault: Path | None, report: Callable[[Config, Any], R]) -> R:
+    """Open the stores for reading (syncing first if there are none), run one report, close."""
+    from vault_sync.engine import open_reader
+
+    config = _config(vault)
+    reader = open_reader(config)
+    _notice(reader.notice)
+    try:
+        return report(config, reader.sidecar)
+    finally:
+        reader.close()
+
+
+def _print(data: Any, as_json: bool, lines: Callable[[Any], list[str]]) -> None:
+    if as_json:
+        _emit_json(data)
+    else:
+        for line in lines(data):
+            click.echo(line)
+
+
 @cli.command()
 @click.argument("page")
 @vault_option
@@ -280,22 +304,10 @@ def show(page: str, vault: Path | None, as_json: bool) -> None:
 
     PAGE is an id, a path (with or without .md), a title or an alias.
     """
-    from vault_sync.engine import open_reader
-    from vault_sync.report import page_details
+    from vault_sync.report import format_page_details, page_details
 
-    reader = open_reader(_config(vault))
-    _notice(reader.notice)
-    try:
-        details = page_details(reader.sidecar, page)
-    finally:
-        reader.close()
-    if as_json:
-        _emit_json(details)
-        return
-    from vault_sync.report import format_page_details
-
-    for line in format_page_details(details):
-        click.echo(line)
+    details = _read(vault, lambda _config, sidecar: page_details(sidecar, page))
+    _print(details, as_json, format_page_details)
 
 
 @cli.command()
@@ -303,21 +315,9 @@ def show(page: str, vault: Path | None, as_json: bool) -> None:
 @json_option
 def status(vault: Path | None, as_json: bool) -> None:
     """Pages by kind, links by type, unresolved links, evidence, generation, drift."""
-    from vault_sync.engine import open_reader
     from vault_sync.report import format_status, vault_status
 
-    config = _config(vault)
-    reader = open_reader(config)
-    _notice(reader.notice)
-    try:
-        info = vault_status(config, reader.sidecar)
-    finally:
-        reader.close()
-    if as_json:
-        _emit_json(info)
-        return
-    for line in format_status(info):
-        click.echo(line)
+    _print(_read(vault, vault_status), as_json, format_status)
 
 
 @cli.command()
@@ -328,16 +328,9 @@ def lint(vault: Path | None, as_json: bool) -> None:
 
     Exit 1 when errors exist; unresolved links and the like are warnings.
     """
-    from vault_sync.engine import open_reader
     from vault_sync.report import lint_vault
 
-    config = _config(vault)
-    reader = open_reader(config)
-    _notice(reader.notice)
-    try:
-        problems = lint_vault(config, reader.sidecar)
-    finally:
-        reader.close()
+    problems = _read(vault, lint_vault)
     errors = sum(1 for p in problems if p["severity"] == "error")
     warnings = len(problems) - errors
     if as_json:
