@@ -173,7 +173,8 @@ class Page:
         evidence: evidence entries, duplicates of ``(kind, source)`` removed.
         frontmatter: the parsed mapping with scalars as the text the person wrote
             (``{}`` when there is none or it failed to parse).
-        body: the text after the frontmatter block (the whole text when it failed to parse).
+        body: the text after the frontmatter block — also when the block failed to parse, as
+            long as its ``---`` delimiters were found; else the whole text.
         body_line: 1-based file line where ``body`` starts.
         issues: parse errors and warnings.
     """

@@ -1,0 +1,638 @@
+"""Tests for :mod:`vault_sync.parser`: the case pages, the page rules, totality, a differential.
+
+The case pages in ``tests/pages/`` are byte-exact copies of ``../shared/cases/pages/`` (one
+file name is NFD on purpose); ``expected.json`` says what a correct engine reports.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+from markdown_it.rules_inline import StateInline
+
+from vault_sync.page import (
+    EMBEDS,
+    REFERENCES,
+    RELATION_TYPES,
+    TITLE_MAX_CHARS,
+    LinkOrigin,
+    Page,
+    Severity,
+    path_id,
+)
+from vault_sync.parser import _KnownKeys, parse_frontmatter, parse_page
+
+PAGES = Path(__file__).resolve().parent / "pages"
+
+
+def nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
+
+
+#: expected.json by NFC file name (its key for the NFD file is NFD).
+EXPECTED: dict[str, dict[str, Any]] = {
+    nfc(name): spec
+    for name, spec in json.loads((PAGES / "expected.json").read_text("utf-8")).items()
+}
+
+
+def case_file(name: str) -> Path:
+    """The case file whose name is ``name`` up to Unicode normalisation."""
+    return next(p for p in PAGES.iterdir() if nfc(p.name) == nfc(name))
+
+
+def parse_case(name: str, encoding: str = "utf-8-sig") -> Page:
+    """Parse a case page the way the vault reads it: bytes, ``utf-8-sig``, NFC path."""
+    return parse_page(case_file(name).read_bytes().decode(encoding), nfc(name))
+
+
+def line_count(text: str) -> int:
+    """Lines of a file, counting ``\\r\\n``, ``\\r`` and ``\\n`` as one break each."""
+    text = text.lstrip("\ufeff")
+    return 1 + text.count("\n") + text.count("\r") - text.count("\r\n")
+
+
+def check_expected(page: Page, spec: dict[str, Any]) -> None:
+    """Assert every key of an ``expected.json`` entry that the parser can answer."""
+    if "title" in spec:
+        assert page.title == spec["title"]
+    if "tags" in spec:
+        assert list(page.tags) == spec["tags"]
+    if "kind" in spec:
+        assert page.kind == spec["kind"]
+    if "headings" in spec:
+        assert [h.text for h in page.headings] == spec["headings"]
+    if "frontmatter" in spec:
+        assert dict(page.frontmatter) == spec["frontmatter"]
+    for key, value in spec.get("frontmatter_text", {}).items():
+        assert page.frontmatter[key] == value
+    if "errors" in spec:
+        assert len(page.errors) == spec["errors"], page.errors
+    if "error_line" in spec:
+        assert [e.line for e in page.errors] == [spec["error_line"]]
+    if "warnings_at_least" in spec:
+        assert len(page.warnings) >= spec["warnings_at_least"]
+    if "body_contains" in spec:
+        assert spec["body_contains"] in page.body
+    if "title_max_chars" in spec:
+        assert 0 < len(page.title) <= spec["title_max_chars"]
+    if spec.get("title_is_string"):
+        assert isinstance(page.title, str)
+    if spec.get("indexed"):  # indexable from body and file name
+        assert page.title and page.id and page.body.strip()
+    for want in spec.get("links", []):
+        keys = ("target", "type", "display", "anchor")
+        assert any(
+            all(getattr(link, k) == want[k] for k in keys if k in want) for link in page.links
+        ), want
+    for text in spec.get("not_links", []):
+        assert all(text not in link.target for link in page.links)
+    if spec.get("id_is_nfc"):
+        assert page.id == nfc(page.id)
+
+
+# --------------------------------------------------------------------------- the cases
+
+
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-8"])
+def test_f1_bom(encoding: str) -> None:
+    """A BOM before ``---`` (kept by a plain utf-8 decode too) hides no metadata."""
+    page = parse_case("f1-bom.md", encoding)
+    check_expected(page, EXPECTED["f1-bom.md"])
+    assert page.frontmatter == {"title": "Lantern notes", "tags": ["alpha"]}
+    assert page.body_line == 5
+
+
+def test_f2_crlf() -> None:
+    page = parse_case("f2-crlf.md")
+    check_expected(page, EXPECTED["f2-crlf.md"])
+    assert [(h.level, h.line) for h in page.headings] == [(1, 5)]
+    assert page.body.startswith("# Heading here\r\n")  # the body is kept as written
+
+
+@pytest.mark.parametrize("name", ["f3a-empty-block.md", "f3b-comment-only.md"])
+def test_f3_empty_and_comment_only_blocks(name: str) -> None:
+    page = parse_case(name)
+    check_expected(page, EXPECTED[name])
+    assert page.issues == ()
+
+
+@pytest.mark.parametrize(
+    "name", ["f4a-title-number.md", "f4b-title-date.md", "f4c-title-list.md", "f4d-title-long.md"]
+)
+def test_f4_non_string_titles(name: str) -> None:
+    page = parse_case(name)
+    check_expected(page, EXPECTED[name])
+    assert isinstance(page.title, str)
+
+
+def test_f4d_long_title_is_clamped_with_a_warning() -> None:
+    page = parse_case("f4d-title-long.md")
+    assert len(page.title) == TITLE_MAX_CHARS
+    assert [(w.code, w.line, w.key) for w in page.warnings] == [("title_clamped", 2, "title")]
+
+
+@pytest.mark.parametrize("name", ["f5a-title-empty.md", "f5b-title-null.md"])
+def test_f5_empty_or_null_title_falls_back(name: str) -> None:
+    check_expected(parse_case(name), EXPECTED[name])
+
+
+@pytest.mark.parametrize("value", ["~", "''", '""', "null", "   "])
+def test_f5_every_missing_title_form(value: str) -> None:
+    assert parse_page(f"---\ntitle: {value}\n---\nx\n", "dir/My stem.md").title == "My stem"
+
+
+def test_f6_unquoted_colon_is_an_error_with_its_file_line() -> None:
+    page = parse_case("f6-unquoted-colon.md")
+    check_expected(page, EXPECTED["f6-unquoted-colon.md"])
+    (error,) = page.errors
+    assert error.code == "yaml_error" and error.severity is Severity.ERROR
+    assert page.title == "f6-unquoted-colon"  # indexed from body and file name
+    assert "Quarterly" in page.body and page.frontmatter == {}
+
+
+def test_f7a_tab_indentation_is_an_error() -> None:
+    page = parse_case("f7a-tab-indent.md")
+    check_expected(page, EXPECTED["f7a-tab-indent.md"])
+    assert [(e.code, e.line) for e in page.errors] == [("yaml_error", 3)]
+    assert "Tabbed" in page.body
+
+
+def test_f7b_tab_before_comment_is_valid() -> None:
+    check_expected(parse_case("f7b-tab-before-comment.md"), EXPECTED["f7b-tab-before-comment.md"])
+
+
+def test_f8_yaml11_scalars_stay_as_written() -> None:
+    page = parse_case("f8-yaml11.md")
+    check_expected(page, EXPECTED["f8-yaml11.md"])
+    assert all(isinstance(v, str) for v in page.frontmatter.values())
+
+
+def test_l1_link_forms() -> None:
+    page = parse_case("l1-wikilinks.md")
+    check_expected(page, EXPECTED["l1-wikilinks.md"])
+    assert len(page.links) == len(EXPECTED["l1-wikilinks.md"]["links"])
+    (fix,) = [link for link in page.links if link.target == "Bug 12"]  # not also `references`
+    assert (fix.type, fix.line, fix.origin) == ("fixes", 15, LinkOrigin.INLINE_FIELD)
+    assert {link.line for link in page.links if link.type != "fixes"} == {4}
+    md = next(link for link in page.links if link.origin is LinkOrigin.MARKDOWN)
+    assert md.display == "md link"
+
+
+def test_n1_nfd_file_name_gives_an_nfc_id() -> None:
+    file = case_file("Café notes.md")
+    assert file.name != nfc(file.name)  # the copy kept its NFD name
+    page = parse_page(file.read_text("utf-8-sig"), file.name)  # even when given NFD
+    check_expected(page, EXPECTED[nfc("Café notes.md")])
+    assert page.id == page.path[:-3] == nfc("Café notes") == page.title
+    (link,) = parse_case("n1-links-to-nfd.md").links
+    assert link.target == nfc("Café notes")
+
+
+def test_every_case_page_parses_cleanly_against_expected() -> None:
+    for name, spec in EXPECTED.items():
+        check_expected(parse_case(name), spec)
+
+
+# --------------------------------------------------------------------------- frontmatter
+
+
+def test_parse_frontmatter_api() -> None:
+    mapping, body, body_line, issues = parse_frontmatter("\ufeff---\r\na: 1\r\n...\r\nbody\r\n")
+    assert (mapping, body, body_line, issues) == ({"a": "1"}, "body\r\n", 4, ())
+    assert parse_frontmatter("no block\n") == ({}, "no block\n", 1, ())
+    assert parse_frontmatter("---\na: 1\nnever closed\n")[:3] == (
+        {},
+        "---\na: 1\nnever closed\n",
+        1,
+    )
+
+
+def test_duplicate_keys_last_wins_with_a_warning() -> None:
+    page = parse_page("---\ntitle: One\nkind: bug\ntitle: Two\n---\n", "a.md")
+    assert page.title == "Two"
+    assert [(w.code, w.line, w.key) for w in page.warnings] == [("duplicate_key", 4, "title")]
+
+
+@pytest.mark.parametrize("block", ["- a\n- b", "just text", "'quoted'"])
+def test_non_mapping_frontmatter_is_an_error_and_the_body_is_indexed(block: str) -> None:
+    page = parse_page(f"---\n{block}\n---\n# Head\n", "n.md")
+    assert [e.code for e in page.errors] == ["frontmatter_not_mapping"]
+    assert page.frontmatter == {} and page.title == "Head" and page.body == "# Head\n"
+
+
+def test_unknown_kind_and_status_warn_with_key_and_line_and_fall_back() -> None:
+    page = parse_page("---\nkind: Decision\nstatus: gone\nproject: [a]\n---\n", "a.md")
+    assert page.kind == "decision" and page.status == "active" and page.project is None
+    got = {(w.key, w.line) for w in page.warnings if w.code == "invalid_value"}
+    assert got == {("status", 3), ("project", 4)}
+    assert all(w.key and w.key in w.message for w in page.warnings)
+
+
+def test_known_keys() -> None:
+    text = (
+        "---\nid: Finance/x\ntags: 'a, #b c'\naliases: Retry storm\n"
+        "valid_from: 2026-03-01\nvalid_to: soon\nextra: {n: 010}\n---\nbody #c #B\n"
+    )
+    page = parse_page(text, "f/x.md")
+    assert page.id == "Finance/x"
+    assert page.tags == ("a", "b", "c")  # case-insensitive duplicates removed, first kept
+    assert page.aliases == ("Retry storm",)
+    assert (page.valid_from, page.valid_to) == ("2026-03-01", None)
+    assert [(w.key, w.line) for w in page.warnings] == [("valid_to", 6)]
+    assert page.frontmatter["extra"] == {"n": "010"}
+    assert parse_page("x", "f/x.md").id == "f/x"
+
+
+def test_known_keys_model_covers_every_relation_key() -> None:
+    assert {*RELATION_TYPES, REFERENCES} <= set(_KnownKeys.model_fields)
+
+
+def test_frontmatter_relations_and_custom_edges() -> None:
+    text = (
+        "---\n"
+        'fixes: "[[Bug 1234]]"\n'
+        "related:\n"
+        '  - "[[Payment worker|worker]]"\n'
+        '  - "[[Queue#Backlog]]"\n'
+        "causes: [[Queue backlog]]\n"  # unquoted: YAML reads a nested list
+        'references: ["[[Doc]]"]\n'
+        'Up: "[[Parent]]"\n'
+        'source: "plain text"\n'
+        'supersedes: "not a link"\n'
+        "---\n"
+        "Body [[Body link]]\n"
+    )
+    page = parse_page(text, "p.md")
+    got = [(lk.target, lk.type, lk.line, lk.anchor, lk.display, lk.origin) for lk in page.links]
+    fm = LinkOrigin.FRONTMATTER
+    assert got == [
+        ("Queue backlog", "causes", 6, "", None, fm),
+        ("Bug 1234", "fixes", 2, "", None, fm),
+        ("Payment worker", "related", 4, "", "worker", fm),
+        ("Queue", "related", 5, "#Backlog", None, fm),
+        ("Doc", "references", 7, "", None, fm),
+        ("Parent", "up", 8, "", None, fm),
+        ("Body link", "references", 12, "", None, LinkOrigin.WIKILINK),
+    ]
+    assert [(w.code, w.key, w.line) for w in page.warnings] == [
+        ("invalid_relation", "supersedes", 10)
+    ]
+    assert page.frontmatter["source"] == "plain text"
+
+
+def test_evidence_forms_dedupe_and_unknown_kinds() -> None:
+    text = (
+        "---\nevidence:\n"
+        "  - session:2026-03-01-claude-a1b2\n"
+        "  - {kind: observation, source: obs-77, at: 2026-03-02T09:10:00Z, note: seen again}\n"
+        "  - feedback:user @2026-03-04\n"
+        "  - session:2026-03-01-claude-a1b2\n"
+        "  - hunch:gut\n"
+        "  - no source here\n"
+        "---\n"
+    )
+    page = parse_page(text, "e.md")
+    got = [(e.kind, e.source, e.line, e.at, e.note) for e in page.evidence]
+    assert got == [
+        ("session", "2026-03-01-claude-a1b2", 3, None, None),
+        ("observation", "obs-77", 4, "2026-03-02T09:10:00Z", "seen again"),
+        ("feedback", "user", 5, "2026-03-04", None),
+        ("hunch", "gut", 7, None, None),
+    ]
+    assert [(w.code, w.line) for w in page.warnings] == [
+        ("unknown_evidence_kind", 7),
+        ("invalid_evidence", 8),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("block", "line"),
+    [("a: 1\nb: [unclosed\n", 3), ("a: 1\n\tb: 2\n", 3), ("a: &x 1\nb: *nope\n", 3)],
+)
+def test_yaml_errors_carry_the_file_line(block: str, line: int) -> None:
+    page = parse_page(f"---\n{block}---\nbody [[L]]\n", "y.md")
+    assert [(e.code, e.line) for e in page.errors] == [("yaml_error", line)]
+    assert page.links[0].target == "L" and page.body == "body [[L]]\n"
+
+
+def test_alias_bombs_and_odd_tags_are_survived() -> None:
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
+        for p, c in zip("abcdefg", "bcdefgh", strict=True)
+    )
+    page = parse_page(f"---\n{bomb}---\nx\n", "b.md")
+    assert [e.code for e in page.errors] == ["frontmatter_too_complex"]
+    page = parse_page("---\nk: !custom v\nn: !!int 010\nb: !!binary aGk=\n---\n", "t.md")
+    assert dict(page.frontmatter) == {"k": "v", "n": "8", "b": "hi"}
+    assert page.errors == ()
+
+
+# --------------------------------------------------------------------------- body
+
+
+def targets(page: Page) -> list[tuple[str, str, str]]:
+    return [(link.target, link.type, link.anchor) for link in page.links]
+
+
+def test_markdown_links_are_local_and_vault_relative() -> None:
+    body = (
+        "[a](sub/beta.md) [b](<with space.md>) [c](My%20Note.md#Part%202) "
+        '[d](../up.md "title") [e](https://x.org/a.md) [f](mailto:a@b) [g](//host/x.md) '
+        "![img](pics/i.png) [h](/root.md) [i](#local) [j](doc.pdf)\n"
+    )
+    page = parse_page(body, "notes/p.md")
+    assert targets(page) == [
+        ("notes/sub/beta.md", REFERENCES, ""),
+        ("notes/with space.md", REFERENCES, ""),
+        ("notes/My Note.md", REFERENCES, "#Part 2"),
+        ("up.md", REFERENCES, ""),
+        ("notes/pics/i.png", EMBEDS, ""),
+        ("root.md", REFERENCES, ""),
+        ("notes/p.md", REFERENCES, "#local"),
+        ("notes/doc.pdf", REFERENCES, ""),
+    ]
+    assert all(link.origin is LinkOrigin.MARKDOWN for link in page.links)
+
+
+def test_wikilink_forms_and_attachments() -> None:
+    body = (
+        "[[t^blk]] [[t#H1#H2]] [[diagram.png]] ![[photo.jpg|300]] [[ ]] \\[[escaped]] "
+        "[[a\\|b]] [see [[inside]]](x.md)\n"
+    )
+    page = parse_page(body, "d/p.md")
+    assert targets(page) == [
+        ("t", REFERENCES, "#^blk"),
+        ("t", REFERENCES, "#H1#H2"),
+        ("diagram.png", REFERENCES, ""),
+        ("photo.jpg", EMBEDS, ""),
+        ("a", REFERENCES, ""),
+        ("d/x.md", REFERENCES, ""),  # a Markdown link, then the wikilink in its text
+        ("inside", REFERENCES, ""),
+    ]
+
+
+def test_inline_fields_are_one_typed_edge() -> None:
+    body = (
+        "fixes:: [[Bug 12]], [[Bug 13]]\n"
+        "- Related To:: [[R]]\n"
+        "Text (causes:: [[C]]) and [supersedes:: [[S]]] then [[plain]].\n"
+        "see: [[not a field]]\n"
+    )
+    page = parse_page(body, "i.md")
+    assert targets(page) == [
+        ("Bug 12", "fixes", ""),
+        ("Bug 13", "fixes", ""),
+        ("R", "related_to", ""),
+        ("C", "causes", ""),
+        ("S", "supersedes", ""),
+        ("plain", REFERENCES, ""),
+        ("not a field", REFERENCES, ""),
+    ]
+    assert [link.line for link in page.links] == [1, 1, 2, 3, 3, 3, 4]
+
+
+def test_nothing_counts_inside_code_or_comments() -> None:
+    body = (
+        "`[[a]]` ``x ` [[b]]`` [[ok1]]\n"
+        "\n"
+        "~~~~\n[[c]]\n~~~\n[[d]]\n~~~~\n"
+        "\n"
+        "    [[indented]]\n"
+        "\n"
+        "<!--\n[[e]]\n\n[[f]]\n--> [[g]]\n"
+        "text <!-- [[h]] --> [[ok2]] #tag `#nottag`\n"
+        "- item\n\n    [[ok3]] list continuation\n"
+        "\n"
+        "```js\n[[unclosed]]\n"
+    )
+    page = parse_page(body, "c.md")
+    assert [link.target for link in page.links] == ["ok1", "ok2", "ok3"]
+    assert page.tags == ("tag",)
+
+
+def test_tags_rule() -> None:
+    body = (
+        "# Heading\n#top (#paren) [#brack] a#no #123 #tag-2 #project/alpha "
+        "http://x.org/#frag #café\n## #inheading\n"
+    )
+    page = parse_page(body, "t.md")
+    assert page.tags == ("top", "paren", "brack", "tag-2", "project/alpha", "café", "inheading")
+
+
+def test_headings_atx_and_setext() -> None:
+    body = (
+        "# One #\nSetext title\n===\n\npara\nsecond line\n---\n"
+        "####### seven\n#nospace\n```\n# in code\n```\n- item\n---\n## Two ##\n"
+    )
+    page = parse_page(body, "h.md")
+    got = [(h.level, h.text, h.line) for h in page.headings]
+    assert got == [
+        (1, "One", 1),
+        (1, "Setext title", 2),
+        (2, "para second line", 6),
+        (2, "Two", 15),
+    ]
+    assert page.title == "One"
+
+
+def test_body_lines_count_from_the_file_start() -> None:
+    text = "---\r\ntitle: T\r\n---\r\n\r\nline five [[A]]\rline six [[B]]\n"
+    page = parse_page(text, "l.md")
+    assert page.body_line == 4
+    assert [(link.target, link.line) for link in page.links] == [("A", 5), ("B", 6)]
+
+
+# --------------------------------------------------------------------------- totality
+
+_PIECES = st.sampled_from(
+    [
+        "---", "...", "\t", "  ", ":", ": ", "::", "- ", "#", "# ", "[[", "]]", "[", "]", "(",
+        ")", "|", "^", "!", "`", "```", "~~~", "<!--", "-->", "\\", "'", '"', "{", "}", "&a",
+        "*a", "!!int", "\ufeff", "\r\n", "\r", "\n", "\u2028", "\x85", "\x00", "%", "@",
+        "title", "tags", "kind", "evidence", "fixes", "x", "é", "雾",
+    ]
+)  # fmt: skip
+_STRUCTURED = st.lists(_PIECES | st.text(max_size=5), max_size=40).map("".join)
+_FRONTED = st.tuples(_STRUCTURED, _STRUCTURED).map(lambda p: f"---\n{p[0]}\n---\n{p[1]}")
+_ANY_TEXT = st.text() | _STRUCTURED | _FRONTED
+_PATHS = st.sampled_from(["a.md", "dir/sub/Page.md", "Cafe\u0301.md", ".md", "x"])
+
+
+def check_total(text: str, path: str) -> None:
+    page = parse_page(text, path)
+    lines = line_count(text)
+    assert all(1 <= link.line <= lines for link in page.links), (page.links, lines)
+    assert all(1 <= h.line <= lines for h in page.headings)
+    assert all(1 <= e.line <= lines for e in page.evidence)
+    assert all(i.line is None or 1 <= i.line <= lines for i in page.issues)
+    assert isinstance(page.title, str) and len(page.title) <= TITLE_MAX_CHARS
+    assert page.id and page.path == nfc(page.path)
+    json.dumps(dict(page.frontmatter))  # plain values only
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_ANY_TEXT, _PATHS)
+def test_parse_page_is_total(text: str, path: str) -> None:
+    check_total(text, path)
+
+
+@pytest.mark.slow
+@settings(max_examples=20_000, deadline=None, suppress_health_check=list(HealthCheck))
+@given(_ANY_TEXT, _PATHS)
+def test_parse_page_is_total_long(text: str, path: str) -> None:
+    check_total(text, path)
+
+
+# --------------------------------------------------------------------------- differential
+
+_WIKI = re.compile(r"(!?)\[\[([^\[\]|\n]+?)(?:\|([^\[\]\n]+?))?\]\]")
+
+
+def _wikilink_plugin(md: MarkdownIt) -> None:
+    """The wikilink inline rule of TECH-NOTES §4."""
+
+    def rule(state: StateInline, silent: bool) -> bool:
+        m = _WIKI.match(state.src, state.pos)
+        if not m:
+            return False
+        if not silent:
+            token = state.push("wikilink", "", 0)
+            token.meta = {"embed": bool(m.group(1)), "inner": m.group(2)}
+        state.pos = m.end()
+        return True
+
+    md.inline.ruler.before("link", "wikilink", rule)
+
+
+_MD = MarkdownIt("commonmark").use(_wikilink_plugin).enable("table")
+
+
+def reference_wikilinks(body: str, path: str) -> set[tuple[str, bool]]:
+    """``(target, embed)`` of every wikilink markdown-it finds (empty links left out)."""
+    found = set()
+    for token in _MD.parse(body):
+        for child in token.children or []:
+            if child.type == "wikilink":
+                page, _, rest = child.meta["inner"].strip().partition("#")
+                page, _, block = page.partition("^")
+                if page.strip() or rest.strip() or block.strip():
+                    found.add((page.strip() or path_id(path), child.meta["embed"]))
+    return found
+
+
+def our_wikilinks(body: str, path: str) -> set[tuple[str, bool]]:
+    page = parse_page(body, path)
+    return {
+        (link.target, link.type == EMBEDS)
+        for link in page.links
+        if link.origin in (LinkOrigin.WIKILINK, LinkOrigin.INLINE_FIELD)
+    }
+
+
+_NAMES = st.sampled_from(["Alpha Page", "b", "dir/C", "Café", "x.png", "n1"])
+_WIKILINK = st.tuples(st.sampled_from(["[[", "![["]), _NAMES, st.sampled_from(
+    ["", "|shown", "#Setup", "#^blk", "^b2"]
+)).map(lambda t: f"{t[0]}{t[1]}{t[2]}]]") | st.sampled_from(["[[#Local]]", "[[ #H ]]"])  # fmt: skip
+_WORD = st.sampled_from(["alpha", "see", "(", ")", ":", "x y", "\\[[esc]]", "[md](n.md)", "`"])
+_CODE = st.tuples(st.sampled_from(["`", "``"]), st.lists(_WIKILINK | _WORD, max_size=3)).map(
+    lambda t: t[0] + " ".join(p for p in t[1] if p != "`" or t[0] == "``") + t[0]
+)
+_COMMENT = st.lists(_WIKILINK | _WORD, max_size=3).map(lambda p: "<!-- " + " ".join(p) + " -->")
+_INLINE = st.lists(_WIKILINK | _WORD | _CODE | _COMMENT | st.just("<!--"), min_size=1, max_size=6)
+_LINE = _INLINE.map(" ".join)
+_PARAGRAPH = st.lists(_LINE, min_size=1, max_size=3).map("\n".join)
+_FENCE = st.tuples(st.sampled_from(["```", "~~~", "````"]), st.lists(_LINE, max_size=3)).map(
+    lambda t: "\n".join([t[0], *t[1], t[0]])
+)
+_UNCLOSED = st.lists(_LINE, max_size=2).map(lambda lines: "\n".join(["```", *lines]))
+_BLOCK = (
+    _PARAGRAPH
+    | _FENCE
+    | _LINE.map(lambda s: "## " + s)
+    | _LINE.map(lambda s: "- " + s)
+    | _LINE.map(lambda s: "    " + s)
+    | st.lists(_LINE, max_size=2).map(lambda ls: "\n".join(["<!--", *ls, "--> " + "[[tail]]"]))
+)
+_DOCUMENT = st.tuples(
+    st.lists(st.tuples(_BLOCK, st.sampled_from(["\n\n", "\n"])), max_size=6),
+    _UNCLOSED | st.just(""),
+).map(lambda t: "".join(b + sep for b, sep in t[0]) + t[1])
+
+
+def test_differential_on_the_case_pages() -> None:
+    for name in EXPECTED:
+        file = case_file(name)
+        body = parse_frontmatter(file.read_text("utf-8-sig"))[1]
+        assert our_wikilinks(body, nfc(name)) == reference_wikilinks(body, nfc(name)), name
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_DOCUMENT)
+def test_differential_against_markdown_it(body: str) -> None:
+    assert our_wikilinks(body, "d/p.md") == reference_wikilinks(body, "d/p.md")
+
+
+@pytest.mark.slow
+@settings(max_examples=20_000, deadline=None, suppress_health_check=list(HealthCheck))
+@given(_DOCUMENT)
+def test_differential_against_markdown_it_long(body: str) -> None:
+    assert our_wikilinks(body, "d/p.md") == reference_wikilinks(body, "d/p.md")
+
+
+CORPORA = Path(__file__).resolve().parent.parent.parent / "shared" / "corpora"
+_HTML_BLOCK = re.compile(r"^ {0,3}<[A-Za-z]", re.MULTILINE)
+
+
+@pytest.mark.parametrize("corpus", ["obsidian-tasks-docs", "silverbullet-docs", "dnd-srd-zh"])
+def test_differential_on_real_corpora(corpus: str) -> None:
+    """Same wikilinks as markdown-it on real vaults (read only), except inside HTML blocks.
+
+    markdown-it leaves HTML blocks (``<details>`` ... ) unparsed; Obsidian and SilverBullet
+    render links there, and so do we: there we may find more, never fewer.
+    """
+    root = CORPORA / corpus
+    if not root.is_dir():
+        pytest.skip(f"{root} not present")
+    for file in sorted(root.rglob("*.md")):
+        rel = file.relative_to(root).as_posix()
+        body = parse_frontmatter(file.read_text("utf-8-sig", errors="replace"))[1]
+        ours, reference = our_wikilinks(body, rel), reference_wikilinks(body, rel)
+        assert reference <= ours, rel
+        assert ours == reference or _HTML_BLOCK.search(body), rel
+
+
+def test_custom_keys_in_any_case_style_are_one_edge_type() -> None:
+    """silverbullet-docs writes `partOf`, `connectsTo`, `supersededBy`: snake_case edge types."""
+    text = (
+        "---\n"
+        'partOf: "[[Architecture/Client]]"\n'
+        'depends-on: ["[[A]]"]\n'
+        'supersededBy: "[[New]]"\n'
+        "---\n"
+        "connects To:: [[B]]\n"
+    )
+    page = parse_page(text, "p.md")
+    assert {(lk.target, lk.type) for lk in page.links} == {
+        ("Architecture/Client", "part_of"),
+        ("A", "depends_on"),
+        ("New", "superseded_by"),
+        ("B", "connects_to"),
+    }
+
+
+def test_references_key_of_plain_values_is_metadata_not_a_warning() -> None:
+    """silverbullet-docs lists source files under `references:`: metadata, no warning."""
+    text = "---\nreferences:\n- client/service_worker.ts\n- '[[Sync]]'\n---\nbody\n"
+    page = parse_page(text, "p.md")
+    assert [(lk.target, lk.type) for lk in page.links] == [("Sync", "references")]
+    assert page.issues == ()
+    assert page.frontmatter["references"] == ["client/service_worker.ts", "[[Sync]]"]
