@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+
 def sidecar_path(config: Config) -> Path:
     """Path of ``sidecar.sqlite`` in the vault's store folder."""
     return config.store_path / SIDECAR_NAME

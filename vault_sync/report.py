@@ -343,4 +343,3 @@ def _groups(sidecar: Sidecar, sql: str) -> list[tuple[str, list[str]]]:
     for key, path in sidecar.db.execute(sql):
         groups[key].append(path)
     return [(k, sorted(v)) for k, v in sorted(groups.items()) if len(v) > 1]
-
