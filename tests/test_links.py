@@ -73,3 +73,12 @@ def test_page_name_with_dot_is_a_page_not_an_attachment() -> None:
     assert resolve(t, "Release 1.2", "a.md", WIKI).status is LinkStatus.RESOLVED
     assert resolve(t, "Release 9.9", "a.md", WIKI).status is LinkStatus.UNRESOLVED
     assert resolve(t, "report.pdf", "a.md", WIKI).status is LinkStatus.MISSING_ATTACHMENT
+
+
+def test_markdown_link_to_a_file_without_md_is_an_attachment() -> None:
+    """dnd-srd-zh's README links `[MIT License](./LICENSE)`: a file, not a missing page."""
+    t = table(("README.md", "Readme", ()), attachments=("LICENSE",))
+    assert resolve(t, "LICENSE", "README.md", MD).status is LinkStatus.ATTACHMENT
+    assert resolve(t, "NOTICE", "README.md", MD).status is LinkStatus.MISSING_ATTACHMENT
+    assert resolve(t, "README.md", "README.md", MD).status is LinkStatus.RESOLVED
+    assert resolve(t, "Other.md", "README.md", MD).status is LinkStatus.UNRESOLVED

@@ -151,7 +151,9 @@ def resolve(table: NameTable, target: str, source_path: str, origin: str) -> Res
             found = _page_by_path(table, relative)
             if found is not None:
                 return Resolution(found.status, found.target_path, rule="relative")
-        if is_attachment_like:
+        if is_attachment_like or (origin == LinkOrigin.MARKDOWN and not key.endswith(".md")):
+            # A Markdown link to a local file that is not a page (`[MIT](./LICENSE)`) is an
+            # attachment link: DESIGN §2 counts only Markdown links to `.md` files as pages.
             return _attachment(table, target, folder)
         return Resolution(LinkStatus.UNRESOLVED)
     stem_key = key[:-3] if key.endswith(".md") else key

@@ -272,7 +272,10 @@ def lint_vault(config: Config, sidecar: Sidecar) -> list[dict[str, Any]]:
     for r in sidecar.query(
         "SELECT * FROM links WHERE status != 'resolved' OR candidates IS NOT NULL"
     ):
-        shown = f"[[{r['target_text']}{r['anchor']}]]"
+        if r["origin"] == "markdown":
+            shown = f"[{r['display'] or ''}]({r['target_text']}{r['anchor']})"
+        else:
+            shown = f"[[{r['target_text']}{r['anchor']}]]"
         if r["status"] == "unresolved":
             problems.append(
                 _problem(
