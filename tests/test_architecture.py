@@ -114,3 +114,16 @@ def test_query_path_keeps_heavy_modules_off(make_vault: Callable[..., Path]) -> 
     assert '"a.md"' in proc.stdout
     loaded = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in proc.stderr.splitlines()}
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
+
+
+def test_public_api_is_pinned_and_importable() -> None:
+    import vault_sync
+
+    assert vault_sync.__all__ == sorted(vault_sync.__all__)
+    assert vault_sync.__all__ == [
+        "Config", "Hit", "Link", "Page", "PageIndex", "Reader", "Sidecar", "VaultSyncError",
+        "__version__", "find_vault", "load_config", "open_reader", "parse_page", "run_rebuild",
+        "run_sync", "scan",
+    ]  # fmt: skip
+    for name in vault_sync.__all__:
+        assert getattr(vault_sync, name) is not None
