@@ -25,6 +25,7 @@ LAYERS = {
     "index": 3,
     "lock": 3,
     "sync": 4,
+    "layout": 4,
     "retrieve": 4,
     "report": 4,
     "explain": 4,

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from vault_sync.config import load_config
-from vault_sync.engine import open_reader, run_rebuild, run_sync, sidecar_path
+from vault_sync import layout
+from vault_sync.config import Config, load_config
+from vault_sync.engine import open_reader, run_rebuild, run_sync
 from vault_sync.vault import scan
 
 MakeVault = Callable[..., Path]
@@ -20,6 +21,12 @@ MakeVault = Callable[..., Path]
 def sync(vault: Path, **kw: object):  # type: ignore[no-untyped-def]
     plan, report, _notice = run_sync(load_config(vault), **kw)  # type: ignore[arg-type]
     return plan, report
+
+
+def sidecar_path(config: Config) -> Path:
+    folder = layout.active_set(config.store_path)
+    assert folder is not None
+    return layout.sidecar_file(folder)
 
 
 def sql(vault: Path, query: str, params: tuple[object, ...] = ()) -> list[tuple[object, ...]]:

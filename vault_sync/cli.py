@@ -209,7 +209,7 @@ def _explain_lines(explain: dict[str, Any]) -> list[str]:
     return lines
 
 
-@cli.command()
+@cli.command(context_settings={"ignore_unknown_options": True})
 @click.argument("text")
 @click.option(
     "--limit",
@@ -239,17 +239,13 @@ def query(
     """Search the vault: BM25 over title, aliases, headings, tags and body."""
     import time
 
-    from vault_sync.engine import open_reader
+    from vault_sync.engine import search
 
     started = time.perf_counter()
-    reader = open_reader(_config(vault))
-    _notice(reader.notice)
-    try:
-        hits = reader.index.search(
-            text, limit=limit, kind=kind, project=project, tag=tag, explain=explain
-        )
-    finally:
-        reader.close()
+    hits, notice = search(
+        _config(vault), text, limit=limit, kind=kind, project=project, tag=tag, explain=explain
+    )
+    _notice(notice)
     took_ms = round((time.perf_counter() - started) * 1000, 2)
     if as_json:
         out: dict[str, Any] = {"query": text, "hits": [_hit_json(h, explain) for h in hits]}
@@ -279,7 +275,7 @@ def _read(vault: Path | None, report: Callable[[Config, Any], R]) -> R:
     from vault_sync.engine import open_reader
 
     config = _config(vault)
-    reader = open_reader(config)
+    reader = open_reader(config, check_sidecar=True)
     _notice(reader.notice)
     try:
         return report(config, reader.sidecar)
@@ -302,11 +298,13 @@ def _print(data: Any, as_json: bool, lines: Callable[[Any], list[str]]) -> None:
 def show(page: str, vault: Path | None, as_json: bool) -> None:
     """Show one page: frontmatter, links out and in with types, evidence, parse issues.
 
-    PAGE is an id, a path (with or without .md), a title or an alias.
+    PAGE is an id, a path (with or without .md), a file name, a title or an alias.
     """
     from vault_sync.report import format_page_details, page_details
 
-    details = _read(vault, lambda _config, sidecar: page_details(sidecar, page))
+    if not page.strip():
+        raise click.UsageError("PAGE must name a page (an id, path, file name, title or alias)")
+    details = _read(vault, lambda config, sidecar: page_details(sidecar, page, config.vault))
     _print(details, as_json, format_page_details)
 
 

@@ -9,10 +9,11 @@ of these is refused, so a command run in ``/`` or ``$HOME`` never indexes it.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from vault_sync.errors import ConfigError, NotAVaultError
@@ -20,6 +21,8 @@ from vault_sync.errors import ConfigError, NotAVaultError
 CONFIG_NAME = "vault-sync.toml"
 ENV_VAULT = "VAULT_SYNC_VAULT"
 DEFAULT_STORE_DIR = ".vault-sync"
+#: The watcher's state file in the store folder, read by ``status``.
+WATCH_STATE_NAME = "watch.json"
 
 
 @dataclass(frozen=True)
@@ -138,30 +141,68 @@ def load_config(vault: Path) -> Config:
         raise ConfigError(f"{path}: {exc}") from exc
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from exc
+    _reject_unknown(data, _KEYS, "", path)
     watch = _expect(data.get("watch", {}), dict, "watch", path)
     sanitize = _expect(data.get("sanitize", {}), dict, "sanitize", path)
+    _reject_unknown(watch, _WATCH_KEYS, "watch.", path)
+    _reject_unknown(sanitize, _SANITIZE_KEYS, "sanitize.", path)
     projects = _expect(data.get("projects", {}), dict, "projects", path)
     for glob, name in projects.items():
         _expect(name, str, f"projects.{glob}", path)
     store_dir = _expect(data.get("store_dir", DEFAULT_STORE_DIR), str, "store_dir", path)
-    if not store_dir or Path(store_dir).is_absolute() or ".." in Path(store_dir).parts:
-        raise ConfigError(f"{path}: key 'store_dir' must be a relative folder inside the vault")
+    parts = PurePosixPath(store_dir.replace("\\", "/")).parts
+    if not parts or parts[0] == "/" or ".." in parts or all(p == "." for p in parts):
+        raise ConfigError(
+            f"{path}: key 'store_dir' must name a folder of its own inside the vault"
+            f" (got {store_dir!r})"
+        )
+    lock_timeout_s = float(
+        _expect(data.get("lock_timeout_s", 10), (int, float), "lock_timeout_s", path)
+    )
+    if not 0 <= lock_timeout_s <= 86_400:
+        raise ConfigError(f"{path}: key 'lock_timeout_s' must be between 0 and 86400 seconds")
+    extra = _str_list(sanitize.get("extra_patterns", []), "sanitize.extra_patterns", path)
+    for pattern in extra:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ConfigError(
+                f"{path}: sanitize.extra_patterns: {pattern!r} is not a valid regex: {exc}"
+            ) from exc
     return Config(
         vault=vault,
-        store_dir=store_dir,
+        store_dir="/".join(p for p in parts if p != "."),
         ignore=_str_list(data.get("ignore", []), "ignore", path),
         projects=dict(projects),
-        debounce_ms=_expect(watch.get("debounce_ms", 150), int, "watch.debounce_ms", path),
-        max_delay_ms=_expect(watch.get("max_delay_ms", 1000), int, "watch.max_delay_ms", path),
-        reconcile_s=_expect(watch.get("reconcile_s", 300), int, "watch.reconcile_s", path),
-        lock_timeout_s=float(
-            _expect(data.get("lock_timeout_s", 10), (int, float), "lock_timeout_s", path)
-        ),
-        sanitize_extra_patterns=_str_list(
-            sanitize.get("extra_patterns", []), "sanitize.extra_patterns", path
-        ),
+        debounce_ms=_positive(watch, "debounce_ms", 150, path),
+        max_delay_ms=_positive(watch, "max_delay_ms", 1000, path),
+        reconcile_s=_positive(watch, "reconcile_s", 300, path),
+        lock_timeout_s=lock_timeout_s,
+        sanitize_extra_patterns=extra,
         sanitize_allow=_str_list(sanitize.get("allow", []), "sanitize.allow", path),
     )
+
+
+_KEYS = {"ignore", "store_dir", "projects", "watch", "lock_timeout_s", "sanitize"}
+_WATCH_KEYS = {"debounce_ms", "max_delay_ms", "reconcile_s"}
+_SANITIZE_KEYS = {"extra_patterns", "allow"}
+
+
+def _reject_unknown(table: dict[str, Any], known: set[str], prefix: str, path: Path) -> None:
+    """A misspelt key must not be ignored silently: name it and the keys that exist."""
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise ConfigError(
+            f"{path}: unknown key {prefix}{unknown[0]!r}"
+            f" (known: {', '.join(prefix + k for k in sorted(known))})"
+        )
+
+
+def _positive(table: dict[str, Any], key: str, default: int, path: Path) -> int:
+    value = _expect(table.get(key, default), int, f"watch.{key}", path)
+    if isinstance(value, bool) or value < 0:
+        raise ConfigError(f"{path}: key 'watch.{key}' must be a whole number >= 0")
+    return int(value)
 
 
 _DEFAULT_TOML = """\

@@ -1,10 +1,13 @@
-"""Where the parts are wired together: stores opened, repaired, synced (STYLE: ``engine.py``).
+"""Where the parts are wired together: stores opened, checked, repaired, synced.
 
 Writers (``sync``, ``rebuild``) call :func:`run_sync` / :func:`run_rebuild`. Readers (``query``,
-``show``, ``status``, ``lint``) call :func:`open_reader`, which serves the last complete
-generation and never repairs — except when there is no usable store at all (never synced,
-deleted, corrupt): then it acts as a writer for that moment, syncing or rebuilding with a
-notice (DESIGN §3, "Readers never repair").
+``show``, ``status``, ``lint``) call :func:`open_reader` or :func:`search`, which serve the last
+complete generation and never repair — except when there is no usable store at all (never
+synced, deleted, corrupt): then they act as a writer for that moment, syncing or rebuilding
+with a notice (DESIGN §3, "Readers never repair").
+
+Rebuilds (asked for, or forced by damage) build a new store set beside the active one and
+switch to it atomically (:mod:`vault_sync.layout`), so readers never see a half-built store.
 
 This module imports the sync path (parser, pydantic, ...) lazily, so ``query`` starts fast.
 """
@@ -12,17 +15,18 @@ This module imports the sync path (parser, pydantic, ...) lazily, so ``query`` s
 from __future__ import annotations
 
 import logging
-import shutil
+import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from vault_sync import layout
 from vault_sync.config import Config
 from vault_sync.errors import StoreError
-from vault_sync.index import INDEX_NAME, PageIndex
+from vault_sync.index import Hit, IndexCorruptError, IndexSchemaMismatch, PageIndex
 from vault_sync.lock import WriterLock
-from vault_sync.store import SIDECAR_NAME, Sidecar
+from vault_sync.store import Sidecar
 
 if TYPE_CHECKING:
     from vault_sync.sync import Plan, ProgressFn, SyncReport
@@ -30,50 +34,46 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-
-def sidecar_path(config: Config) -> Path:
-    """Path of ``sidecar.sqlite`` in the vault's store folder."""
-    return config.store_path / SIDECAR_NAME
-
-
-def index_path(config: Config) -> Path:
-    """Path of the tantivy index folder in the vault's store folder."""
-    return config.store_path / INDEX_NAME
+ProgressStart = Callable[[int], "ProgressFn | None"]
+Scanner = Callable[[Config], "ScanResult"]
 
 
 def writer_lock(config: Config) -> WriterLock:
-    """The vault's writer lock, waiting up to ``config.lock_timeout_s``."""
+    """The vault's writer lock (waiting up to ``lock_timeout_s``), on a claimed store folder.
+
+    Raises:
+        StoreError: ``store_dir`` is a file or a folder holding files vault-sync did not make.
+    """
+    layout.claim(config.store_path)
     return WriterLock(config.store_path, config.lock_timeout_s)
 
 
-def _remove_stores(config: Config) -> None:
-    shutil.rmtree(index_path(config), ignore_errors=True)
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{sidecar_path(config)}{suffix}").unlink(missing_ok=True)
+def check_stores(folder: Path) -> str | None:
+    """Say why a store set cannot be used as it is, or ``None`` when both stores agree.
 
-
-def check_stores(config: Config) -> str | None:
-    """Say why the stores cannot be used as they are, or ``None`` when they agree.
-
-    Checks: both exist, the sidecar opens with a known schema, the index opens and searches,
-    and the index holds exactly as many documents as the sidecar holds pages (a damaged
-    segment or a lost store must never serve a silent zero, case C2).
+    Checks: the sidecar opens with a known schema and passes SQLite's ``quick_check``; the
+    index opens and its files match their checksums; the index holds exactly as many documents
+    as the sidecar holds pages. A damaged store must never serve a silent zero (case C2).
     """
-    if not sidecar_path(config).is_file():
+    if not layout.sidecar_file(folder).is_file():
         return "no sidecar"
-    if not index_path(config).is_dir():
+    if not layout.index_dir(folder).is_dir():
         return "no index"
     try:
-        store = Sidecar.open(sidecar_path(config), readonly=True)
+        store = Sidecar.open(layout.sidecar_file(folder), readonly=True)
     except StoreError as exc:
         return str(exc)
     try:
-        pages = store.page_count()
-        pending = bool(store.pending())
+        verdict = store.db.execute("PRAGMA quick_check").fetchone()[0]
+        if verdict != "ok":
+            return f"sidecar damaged: {verdict}"
+        pages, pending = store.page_count(), bool(store.pending())
+    except sqlite3.DatabaseError as exc:
+        return f"sidecar damaged: {exc}"
     finally:
         store.close()
     try:
-        docs = PageIndex.open(index_path(config), verify=True).doc_count()
+        docs = PageIndex.open(layout.index_dir(folder), verify=True).doc_count()
     except (StoreError, ValueError, OSError) as exc:
         return f"index unusable: {exc}"
     if docs != pages and not pending:
@@ -81,17 +81,57 @@ def check_stores(config: Config) -> str | None:
     return None
 
 
-def _progress_none(_total: int) -> ProgressFn | None:
-    return None
+def _build_new_set(
+    config: Config,
+    lock: WriterLock,
+    progress_start: ProgressStart | None,
+    scanner: Scanner,
+    generation: int,
+) -> tuple[Plan, SyncReport]:
+    """Build a complete store set beside the active one, then switch to it and prune."""
+    from vault_sync.sync import sync_vault
+
+    root = config.store_path
+    with lock:
+        layout.prune(root)
+        folder = layout.new_set(root)
+        store = Sidecar.open(layout.sidecar_file(folder))
+        try:  # generations keep counting up across rebuilds
+            with store.transaction():
+                store.set_meta("generation", str(generation))
+        finally:
+            store.close()
+    plan, report = sync_vault(
+        config, folder, lock=lock, progress_start=progress_start, scanner=scanner
+    )
+    with lock:
+        layout.activate(root, folder)
+        layout.prune(root)
+    return plan, report
+
+
+def _generation_of(folder: Path | None) -> int:
+    if folder is None:
+        return 0
+    try:
+        store = Sidecar.open(layout.sidecar_file(folder), readonly=True)
+    except StoreError:
+        return 0
+    try:
+        return store.generation
+    except sqlite3.DatabaseError:
+        return 0
+    finally:
+        store.close()
 
 
 def run_sync(
     config: Config,
     *,
-    progress_start: Callable[[int], ProgressFn | None] = _progress_none,
-    scanner: Callable[[Config], ScanResult] | None = None,
+    progress_start: ProgressStart | None = None,
+    scanner: Scanner | None = None,
 ) -> tuple[Plan, SyncReport, str | None]:
-    """Sync the stores with the vault, rebuilding first when they are damaged.
+    """Sync the stores with the vault, rebuilding them first when they are damaged.
 
     Args:
         config: the vault's configuration.
@@ -104,45 +144,45 @@ def run_sync(
 
     Raises:
         LockTimeoutError: another writer held the lock too long.
+        StoreError: the store folder is not vault-sync's own.
         VaultUnreadableError: the vault root cannot be read.
     """
     from vault_sync.sync import sync_vault
     from vault_sync.vault import scan
 
+    scanner = scanner or scan
     lock = writer_lock(config)
-    notice = None
     with lock:
-        problem = check_stores(config)
-        fresh = problem in ("no sidecar", "no index") and not index_path(config).exists()
-        if problem is not None and not fresh:
-            notice = f"stores rebuilt from the vault: {problem}"
-            logger.info("%s: %s", config.vault, notice)
-            _remove_stores(config)
-        elif problem is not None:
-            _remove_stores(config)
-    plan, report = sync_vault(
-        config, lock=lock, progress_start=progress_start, scanner=scanner or scan
-    )
+        folder = layout.active_set(config.store_path)
+        problem = None if folder is None else check_stores(folder)
+    if folder is not None and problem is None:
+        plan, report = sync_vault(
+            config, folder, lock=lock, progress_start=progress_start, scanner=scanner
+        )
+        return plan, report, None
+    notice = None
+    if folder is not None:
+        notice = f"stores rebuilt from the vault: {problem}"
+        logger.info("%s: %s", config.vault, notice)
+    plan, report = _build_new_set(config, lock, progress_start, scanner, _generation_of(folder))
     return plan, report, notice
 
 
 def run_rebuild(
-    config: Config,
-    *,
-    progress_start: Callable[[int], ProgressFn | None] = _progress_none,
+    config: Config, *, progress_start: ProgressStart | None = None
 ) -> tuple[Plan, SyncReport]:
-    """Delete both stores and build them again from the vault.
+    """Build both stores again from the vault; readers keep the old ones until the switch.
 
     Raises:
         LockTimeoutError: another writer held the lock too long.
+        StoreError: the store folder is not vault-sync's own.
     """
-    from vault_sync.sync import sync_vault
     from vault_sync.vault import scan
 
     lock = writer_lock(config)
     with lock:
-        _remove_stores(config)
-        return sync_vault(config, lock=lock, progress_start=progress_start, scanner=scan)
+        generation = _generation_of(layout.active_set(config.store_path))
+    return _build_new_set(config, lock, progress_start, scan, generation)
 
 
 @dataclass
@@ -166,32 +206,78 @@ class Reader:
         self.sidecar.close()
 
 
-def open_reader(config: Config) -> Reader:
+def _open_set(config: Config, *, check_sidecar: bool) -> Reader:
+    folder = layout.active_set(config.store_path)
+    if folder is None:
+        raise StoreError("no store yet")
+    sidecar = Sidecar.open(layout.sidecar_file(folder), readonly=True)
+    try:
+        if check_sidecar:
+            verdict = sidecar.db.execute("PRAGMA quick_check").fetchone()[0]
+            if verdict != "ok":
+                raise StoreError(f"sidecar damaged: {verdict}")
+        index = PageIndex.open(layout.index_dir(folder))
+    except BaseException:
+        sidecar.close()
+        raise
+    return Reader(config, sidecar, index)
+
+
+def _repair_notice(config: Config, reason: str, report: SyncReport, rebuilt: str | None) -> str:
+    if rebuilt:
+        return rebuilt
+    if reason == "no store yet":
+        return f"no index yet: synced {report.added} pages of {config.vault} first"
+    return f"stores were unusable ({reason}): synced {config.vault} first"
+
+
+def open_reader(config: Config, *, check_sidecar: bool = False) -> Reader:
     """Open both stores for reading; when none is usable, sync first (with a notice).
+
+    Args:
+        config: the vault's configuration.
+        check_sidecar: run SQLite's ``quick_check`` first (for ``show``/``status``/``lint``,
+            which read the sidecar; ``query`` reads only the index and skips it).
 
     Raises:
         StoreError: the stores cannot be opened even after a sync.
         LockTimeoutError: a sync was needed and another writer held the lock too long.
     """
-    notice = None
     try:
-        if not sidecar_path(config).is_file() or not index_path(config).is_dir():
-            raise StoreError("no store yet")
-        sidecar = Sidecar.open(sidecar_path(config), readonly=True)
-        try:
-            index = PageIndex.open(index_path(config))
-        except BaseException:
-            sidecar.close()
-            raise
-        return Reader(config, sidecar, index)
-    except (StoreError, ValueError, OSError) as exc:
+        return _open_set(config, check_sidecar=check_sidecar)
+    except (StoreError, ValueError, OSError, sqlite3.DatabaseError) as exc:
         reason = str(exc)
     _, report, rebuilt = run_sync(config)
-    if rebuilt:
-        notice = rebuilt
-    elif reason == "no store yet":
-        notice = f"no index yet: synced {report.added} pages of {config.vault} first"
-    else:
-        notice = f"stores were unusable ({reason}): synced {config.vault} first"
-    sidecar = Sidecar.open(sidecar_path(config), readonly=True)
-    return Reader(config, sidecar, PageIndex.open(index_path(config)), notice)
+    reader = _open_set(config, check_sidecar=False)
+    return replace(reader, notice=_repair_notice(config, reason, report, rebuilt))
+
+
+def search(config: Config, text: str, **options: Any) -> tuple[list[Hit], str | None]:
+    """Search the vault: open, search, and on a damaged index repair once and search again.
+
+    Args:
+        config: the vault's configuration.
+        text: the query text.
+        **options: passed to :meth:`PageIndex.search` (limit, kind, project, tag, explain).
+
+    Returns:
+        ``(hits, notice)``; ``notice`` is a line for stderr when stores were synced or rebuilt.
+
+    Raises:
+        QuerySyntaxError: the query text cannot be read.
+        StoreError: the stores are unusable even after a rebuild.
+    """
+    reader = open_reader(config)
+    try:
+        return reader.index.search(text, **options), reader.notice
+    except (IndexCorruptError, IndexSchemaMismatch) as exc:
+        reason = str(exc)
+    finally:
+        reader.close()
+    _, report, rebuilt = run_sync(config)
+    reader = _open_set(config, check_sidecar=False)
+    try:
+        hits = reader.index.search(text, **options)
+    finally:
+        reader.close()
+    return hits, _repair_notice(config, reason, report, rebuilt)

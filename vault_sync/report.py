@@ -6,25 +6,26 @@ JSON-ready dicts; ``format_*`` turn them into lines for people. Nothing here wri
 
 from __future__ import annotations
 
+import contextlib
 import json
 import posixpath
 import re
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
-from vault_sync.config import Config
+from vault_sync.config import WATCH_STATE_NAME, Config
 from vault_sync.errors import AmbiguousPageError, PageNotFoundError
 from vault_sync.page import name_key
 from vault_sync.store import Sidecar
 
-WATCH_STATE_NAME = "watch.json"
 
+def find_page(sidecar: Sidecar, reference: str, vault: Path | None = None) -> str:
+    """Find the one page a reference names: id or path, file name, title, alias.
 
-def find_page(sidecar: Sidecar, reference: str) -> str:
-    """Find the one page a reference names: id, path (with or without ``.md``), title, alias.
-
-    Exact after NFC + casefold; tiers are tried in that order and the first tier with a match
-    decides.
+    Exact after NFC + casefold; tiers are tried in that order (a path may be given with or
+    without ``.md``, with a leading ``./``, or absolute inside ``vault``) and the first tier
+    with a match decides.
 
     Returns:
         The page's vault-relative path.
@@ -33,15 +34,20 @@ def find_page(sidecar: Sidecar, reference: str) -> str:
         PageNotFoundError: nothing matches.
         AmbiguousPageError: several pages match in the deciding tier (the message lists them).
     """
-    key = name_key(reference.strip())
+    text = reference.strip()
+    if vault is not None and Path(text).is_absolute():
+        with contextlib.suppress(ValueError):
+            text = Path(text).resolve().relative_to(vault.resolve()).as_posix()
+    while text.startswith("./"):
+        text = text[2:]
+    key = name_key(text)
     tiers = (
-        (
-            "SELECT path FROM pages WHERE id_key = ? OR path_key = ? OR path_id_key = ?",
-            (key, key, key),
-        ),
+        ("SELECT path FROM pages WHERE id_key = ? OR path_key = ? OR path_id_key = ?",
+         (key, key, key)),
+        ("SELECT path FROM pages WHERE stem_key = ?", (key.removesuffix(".md"),)),
         ("SELECT path FROM pages WHERE title_key = ?", (key,)),
         ("SELECT DISTINCT path FROM aliases WHERE alias_key = ?", (key,)),
-    )
+    )  # fmt: skip
     for sql, params in tiers:
         paths = sorted({row[0] for row in sidecar.db.execute(sql, params)})
         if len(paths) == 1:
@@ -49,10 +55,12 @@ def find_page(sidecar: Sidecar, reference: str) -> str:
         if paths:
             listed = ", ".join(paths)
             raise AmbiguousPageError(f"{reference!r} matches {len(paths)} pages: {listed}")
-    raise PageNotFoundError(f"no page matches {reference!r} (by id, path, title or alias)")
+    raise PageNotFoundError(
+        f"no page matches {reference!r} (by id, path, file name, title or alias)"
+    )
 
 
-def page_details(sidecar: Sidecar, reference: str) -> dict[str, Any]:
+def page_details(sidecar: Sidecar, reference: str, vault: Path | None = None) -> dict[str, Any]:
     """Everything stored about one page, as a JSON-ready dict.
 
     Keys: path, id, title, kind, status, project, tags, aliases, valid_from, valid_to,
@@ -61,7 +69,7 @@ def page_details(sidecar: Sidecar, reference: str) -> dict[str, Any]:
     Raises:
         PageNotFoundError, AmbiguousPageError: see :func:`find_page`.
     """
-    path = find_page(sidecar, reference)
+    path = find_page(sidecar, reference, vault)
     row = sidecar.query("SELECT * FROM pages WHERE path = ?", (path,))[0]
     links_out = [
         {
@@ -326,7 +334,18 @@ def lint_vault(config: Config, sidecar: Sidecar) -> list[dict[str, Any]]:
                         f"name differs only by case, spaces, - or _ from {others}",
                     )
                 )
-    for group in scan(config).collisions:
+    result = scan(config)
+    for entry in result.unreadable:
+        problems.append(
+            _problem(
+                entry.path or ".",
+                "error",
+                "unreadable",
+                f"cannot be read ({entry.error}); pages under it are not"
+                " indexed anew, and their stored copies are kept",
+            )
+        )
+    for group in result.collisions:
         for name in group:
             others = ", ".join(n for n in group if n != name)
             problems.append(

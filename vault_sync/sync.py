@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import signal
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from vault_sync.config import Config
 from vault_sync.index import INDEX_NAME, PageIndex
@@ -206,7 +208,10 @@ def load_page(config: Config, entry: FileEntry) -> tuple[Page, FileState]:
     text, digest, decode_error = read_page(config.vault, entry)
     page = parse_page(text, entry.path)
     if decode_error:
-        issue = Issue(Severity.ERROR, "not_utf8", decode_error)
+        at_line = re.search(r"\(line (\d+)\)", decode_error)
+        issue = Issue(
+            Severity.ERROR, "not_utf8", decode_error, int(at_line[1]) if at_line else None
+        )
         page = replace(page, issues=(issue, *page.issues))
     if page.project is None:
         project = _project_for(config, entry.path)
@@ -239,6 +244,7 @@ def apply_plan(
     *,
     lock: WriterLock,
     store: Sidecar,
+    index_dir: Path,
     progress: ProgressFn | None = None,
 ) -> SyncReport:
     """Apply a plan in bounded batches, one generation each (DESIGN §4).
@@ -249,6 +255,7 @@ def apply_plan(
         result: the scan the plan came from (file entries, attachments).
         lock: the writer lock, taken around each batch only.
         store: an open (writable) sidecar.
+        index_dir: the tantivy index folder of the same store set.
         progress: called with the number of pages done after each batch.
 
     Returns:
@@ -271,6 +278,7 @@ def apply_plan(
             generation = _apply_batch(
                 config,
                 store,
+                index_dir,
                 batch,
                 deletes if first else [],
                 result,
@@ -280,10 +288,11 @@ def apply_plan(
             )
         if progress is not None:
             progress(len(batch))
+    failed = set(errors) - set(plan.errors)  # pages that could not be read when applied
     return SyncReport(
-        added=len(plan.new),
-        changed=len(plan.modified),
-        moved=len(plan.moved),
+        added=sum(1 for p in plan.new if p not in failed),
+        changed=sum(1 for p in plan.modified if p not in failed),
+        moved=sum(1 for _, p in plan.moved if p not in failed),
         deleted=len(plan.deleted),
         unchanged=plan.unchanged + len(plan.touched),
         generation=generation,
@@ -296,6 +305,7 @@ def apply_plan(
 def _apply_batch(
     config: Config,
     store: Sidecar,
+    index_dir: Path,
     paths: Sequence[str],
     deletes: Sequence[str],
     result: ScanResult,
@@ -305,7 +315,12 @@ def _apply_batch(
     errors: dict[str, str],
 ) -> int:
     """Apply one batch under the lock: journal, index commit, sidecar commit. Returns gen."""
-    generation = store.generation + 1
+    # A batch that only refreshes (mtime, size) of touched pages changes no answer: no new
+    # generation for it.
+    changes = bool(paths or deletes) or (
+        attachments is not None and attachments != store.attachments()
+    )
+    generation = store.generation + (1 if changes else 0)
     if paths or deletes:
         store.begin_pending(generation, [*paths, *deletes])
     _fault_point("after_journal")
@@ -322,7 +337,7 @@ def _apply_batch(
             continue
         records.append(PageRecord(page, entry.disk_path, state))
     if records or gone:
-        index = PageIndex.open(config.store_path / INDEX_NAME)
+        index = PageIndex.open(index_dir)
         with index.batch() as writer:
             for path in gone:
                 writer.delete(path)
@@ -338,6 +353,7 @@ def _apply_batch(
 
 def sync_vault(
     config: Config,
+    store_dir: Path,
     *,
     lock: WriterLock,
     progress_start: Callable[[int], ProgressFn | None] | None = None,
@@ -347,6 +363,7 @@ def sync_vault(
 
     Args:
         config: the vault's configuration.
+        store_dir: the store set to bring in step (holding ``index/`` and ``sidecar.sqlite``).
         lock: the writer lock.
         progress_start: called with the number of pages to write; returns a progress callback.
         scanner: the scan function (a seam for tests that inject unreadable folders).
@@ -355,9 +372,8 @@ def sync_vault(
         ``(plan, report)``.
     """
     result = scanner(config)
-    config.store_path.mkdir(parents=True, exist_ok=True)
     with lock:
-        store = Sidecar.open(config.store_path / SIDECAR_NAME)
+        store = Sidecar.open(store_dir / SIDECAR_NAME)
     try:
         stored, pending = store.file_states(), store.pending()
         plan = make_plan(config, result, stored, pending)
@@ -369,6 +385,14 @@ def sync_vault(
             return plan, report
         total = len(plan.new) + len(plan.modified) + len(plan.moved)
         progress = progress_start(total) if progress_start else None
-        return plan, apply_plan(config, plan, result, lock=lock, store=store, progress=progress)
+        return plan, apply_plan(
+            config,
+            plan,
+            result,
+            lock=lock,
+            store=store,
+            index_dir=store_dir / INDEX_NAME,
+            progress=progress,
+        )
     finally:
         store.close()

@@ -1,0 +1,152 @@
+"""Store safety and repair, end to end through the CLI: the stores are ours alone, damage is
+repaired, and readers never see a half-built store."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from vault_sync import layout
+from vault_sync.config import load_config
+
+CLI = Callable[..., Any]
+PAGES = {f"d{i % 3}/p{i}.md": f"# Page {i}\n\nword{i} common text\n" for i in range(30)}
+
+
+@pytest.fixture
+def vault(make_vault: Callable[..., Path]) -> Path:
+    return make_vault(PAGES)
+
+
+def active(vault: Path) -> Path:
+    folder = layout.active_set(load_config(vault).store_path)
+    assert folder is not None
+    return folder
+
+
+def hits(cli: CLI, vault: Path, text: str, *extra: str) -> list[str]:
+    result = cli("--vault", str(vault), "query", text, "--json", "--limit", "100", *extra)
+    assert result.code == 0, result.err
+    return [h["path"] for h in result.json()["hits"]]
+
+
+@pytest.mark.parametrize("store_dir", [".", "./", "notes/..", "/tmp/x", "../out"])
+def test_store_dir_must_be_a_folder_of_its_own(cli: CLI, vault: Path, store_dir: str) -> None:
+    (vault / "vault-sync.toml").write_text(f'store_dir = "{store_dir}"\n', encoding="utf-8")
+    result = cli("--vault", str(vault), "sync")
+    assert result.code == 2, result.err
+    assert "store_dir" in result.err and "Traceback" not in result.err
+
+
+def test_store_dir_holding_user_files_is_refused_and_nothing_is_deleted(
+    cli: CLI, vault: Path
+) -> None:
+    notes = vault / "notes" / "index"
+    notes.mkdir(parents=True)
+    (notes / "Reading.md").write_text("mine\n", encoding="utf-8")
+    (notes / "photo.png").write_bytes(b"img")
+    (vault / "vault-sync.toml").write_text('store_dir = "notes"\n', encoding="utf-8")
+    for command in ("sync", "rebuild", "status"):
+        result = cli("--vault", str(vault), command)
+        assert result.code == 1, (command, result.err)
+        assert "did not create" in result.err
+    assert (notes / "Reading.md").read_text(encoding="utf-8") == "mine\n"
+    assert (notes / "photo.png").read_bytes() == b"img"
+
+
+def test_store_dir_that_is_a_file_is_a_clear_error(cli: CLI, vault: Path) -> None:
+    (vault / "vault-sync.toml").write_text('store_dir = "d0/p0.md"\n', encoding="utf-8")
+    result = cli("--vault", str(vault), "sync")
+    assert result.code == 1
+    assert "is a file" in result.err and "Traceback" not in result.err
+
+
+@pytest.mark.parametrize(
+    "toml",
+    [
+        "stor_dir = 'x'\n",
+        "[watch]\ndebounce = 5\n",
+        "lock_timeout_s = -5\n",
+        "lock_timeout_s = 1e400\n",
+        "[sanitize]\nextra_patterns = ['(unclosed']\n",
+        "[watch]\ndebounce_ms = true\n",
+    ],
+)
+def test_bad_config_is_exit_2_naming_the_key(cli: CLI, vault: Path, toml: str) -> None:
+    (vault / "vault-sync.toml").write_text(toml, encoding="utf-8")
+    result = cli("--vault", str(vault), "status")
+    assert result.code == 2, result.err
+    assert "vault-sync.toml" in result.err and "Traceback" not in result.err
+
+
+def test_partly_damaged_sidecar_is_detected_and_rebuilt(cli: CLI, vault: Path) -> None:
+    assert cli("--vault", str(vault), "sync").code == 0
+    sidecar = layout.sidecar_file(active(vault))
+    size = sidecar.stat().st_size
+    with sidecar.open("r+b") as f:
+        f.seek(size // 2)
+        f.write(b"\0" * min(8192, size // 2))
+    status = cli("--vault", str(vault), "status", "--json")
+    assert status.code == 0, status.err
+    assert "rebuilt" in status.err or "synced" in status.err
+    assert status.json()["pages"] == 30
+
+
+def test_index_damaged_in_place_is_repaired_by_a_query(cli: CLI, vault: Path) -> None:
+    assert cli("--vault", str(vault), "sync").code == 0
+    index = layout.index_dir(active(vault))
+    target = max(index.glob("*.store"), key=lambda p: p.stat().st_size)
+    data = bytearray(target.read_bytes())
+    for i in range(len(data) // 3, len(data) // 3 + 64):
+        data[i] ^= 0xFF
+    target.write_bytes(bytes(data))
+    assert cli("--vault", str(vault), "sync").code == 0  # the writer sees the checksum
+    assert len(hits(cli, vault, "common")) == 30
+
+
+def test_killed_rebuild_leaves_the_old_stores_serving(cli: CLI, vault: Path) -> None:
+    assert cli("--vault", str(vault), "sync").code == 0
+    before = active(vault)
+    killed = cli("--vault", str(vault), "rebuild", env={"VAULT_SYNC_FAULT": "after_index_commit"})
+    assert killed.code == -9
+    assert active(vault) == before
+    assert len(hits(cli, vault, "common")) == 30
+    again = cli("--vault", str(vault), "rebuild")
+    assert again.code == 0, again.err
+    assert active(vault) != before
+    sets = [n for n in os.listdir(load_config(vault).store_path) if n.startswith("set-")]
+    assert sets == [active(vault).name]
+    assert len(hits(cli, vault, "common")) == 30
+
+
+def test_generation_keeps_counting_across_rebuilds(cli: CLI, vault: Path) -> None:
+    cli("--vault", str(vault), "sync")
+    first = cli("--vault", str(vault), "status", "--json").json()["generation"]
+    cli("--vault", str(vault), "rebuild")
+    assert cli("--vault", str(vault), "status", "--json").json()["generation"] > first
+
+
+def test_touch_without_change_makes_no_generation(cli: CLI, vault: Path) -> None:
+    cli("--vault", str(vault), "sync")
+    generation = cli("--vault", str(vault), "status", "--json").json()["generation"]
+    os.utime(vault / "d0" / "p0.md", ns=(10**9, 10**9))
+    assert "nothing to do" in cli("--vault", str(vault), "sync").out
+    assert cli("--vault", str(vault), "status", "--json").json()["generation"] == generation
+
+
+def test_show_by_file_name_relative_and_absolute_path(cli: CLI, vault: Path) -> None:
+    (vault / "d1" / "Named.md").write_text("---\ntitle: Something else\n---\nx\n", "utf-8")
+    for ref in ("Named", "./d1/Named.md", str(vault / "d1" / "Named.md"), "d1/named"):
+        result = cli("--vault", str(vault), "show", ref, "--json")
+        assert result.code == 0, (ref, result.err)
+        assert result.json()["path"] == "d1/Named.md"
+    assert cli("--vault", str(vault), "show", "  ").code == 2
+
+
+def test_query_may_start_with_an_exclusion(cli: CLI, vault: Path) -> None:
+    found = hits(cli, vault, "-word1 common")
+    assert "d1/p1.md" not in found and len(found) == 29
