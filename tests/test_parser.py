@@ -668,3 +668,16 @@ def test_references_key_of_plain_values_is_metadata_not_a_warning() -> None:
     assert [(lk.target, lk.type) for lk in page.links] == [("Sync", "references")]
     assert page.issues == ()
     assert page.frontmatter["references"] == ["client/service_worker.ts", "[[Sync]]"]
+
+
+@pytest.mark.parametrize("value", ["2020-13-45", "2021-02-30", "2020-00-10", "soon"])
+def test_validity_dates_must_name_real_days(value: str) -> None:
+    page = parse_page(f"---\nvalid_from: {value}\n---\nx\n", "p.md")
+    assert page.valid_from is None
+    assert [(i.code, i.key, i.line) for i in page.warnings] == [("invalid_value", "valid_from", 2)]
+
+
+def test_validity_window_that_ends_before_it_starts_is_a_warning() -> None:
+    page = parse_page("---\nvalid_from: 2026-03-05\nvalid_to: 2026-01-01\n---\nx\n", "p.md")
+    assert (page.valid_from, page.valid_to) == ("2026-03-05", "2026-01-01")
+    assert [(i.code, i.line) for i in page.warnings] == [("invalid_value", 2)]

@@ -322,8 +322,15 @@ def _as_list(value: Any) -> list[Any]:
 
 
 def _iso_date(value: str | None) -> str | None:
-    if value is not None and not _ISO_DATE.match(value):
-        raise ValueError("expected an ISO date such as 2026-03-01")
+    """An ISO 8601 date (or datetime) that names a real day: ``2020-13-45`` is refused."""
+    if value is None:
+        return value
+    try:
+        if not _ISO_DATE.match(value):
+            raise ValueError
+        datetime.date.fromisoformat(value[:10])
+    except ValueError:
+        raise ValueError("expected an ISO date such as 2026-03-01") from None
     return value
 
 
@@ -918,6 +925,12 @@ def parse_page(text: str, path: str) -> Page:
                      f"({len(title)}): clamped", title_line, "title")
         )  # fmt: skip
         title = title[:TITLE_MAX_CHARS]
+
+    if known.valid_from and known.valid_to and known.valid_from[:10] > known.valid_to[:10]:
+        issues.append(
+            _warning("invalid_value", f"valid_from {known.valid_from} is after valid_to "
+                     f"{known.valid_to}", front.key_lines.get("valid_from"), "valid_from")
+        )  # fmt: skip
 
     return Page(
         path=path,
