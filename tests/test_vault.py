@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -21,6 +22,7 @@ from vault_sync.vault import (
     VaultUnreadableError,
     build_ignore_matcher,
     content_hash,
+    describe_name,
     is_ignored_name,
     read_page,
     scan,
@@ -284,6 +286,44 @@ def test_folders_equal_after_nfc_are_merged_and_reported(root: Path) -> None:
     assert result.collisions == (tuple(sorted([nfc, nfd])),)
 
 
+def test_describe_name_tells_nfc_and_nfd_apart() -> None:
+    nfc = unicodedata.normalize("NFC", "Café notes.md")
+    nfd = unicodedata.normalize("NFD", "Café notes.md")
+    assert describe_name(nfc) == "Café notes.md (NFC)"
+    assert describe_name(nfd) == "Cafe\\u0301 notes.md (NFD)"
+    assert describe_name("plain.md") == "plain.md (NFC)"
+    hangul_nfd = unicodedata.normalize("NFD", "한국.md")  # jamo: no combining class, same look
+    assert describe_name(hangul_nfd) == "\\u1112\\u1161\\u11ab\\u1100\\u116e\\u11a8.md (NFD)"
+    assert describe_name("\u212b.md") == "\\u212b.md (other)"  # ANGSTROM SIGN: NFC gives Å
+    mixed = "e\u0301 " + unicodedata.normalize("NFC", "é")
+    assert describe_name(mixed) == "e\\u0301 é (other)"
+    assert describe_name("a\u00a0b") == "a\\xa0b (NFC)"  # invisible: escaped too
+
+
+def test_collision_group_members_describe_differently(root: Path) -> None:
+    write(root, unicodedata.normalize("NFC", "Café notes.md"))
+    write(root, unicodedata.normalize("NFD", "Café notes.md"))
+    (group,) = scan(Config(vault=root)).collisions
+    shown = [describe_name(name) for name in group]
+    assert len(set(shown)) == 2
+    assert all(s.isprintable() for s in shown)
+
+
+def test_name_that_is_not_utf8_is_reported_not_a_key(root: Path) -> None:
+    write(root, "a.md")
+    with open(os.fsencode(root) + b"/bad\xffname.md", "wb") as f:
+        f.write(b"# bad\n")
+    os.mkdir(os.fsencode(root) + b"/dir\xfe")
+    result = scan(Config(vault=root))
+    assert set(result.pages) == {"a.md"}
+    assert [(u.path, u.error) for u in result.unreadable] == [
+        ("bad\\xffname.md", "name is not valid UTF-8, left out"),
+        ("dir\\xfe", "name is not valid UTF-8, left out"),
+    ]
+    for u in result.unreadable:
+        u.path.encode("utf-8")  # a key every store and terminal accepts
+
+
 # --- symlinks ---------------------------------------------------------------------------------
 
 
@@ -316,6 +356,139 @@ def test_mutual_symlink_loop_terminates(root: Path) -> None:
     result = scan(Config(vault=root))
     assert "a/x.md" in result.pages
     assert any(s.reason == "loop" for s in result.skipped_symlinks)
+
+
+def test_self_symlink_loop_is_skipped_not_raised(root: Path) -> None:
+    """``ln -s self v/self``: every DirEntry call on it raises ELOOP (tester's crash)."""
+    write(root, "a.md")
+    (root / "self").symlink_to("self")
+    (root / "sub").mkdir()
+    (root / "sub" / "loop.md").symlink_to("loop.md")
+    (root / "sub" / "ping").symlink_to("pong")
+    (root / "sub" / "pong").symlink_to("ping")
+    result = scan(Config(vault=root))
+    assert set(result.pages) == {"a.md"}
+    assert result.unreadable == ()
+    assert set(result.skipped_symlinks) == {
+        SkippedSymlink("self", "loop"),
+        SkippedSymlink("sub/loop.md", "loop"),
+        SkippedSymlink("sub/ping", "loop"),
+        SkippedSymlink("sub/pong", "loop"),
+    }
+    assert all("symbolic links" in s.detail for s in result.skipped_symlinks)
+
+
+def test_self_symlink_loop_under_an_ignored_name_is_silent(root: Path) -> None:
+    write(root, ".gitignore", "junk/\n")
+    (root / "junk").symlink_to("junk")
+    (root / ".hidden").symlink_to(".hidden")
+    result = scan(Config(vault=root))
+    assert result.skipped_symlinks == () and result.unreadable == ()
+
+
+@pytest.mark.parametrize("target", ["..", "../..", "/"])
+def test_symlink_to_an_ancestor_of_the_vault_is_a_loop(tmp_path: Path, target: str) -> None:
+    """``ln -s ../.. v/a/up`` indexed the neighbours; ``ln -s / v/rootlink`` walked ``/``."""
+    vault = tmp_path / "vault"
+    write(tmp_path, "neighbour/n.md")  # beside the vault: must never be indexed
+    write(vault, "a/p.md")
+    (vault / "a" / "up").symlink_to(target, target_is_directory=True)
+    listed: list[str] = []
+
+    def spy(path: str) -> Iterable[os.DirEntry[str]]:
+        listed.append(path)
+        return os.scandir(path)
+
+    result = scan(Config(vault=vault), listdir=spy)
+    assert set(result.pages) == {"a/p.md"}
+    assert result.skipped_symlinks == (SkippedSymlink("a/up", "loop"),)
+    detail = result.skipped_symlinks[0].detail
+    assert ("the vault root" if target == ".." else "an ancestor of the vault") in detail
+    assert len(listed) == 2  # the root and a/, nothing through the link
+    assert result.absence_proven("a/up/neighbour/n.md")  # stale pages from before may go
+
+
+def test_outside_folder_is_followed_once_and_its_ancestors_are_loops(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    write(vault, "a.md")
+    write(tmp_path, "outside/inner/o.md")
+    write(tmp_path, "outside/sibling/s.md")
+    inner = tmp_path / "outside" / "inner"
+    (inner / "back").symlink_to("..", target_is_directory=True)  # ancestor of a chain folder
+    (inner / "sib").symlink_to("../sibling", target_is_directory=True)  # not an ancestor
+    (vault / "ext").symlink_to(inner, target_is_directory=True)
+    result = scan(Config(vault=vault))
+    assert set(result.pages) == {"a.md", "ext/o.md", "ext/sib/s.md"}
+    assert result.skipped_symlinks == (SkippedSymlink("ext/back", "loop"),)
+    assert "a folder on its own path" in result.skipped_symlinks[0].detail
+
+
+class FaultyEntry:
+    """A DirEntry whose ``method`` raises ``error`` (a stand-in for EACCES on /proc/1/cwd, EIO)."""
+
+    def __init__(self, entry: os.DirEntry[str], method: str, error: OSError) -> None:
+        self._entry, self._method, self._error = entry, method, error
+        self.name, self.path = entry.name, entry.path
+
+    def __getattr__(self, attr: str) -> object:
+        real = getattr(self._entry, attr)
+        if attr != self._method:
+            return real
+
+        def fail(*args: object, **kwargs: object) -> object:
+            raise self._error
+
+        return fail
+
+
+def faulty_lister(name: str, method: str, error: OSError) -> Lister:
+    def listdir(path: str) -> Iterable[os.DirEntry[str]]:
+        return [
+            FaultyEntry(e, method, error) if e.name == name else e  # type: ignore[misc]
+            for e in os.scandir(path)
+        ]
+
+    return listdir
+
+
+@pytest.mark.parametrize("method", ["is_dir", "is_file", "stat"])
+@pytest.mark.parametrize(
+    "error",
+    [PermissionError(errno.EACCES, "Permission denied"), OSError(errno.EIO, "I/O error")],
+)
+@pytest.mark.parametrize("kind", ["folder", "page", "folder-link", "page-link"])
+def test_no_entry_error_escapes_and_none_proves_absence(
+    root: Path, method: str, error: OSError, kind: str
+) -> None:
+    write(root, "a.md")
+    write(root, "real/r.md")
+    if kind == "folder":
+        write(root, "x/x.md")
+    elif kind == "page":
+        write(root, "x.md")
+    else:
+        target = "real" if kind == "folder-link" else "real/r.md"
+        (root / ("x" if kind == "folder-link" else "x.md")).symlink_to(target)
+    name = "x.md" if kind.startswith("page") else "x"
+    result = scan(Config(vault=root), listdir=faulty_lister(name, method, error))
+    assert "a.md" in result.pages and name not in result.pages
+    if any(
+        p.startswith("x/") or p == "x.md" for p in result.pages
+    ):  # the failing call was not needed for this kind of entry
+        assert not result.unreadable
+        return
+    assert [(u.path, u.error) for u in result.unreadable] == [(name, error.strerror)]
+    assert not result.absence_proven(name)
+    assert not result.absence_proven(f"{name}/deep/page.md")
+
+
+def test_symlink_that_is_neither_file_nor_folder_is_left_out(root: Path) -> None:
+    os.mkfifo(root / "fifo")
+    (root / "fifo-link").symlink_to("fifo")
+    write(root, "a.md")
+    result = scan(Config(vault=root))
+    assert set(result.pages) == {"a.md"}
+    assert result.skipped_symlinks == () and result.unreadable == ()
 
 
 # --- R4: proof of absence ---------------------------------------------------------------------

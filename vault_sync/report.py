@@ -271,7 +271,7 @@ def lint_vault(config: Config, sidecar: Sidecar) -> list[dict[str, Any]]:
     unresolved and ambiguous links, missing attachments, name collisions (names equal after
     NFC, and names equal once spaces, ``-`` and ``_`` are treated alike, DESIGN §2 / case N2).
     """
-    from vault_sync.vault import scan
+    from vault_sync.vault import describe_name, scan
 
     problems = [
         _problem(r["path"], r["severity"], r["code"], r["message"], r["line"])
@@ -345,15 +345,26 @@ def lint_vault(config: Config, sidecar: Sidecar) -> list[dict[str, Any]]:
                 " indexed anew, and their stored copies are kept",
             )
         )
+    for link in result.skipped_symlinks:
+        problems.append(
+            _problem(
+                link.path,
+                "warning",
+                "skipped_symlink",
+                f"symlink not followed: {link.reason}"
+                + (f" ({link.detail})" if link.detail else ""),
+            )
+        )
     for group in result.collisions:
         for name in group:
-            others = ", ".join(n for n in group if n != name)
+            others = ", ".join(describe_name(n) for n in group if n != name)
             problems.append(
                 _problem(
                     name,
                     "warning",
                     "name_collision",
-                    f"name equals {others} after Unicode normalisation (NFC)",
+                    f"{describe_name(name)} equals {others} after Unicode normalisation"
+                    " (only one of them is indexed)",
                 )
             )
     problems.sort(key=lambda p: (p["path"], p["line"] or 0, p["code"], p["message"]))
