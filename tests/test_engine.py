@@ -150,3 +150,20 @@ def test_show_by_file_name_relative_and_absolute_path(cli: CLI, vault: Path) -> 
 def test_query_may_start_with_an_exclusion(cli: CLI, vault: Path) -> None:
     found = hits(cli, vault, "-word1 common")
     assert "d1/p1.md" not in found and len(found) == 29
+
+
+def test_bad_ignore_pattern_in_config_is_exit_2(cli: CLI, vault: Path) -> None:
+    (vault / "vault-sync.toml").write_text('ignore = ["[z-a]"]\n', encoding="utf-8")
+    result = cli("--vault", str(vault), "sync")
+    assert result.code == 2, result.err
+    assert "[z-a]" in result.err and "Traceback" not in result.err
+
+
+def test_bad_gitignore_line_is_a_lint_warning_not_a_crash(cli: CLI, vault: Path) -> None:
+    (vault / ".gitignore").write_text("d2/\n[z-a]\n", encoding="utf-8")
+    assert cli("--vault", str(vault), "sync").code == 0
+    assert not any(p.startswith("d2/") for p in hits(cli, vault, "common"))
+    problems = cli("--vault", str(vault), "lint", "--json").json()["problems"]
+    assert [(p["path"], p["line"], p["code"]) for p in problems] == [
+        (".gitignore", 2, "ignore_rules")
+    ]

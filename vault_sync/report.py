@@ -345,6 +345,18 @@ def lint_vault(config: Config, sidecar: Sidecar) -> list[dict[str, Any]]:
                 " indexed anew, and their stored copies are kept",
             )
         )
+    for warning in result.warnings:  # unreadable .gitignore, bad app.json, bad patterns
+        where, _, message = warning.partition(": ")
+        path, _, line = where.partition(":")
+        problems.append(
+            _problem(
+                path,
+                "warning",
+                "ignore_rules",
+                message or warning,
+                int(line) if line.isdigit() else None,
+            )
+        )
     for link in result.skipped_symlinks:
         problems.append(
             _problem(

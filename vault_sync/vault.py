@@ -47,7 +47,7 @@ from pathlib import Path, PurePosixPath
 from pathspec import GitIgnoreSpec
 
 from vault_sync.config import Config
-from vault_sync.errors import VaultSyncError
+from vault_sync.errors import ConfigError, VaultSyncError
 
 logger = logging.getLogger(__name__)
 
@@ -220,10 +220,21 @@ class Patterns:
     pathspec's compiled lines cannot be joined, every path takes the full check.
     """
 
-    __slots__ = ("_any", "spec")
+    __slots__ = ("_any", "bad", "spec")
 
     def __init__(self, lines: Iterable[str]) -> None:
-        self.spec = GitIgnoreSpec.from_lines([_nfc(line) for line in lines])
+        good: list[str] = []
+        #: ``(1-based line number, line)`` of lines no gitignore rule can read (``[z-a]``):
+        #: left out, so one bad line never stops a scan; callers report them.
+        self.bad: list[tuple[int, str]] = []
+        for number, line in enumerate(lines, 1):
+            try:
+                GitIgnoreSpec.from_lines([_nfc(line)])
+            except (ValueError, re.error):  # pathspec raises re.error or its own ValueErrors
+                self.bad.append((number, line))
+                continue
+            good.append(_nfc(line))
+        self.spec = GitIgnoreSpec.from_lines(good)
         self._any = _join_regexes(self.spec)
 
     def __len__(self) -> int:
@@ -349,6 +360,8 @@ class IgnoreMatcher:
             self.warnings.append(f"{_nfc(rel)}: cannot read: {exc.strerror or exc}")
             return None
         patterns = Patterns(data.decode("utf-8-sig", errors="replace").splitlines())
+        for number, line in patterns.bad:
+            self.warnings.append(f"{_nfc(rel)}:{number}: pattern {line!r} cannot be read; ignored")
         return patterns if len(patterns) else None
 
     def matches(self, path: str, *, is_dir: bool, chain: _Chain) -> bool:
@@ -453,6 +466,11 @@ def build_ignore_matcher(config: Config) -> IgnoreMatcher:
     warnings: list[str] = []
     prefixes, regexes = _obsidian_filters(config.vault, warnings)
     globs = Patterns(config.ignore) if config.ignore else None
+    if globs is not None and globs.bad:
+        raise ConfigError(
+            f"{config.vault / 'vault-sync.toml'}: ignore: pattern {globs.bad[0][1]!r} is not"
+            " valid gitignore syntax"
+        )
     store_dir = _nfc(PurePosixPath(config.store_dir.replace(os.sep, "/")).as_posix())
     return IgnoreMatcher(config.vault, store_dir, globs, prefixes, regexes, warnings)
 
