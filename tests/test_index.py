@@ -15,7 +15,9 @@ import tantivy
 
 from vault_sync.errors import QuerySyntaxError, StoreError
 from vault_sync.index import (
+    ELLIPSIS,
     FIELD_BOOSTS,
+    MAX_TOKEN_BYTES,
     SCHEMA_VERSION,
     IndexBusyError,
     IndexCorruptError,
@@ -364,7 +366,14 @@ def test_phrases_must_match_and_minus_excludes(tmp_path: Path) -> None:
     assert paths(index, 'gardening "atomic clocks"') == ["filler/f3.md"]
     assert "filler/f2.md" not in paths(index, "gardening -pane")
     assert len(paths(index, "gardening -pane")) == len(FILLER) - 1
-    assert paths(index, '-"the weather"') == []
+
+
+@pytest.mark.parametrize("query", ["-pane", '-"the weather"', "-pane -graphs", "-pane :"])
+def test_a_query_of_only_exclusions_is_a_syntax_error(tmp_path: Path, query: str) -> None:
+    # it listed every other page, each with score 1.000
+    index = make_index(tmp_path / "ix", FILLER)
+    with pytest.raises(QuerySyntaxError, match="at least one word to look for; -word only"):
+        index.search(query)
 
 
 def test_a_title_match_outranks_a_body_only_match(tmp_path: Path) -> None:
@@ -419,3 +428,154 @@ def test_explain_lists_fields_terms_scores_and_boosts(cases_index: PageIndex) ->
     assert by_field["body_ident"]["boost"] == FIELD_BOOSTS["body_ident"]
     assert all(m["score"] > 0 for m in hit.explain["matches"])
     assert cases_index.search("atomic_write_json")[0].explain is None
+
+
+# --------------------------------------------------------------------------- no text is cut off
+
+
+LONG_WORD = "Pneumonoultramicroscopicsilicovolcanoconiosis"  # 45 bytes
+SHA = "3f786850e387550fdab836ed7e6dc881de23001b"  # 40 hex digits
+
+
+@pytest.mark.parametrize(
+    ("body", "query"),
+    [
+        (f"A lung disease: {LONG_WORD}.", LONG_WORD),
+        (f"A lung disease: {LONG_WORD}.", LONG_WORD.lower()),
+        (f"Fixed in commit {SHA} last week.", SHA),
+        (f"修复于提交 {SHA}。", SHA),  # a page with CJK: the CJK copy too
+        (f"ident {'x' * 200}_{'y' * 50} here", f"{'x' * 200}_{'y' * 50}"),  # 251 bytes
+        (f"camel {'Ab' * 100}Cd end", f"{'Ab' * 100}Cd"),
+    ],
+)
+def test_words_of_40_bytes_and_more_are_found(tmp_path: Path, body: str, query: str) -> None:
+    # tantivy's built-in analyzers drop tokens of >= 40 bytes (remove_long(40))
+    page = Page(path="long.md", id="long", title="Long", body=body)
+    index = make_index(tmp_path / "ix", [page, *FILLER])
+    assert paths(index, query) == ["long.md"]
+
+
+def test_a_long_word_in_the_title_is_found(tmp_path: Path) -> None:
+    page = Page(path="t.md", id="t", title=f"On {LONG_WORD}", body="x")
+    index = make_index(tmp_path / "ix", [page, *FILLER])
+    assert paths(index, LONG_WORD) == ["t.md"]
+
+
+def test_a_word_too_long_to_index_is_named_in_the_error(tmp_path: Path) -> None:
+    index = make_index(tmp_path / "ix", FILLER)
+    with pytest.raises(QuerySyntaxError, match="not indexed") as info:
+        index.search("z" * MAX_TOKEN_BYTES)
+    assert "no searchable words" not in str(info.value)
+    with pytest.raises(QuerySyntaxError, match="no searchable words"):
+        index.search(": -- ()")
+
+
+# --------------------------------------------------------------------------- CJK adjacency
+
+
+@pytest.mark.parametrize(
+    ("body", "query"),
+    [
+        ("甲乙。丙丁", "乙丙"),
+        ("甲乙,丙丁", "乙丙"),
+        ("| 戊己 | 庚辛 |", "己庚"),
+        ("子丑 寅卯", "丑寅"),
+        ("子丑\u3000寅卯", "丑寅"),  # ideographic space
+        ("甲乙\n\n丙丁", "乙丙"),  # two paragraphs
+        ("| 巨人 | 矮人文字 |", "人矮"),  # dnd-srd-zh: a table row
+        ("**巨人**矮人", "人矮"),
+        ("巨人x矮人", "人矮"),  # a Latin word between
+        ("巨人\u0301矮人", "人矮"),  # a lone combining mark between
+    ],
+)
+def test_cjk_words_do_not_match_across_non_letters(tmp_path: Path, body: str, query: str) -> None:
+    page = Page(path="c.md", id="c", title="C", body=body)
+    index = make_index(tmp_path / "ix", [page, *FILLER])
+    assert paths(index, query) == []
+    assert paths(index, body.strip("|* ")[:2]) == ["c.md"]  # the text itself is found
+
+
+@pytest.mark.parametrize("query", ["乙。丙", '"乙 丙"', "甲乙", "丙丁", "乙", "甲乙。丙丁"])
+def test_cjk_words_with_their_punctuation_are_found(tmp_path: Path, query: str) -> None:
+    page = Page(path="c.md", id="c", title="C", body="甲乙。丙丁")
+    index = make_index(tmp_path / "ix", [page, *FILLER])
+    assert paths(index, query) == ["c.md"]
+
+
+def test_a_quoted_cjk_phrase_matches_across_any_blank(tmp_path: Path) -> None:
+    page = Page(path="c.md", id="c", title="C", body="子丑\n\n寅卯")
+    index = make_index(tmp_path / "ix", [page, *FILLER])
+    assert paths(index, '"子丑 寅卯"') == ["c.md"]
+
+
+def test_cjk_title_words_do_not_match_across_punctuation(tmp_path: Path) -> None:
+    page = Page(path="c.md", id="c", title="巨人·矮人", aliases=("甲乙、丙丁",), body="x")
+    index = make_index(tmp_path / "ix", [page, *FILLER])
+    assert paths(index, "人矮") == []
+    assert paths(index, "乙丙") == []
+    assert paths(index, "矮人") == ["c.md"]
+    assert paths(index, "丙丁") == ["c.md"]
+
+
+# --------------------------------------------------------------------------- file names
+
+
+def test_the_file_name_is_found_when_the_title_differs(tmp_path: Path) -> None:
+    # case R1: `Summer 2020.md` renamed to `Summer 2021.md`, its H1 still says 2020
+    page = Page(
+        path="journal/Summer 2021.md",
+        id="journal/Summer 2021",
+        title="Summer 2020",
+        body="# Summer 2020\n\nWe went to the lake.",
+    )
+    index = make_index(tmp_path / "ix", [page, *FILLER])
+    hit = index.search("2021", explain=True)
+    assert [h.path for h in hit] == ["journal/Summer 2021.md"]
+    assert hit[0].explain is not None
+    assert [m["field"] for m in hit[0].explain["matches"]] == ["name"]
+    assert hit[0].explain["matches"][0]["boost"] == FIELD_BOOSTS["name"]
+    assert FIELD_BOOSTS["body"] < FIELD_BOOSTS["name"] < FIELD_BOOSTS["title"]
+
+
+@pytest.mark.parametrize("query", ["雾凇", "词库", "deploy"])
+def test_a_cjk_file_name_is_found(tmp_path: Path, query: str) -> None:
+    name = "notes/雾凇词库 deploy.md"
+    page = Page(path=name, id="n", title="Other", body="nothing here")
+    index = make_index(tmp_path / "ix", [page, *FILLER])
+    assert paths(index, query) == [name]
+
+
+def test_a_nfd_file_name_is_found_by_nfc_text(tmp_path: Path) -> None:
+    page = Page(path="Cafe\u0301 menu.md", id="c", title="Other", body="nothing here")
+    index = make_index(tmp_path / "ix", [page, *FILLER])
+    assert paths(index, "Caf\u00e9") == ["Cafe\u0301 menu.md"]
+
+
+# --------------------------------------------------------------------------- snippet ends
+
+
+@pytest.mark.parametrize(
+    ("body", "query", "snippet"),
+    [
+        ("The sync engine watches the vault.", "engine", "The sync **engine** watches the vault."),
+        ("The sync engine watches the vault", "vault", "The sync engine watches the **vault**"),
+        ("# Heading\n\nThe lantern (lit).\n\n---\n", "lantern", "Heading The **lantern** (lit)."),
+        ("雾凇词库。", "雾凇", "**雾凇**词库。"),
+    ],
+)
+def test_a_snippet_marks_only_a_real_cut(
+    tmp_path: Path, body: str, query: str, snippet: str
+) -> None:
+    page = Page(path="s.md", id="s", title="S", body=body)
+    index = make_index(tmp_path / "ix", [page, *FILLER])
+    (hit,) = index.search(query)
+    assert hit.snippet.replace("# ", "") == snippet
+    assert ELLIPSIS not in hit.snippet
+
+
+def test_a_snippet_cut_inside_the_text_is_marked(tmp_path: Path) -> None:
+    words = " ".join(f"w{i}" for i in range(200))
+    page = Page(path="s.md", id="s", title="S", body=f"{words} kestrel. {words}")
+    index = make_index(tmp_path / "ix", [page, *FILLER])
+    (hit,) = index.search("kestrel")
+    assert hit.snippet.startswith(ELLIPSIS) and hit.snippet.endswith(ELLIPSIS)

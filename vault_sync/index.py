@@ -38,7 +38,7 @@ logger = logging.getLogger(__name__)
 #: the analyzer names below carry it, so an index of another version fails to open.
 #: The index folder inside the store folder (``.vault-sync/index``).
 INDEX_NAME = "index"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 #: Writer heap in bytes: tantivy needs >= 15 MB per thread (TECH-NOTES §1.1); 64 MB holds a
 #: batch of thousands of pages before tantivy flushes a segment on its own.
@@ -53,12 +53,16 @@ BM25_K1 = 1.2
 BM25_B = 0.75
 
 #: Field boosts (DESIGN §5.1: title, aliases > headings, tags > body). Initial values, to be
-#: tuned by ``eval``. ``body_ident`` is the exact-identifier boost; ``body_code`` (CamelCase and
-#: snake_case parts) is weaker evidence than a whole word, so it sits below ``body``.
+#: tuned by ``eval``. ``name`` (the file stem) sits a little below the title: it is found even
+#: when the title says something else (case R1). ``body_ident`` is the exact-identifier boost;
+#: ``body_code`` (CamelCase and snake_case parts) is weaker evidence than a whole word, so it
+#: sits below ``body``.
 FIELD_BOOSTS: dict[str, float] = {
     "title": 3.0,
     "aliases": 3.0,
     "names_cjk": 3.0,
+    "name": 2.0,
+    "name_cjk": 2.0,
     "headings": 2.0,
     "tags_text": 2.0,
     "body": 1.0,
@@ -80,8 +84,17 @@ TIE_BREAKER = 0.2
 
 #: Longest snippet in characters (about two lines of a terminal).
 SNIPPET_MAX_CHARS = 160
-#: Marks a snippet that starts after the body's start or ends before its end (case S1).
+#: Marks a snippet that starts after the body's start or ends before its end (case S1): only
+#: when the text left out holds a letter or digit, not just punctuation or blanks.
 ELLIPSIS = "…"
+
+#: Longest token indexed, in UTF-8 bytes (tantivy's ``remove_long``), the same in every analyzer
+#: at index and query time. A limit exists because tantivy refuses terms over ~65 kB and a
+#: long unbroken run (a base64 blob, minified data) is never typed as a query but bloats the
+#: term dictionary; 256 keeps every real word: a 40-hex git SHA, a SHA-512 in hex (128),
+#: ``Pneumonoultramicroscopicsilicovolcanoconiosis`` (45), long compounds. tantivy's built-in
+#: analyzers drop tokens of 40 bytes or more, which made those words unsearchable.
+MAX_TOKEN_BYTES = 256
 
 _V = f"_v{SCHEMA_VERSION}"
 #: Registered analyzer names (versioned, see the module docstring).
@@ -91,10 +104,17 @@ CODE_ANALYZER = "vs_code" + _V
 IDENT_ANALYZER = "vs_ident" + _V
 KEYWORD_ANALYZER = "vs_keyword" + _V
 
-#: CJK unigrams, other letters/digits as whole words (TECH-NOTES §1.7, verified on S2).
+#: CJK unigrams, other letters/digits as whole words (TECH-NOTES §1.7, verified on S2), and
+#: one separator token for each other character (punctuation, symbol) and each run of blanks.
+#: A CJK word is found as a phrase of unigrams, which must match only characters that are
+#: truly adjacent in the text: the separator tokens take positions, so ``乙丙`` does not match
+#: ``甲乙。丙丁``, ``| 巨人 | 矮人 |`` or two paragraphs (the tokenizer numbers its matches, so
+#: a character no alternative matched would leave its neighbours adjacent). Marks (``\p{M}``)
+#: stay inside words. Queries drop separators and keep their positions (:func:`_cjk_phrase`).
 _CJK_PATTERN = (
     r"\p{Han}|\p{Hiragana}|\p{Katakana}|\p{Hangul}+"
-    r"|[\p{L}\p{N}--\p{Han}--\p{Hiragana}--\p{Katakana}--\p{Hangul}]+"
+    r"|[\p{L}\p{M}\p{N}--\p{Han}--\p{Hiragana}--\p{Katakana}--\p{Hangul}]+"
+    r"|\s+|[^\p{L}\p{M}\p{N}\s]"
 )
 #: Code words: splits snake_case and CamelCase (``PageAuthority`` -> page, authority).
 #: A run of capitals keeps the next capital (``HTTPServer`` -> https, erver): Rust's regex has
@@ -111,6 +131,10 @@ _CJK_CHARS = (
     "\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f]"
 )
 _WORD = re.compile(r"\w+")
+#: A letter or digit: text left out of a snippet holding one is really cut.
+_LETTER = re.compile(r"[^\W_]")
+#: Punctuation attached to a snippet's last word.
+_ATTACHED = re.compile(r"[^\w\s]+")
 _CAMEL = re.compile(r"[a-z][A-Z]")
 _IDENTIFIER_SHAPE = re.compile(r"_|[a-z][A-Z]")
 #: One clause of user text: an optional ``-`` and a quoted phrase or a run of non-blanks.
@@ -138,6 +162,7 @@ class IndexBusyError(StoreError):
 def _analyzers() -> dict[str, tantivy.TextAnalyzer]:
     """Build the custom analyzers, by registered name."""
     t, f = tantivy.Tokenizer, tantivy.Filter
+    limit = f.remove_long(MAX_TOKEN_BYTES)
 
     def build(tokenizer: tantivy.Tokenizer, *filters: tantivy.Filter) -> tantivy.TextAnalyzer:
         builder = tantivy.TextAnalyzerBuilder(tokenizer)
@@ -146,16 +171,13 @@ def _analyzers() -> dict[str, tantivy.TextAnalyzer]:
         return builder.build()
 
     return {
-        # tantivy's built-in en_stem, rebuilt so queries are analyzed by the same object.
-        EN_ANALYZER: build(t.simple(), f.remove_long(40), f.lowercase(), f.stemmer("english")),
-        CJK_ANALYZER: build(
-            t.regex(_CJK_PATTERN), f.remove_long(100), f.lowercase(), f.ascii_fold()
-        ),
-        CODE_ANALYZER: build(
-            t.regex(_CODE_PATTERN), f.remove_long(40), f.lowercase(), f.stemmer("english")
-        ),
-        IDENT_ANALYZER: build(t.regex(_IDENT_PATTERN), f.remove_long(100), f.lowercase()),
-        KEYWORD_ANALYZER: build(t.raw(), f.lowercase()),
+        # tantivy's built-in en_stem with a longer token limit, so queries are analyzed by the
+        # same object.
+        EN_ANALYZER: build(t.simple(), limit, f.lowercase(), f.stemmer("english")),
+        CJK_ANALYZER: build(t.regex(_CJK_PATTERN), limit, f.lowercase(), f.ascii_fold()),
+        CODE_ANALYZER: build(t.regex(_CODE_PATTERN), limit, f.lowercase(), f.stemmer("english")),
+        IDENT_ANALYZER: build(t.regex(_IDENT_PATTERN), limit, f.lowercase()),
+        KEYWORD_ANALYZER: build(t.raw(), limit, f.lowercase()),
     }
 
 
@@ -183,8 +205,9 @@ def build_schema() -> tantivy.Schema:
     ``kind``, ``project``, ``status``, ``valid_from``, ``valid_to`` (raw), ``body``,
     ``hash`` (raw) and ``generation`` (u64, indexed and fast).
 
-    Search-only fields: ``headings``, ``tags_text`` (English-stemmed like ``title`` and
-    ``body``), ``names_cjk`` (title and aliases) and ``body_cjk`` (CJK unigrams, case S2),
+    Search-only fields: ``headings``, ``tags_text`` and ``name`` (the file stem, case R1),
+    English-stemmed like ``title`` and ``body``; ``names_cjk`` (title and aliases), ``name_cjk``
+    and ``body_cjk`` (CJK unigrams, case S2),
     ``body_code`` (snake_case and CamelCase parts), ``body_ident`` (identifiers whole, S3).
     """
     sb = tantivy.SchemaBuilder()
@@ -195,6 +218,8 @@ def build_schema() -> tantivy.Schema:
     sb.add_text_field("headings", tokenizer_name=EN_ANALYZER)
     sb.add_text_field("tags", stored=True, tokenizer_name=KEYWORD_ANALYZER)
     sb.add_text_field("tags_text", tokenizer_name=EN_ANALYZER)
+    sb.add_text_field("name", tokenizer_name=EN_ANALYZER)
+    sb.add_text_field("name_cjk", tokenizer_name=CJK_ANALYZER)
     for name in ("kind", "project", "status", "valid_from", "valid_to"):
         sb.add_text_field(name, stored=True, tokenizer_name="raw")
     sb.add_text_field("body", stored=True, tokenizer_name=EN_ANALYZER)
@@ -229,6 +254,7 @@ def page_document(page: Page, content_hash: str, generation: int) -> tantivy.Doc
         ValueError: a value does not fit its field (a negative generation).
     """
     names = [page.title, *page.aliases]
+    stem = file_stem(page.path)
     # The analysis copies hold only what the English copy cannot match, which keeps indexing
     # ~3x faster (the regex tokenizers cost 0.1-0.2 ms per 1.5 kB page): identifiers
     # (snake_case or CamelCase words) for body_ident, CamelCase words for body_code (the
@@ -243,6 +269,8 @@ def page_document(page: Page, content_hash: str, generation: int) -> tantivy.Doc
         "headings": [h.text for h in page.headings],
         "tags": list(page.tags),
         "tags_text": list(page.tags),
+        "name": stem,
+        "name_cjk": stem if _has_cjk(stem) else "",
         "kind": page.kind,
         "status": page.status,
         "body": page.body,
@@ -258,6 +286,13 @@ def page_document(page: Page, content_hash: str, generation: int) -> tantivy.Doc
         if value is not None:
             fields[key] = value
     return tantivy.Document.from_dict(fields, _schema())
+
+
+def file_stem(path: str) -> str:
+    """The file name of a vault-relative path without its extension, NFC (``Summer 2021``)."""
+    name = path.rsplit("/", 1)[-1]
+    base, dot, _ext = name.rpartition(".")
+    return unicodedata.normalize("NFC", base if dot and base else name)
 
 
 # --------------------------------------------------------------------------- queries
@@ -323,23 +358,49 @@ _SEARCH_FIELDS: tuple[_SearchField, ...] = (
     _SearchField("aliases", EN_ANALYZER, _always),
     _SearchField("headings", EN_ANALYZER, _always),
     _SearchField("tags_text", EN_ANALYZER, _always),
+    _SearchField("name", EN_ANALYZER, _always),
     _SearchField("body", EN_ANALYZER, _always),
     _SearchField("names_cjk", CJK_ANALYZER, _has_cjk),
+    _SearchField("name_cjk", CJK_ANALYZER, _has_cjk),
     _SearchField("body_cjk", CJK_ANALYZER, _has_cjk),
     _SearchField("body_code", CODE_ANALYZER, _always),
     _SearchField("body_ident", IDENT_ANALYZER, _is_identifier),
 )
 
 
-def _field_query(field: str, tokens: list[str], *, with_parts: bool) -> tantivy.Query:
+def _is_separator(token: str) -> bool:
+    """A separator token of the CJK analyzer: a run of blanks or one non-letter, non-digit."""
+    return token.isspace() or (len(token) == 1 and not token.isalnum())
+
+
+def _positioned(analyzer: str, text: str) -> list[tuple[int, str]]:
+    """The searchable tokens of ``text`` with their positions relative to the first one.
+
+    The CJK analyzer's separator tokens are dropped but keep their positions, so ``雾凇：词库``
+    matches the two words one character apart, whatever that character is (``子丑 寅卯``
+    quoted finds ``子丑`` and ``寅卯`` across a line break as well as a space).
+    """
+    tokens = _analyzer(analyzer).analyze(text)
+    if analyzer != CJK_ANALYZER:
+        return list(enumerate(tokens))
+    kept = [(i, t) for i, t in enumerate(tokens) if not _is_separator(t)]
+    return [(i - kept[0][0], t) for i, t in kept] if kept else []
+
+
+def _field_query(field: str, tokens: list[tuple[int, str]], *, with_parts: bool) -> tantivy.Query:
     """Term query for one token; phrase for several (plus the parts OR-ed when asked)."""
     schema = _schema()
     if len(tokens) == 1:
-        return tantivy.Query.term_query(schema, field, tokens[0])
-    phrase = tantivy.Query.phrase_query(schema, field, list(tokens))
+        return tantivy.Query.term_query(schema, field, tokens[0][1])
+    words: list[str | tuple[int, str]] = [t for _, t in tokens]
+    if tokens[-1][0] != len(tokens) - 1:  # a gap left by a separator
+        words = list(tokens)
+    phrase = tantivy.Query.phrase_query(schema, field, words)
     if not with_parts:
         return phrase
-    parts = [tantivy.Query.term_query(schema, field, t) for t in dict.fromkeys(tokens)]
+    parts = [
+        tantivy.Query.term_query(schema, field, t) for t in dict.fromkeys(t for _, t in tokens)
+    ]
     clauses = [(tantivy.Occur.Should, tantivy.Query.boost_query(phrase, PHRASE_BOOST))]
     clauses += [(tantivy.Occur.Should, q) for q in parts]
     return tantivy.Query.boolean_query(clauses)
@@ -350,7 +411,7 @@ def _clause_parts(text: str, *, phrase: bool) -> list[FieldQuery]:
     for spec in _SEARCH_FIELDS:
         if not spec.applies(text):
             continue
-        tokens = _analyzer(spec.analyzer).analyze(text)
+        tokens = _positioned(spec.analyzer, text)
         if not tokens:
             continue
         with_parts = not phrase and spec.name == "body"
@@ -358,7 +419,7 @@ def _clause_parts(text: str, *, phrase: bool) -> list[FieldQuery]:
         query = tantivy.Query.boost_query(
             _field_query(spec.name, tokens, with_parts=with_parts), boost
         )
-        parts.append(FieldQuery(text, spec.name, tuple(tokens), boost, query))
+        parts.append(FieldQuery(text, spec.name, tuple(t for _, t in tokens), boost, query))
     return parts
 
 
@@ -399,7 +460,9 @@ def build_query(
         kind, project, tag: exact filters (``tag`` compared lowercased), or ``None``.
 
     Raises:
-        QuerySyntaxError: an unbalanced ``"``, an empty query, or one with no searchable word.
+        QuerySyntaxError: an unbalanced ``"``, an empty query, one with no searchable word
+            (only punctuation, or only words too long to be indexed), or one that only
+            excludes.
     """
     text = unicodedata.normalize("NFC", text)
     if not text.strip():
@@ -411,6 +474,7 @@ def build_query(
     must_not: list[tantivy.Query] = []
     plan_parts: list[FieldQuery] = []
     literals: list[str] = []
+    too_long: list[str] = []
     for match in _CLAUSE.finditer(text):
         is_phrase = match.group(2) is not None
         exclude = bool(match.group(1) if is_phrase else match.group(3))
@@ -419,6 +483,7 @@ def build_query(
         # that merely hold "atomic" or "json"
         parts = _clause_parts(clause, phrase=is_phrase or exclude) if clause else []
         if not parts:
+            too_long += [w for w in _WORD.findall(clause) if len(w.encode()) >= MAX_TOKEN_BYTES]
             continue
         if exclude:
             must_not.append(_clause_query(parts))
@@ -426,14 +491,21 @@ def build_query(
         (must if is_phrase else should).append(_clause_query(parts))
         plan_parts += parts
         literals.append(clause)
-    if not (should or must or must_not):
+    if not (should or must):
+        if must_not:
+            raise QuerySyntaxError(
+                "a query needs at least one word to look for; -word only excludes"
+            )
+        if too_long:
+            raise QuerySyntaxError(
+                f"words of {MAX_TOKEN_BYTES} bytes or more are not indexed:"
+                f" {too_long[0][:40]!r}... ({len(too_long[0].encode())} bytes)"
+            )
         raise QuerySyntaxError(f"no searchable words in query: {text.strip()!r}")
     occur = tantivy.Occur
-    if should or must:  # phrases must match; of the words, at least one when no phrase
-        positive = [(occur.Must, q) for q in must] + [(occur.Should, q) for q in should]
-        top = [(occur.Must, tantivy.Query.boolean_query(positive))]
-    else:  # only exclusions: every page but those
-        top = [(occur.Must, tantivy.Query.all_query())]
+    # phrases must match; of the words, at least one when no phrase
+    positive = [(occur.Must, q) for q in must] + [(occur.Should, q) for q in should]
+    top = [(occur.Must, tantivy.Query.boolean_query(positive))]
     top += [(occur.MustNot, q) for q in must_not]
     schema = _schema()
     for field, value in (("kind", kind), ("project", project), ("tags", tag)):
@@ -472,7 +544,16 @@ class Hit:
 
 
 def _render(body_bytes: bytes, start: int, end: int, marks: list[tuple[int, int]]) -> str:
-    """Render ``body_bytes[start:end]`` with ``**`` around byte ranges ``marks`` (absolute)."""
+    """Render ``body_bytes[start:end]`` with ``**`` around byte ranges ``marks`` (absolute).
+
+    The end takes in punctuation attached to the last word (tantivy's fragments end on a
+    token, so ``vault.`` would lose its period), and :data:`ELLIPSIS` marks a side only when
+    the text left out there holds a letter or digit: a body ending ``... vault.`` or starting
+    ``# Title`` is not cut.
+    """
+    attached = _ATTACHED.match(body_bytes[end : end + 16].decode(errors="ignore"))
+    if attached:
+        end += len(attached.group().encode())
     out: list[str] = []
     pos = start
     for a, b in sorted(marks):
@@ -483,8 +564,8 @@ def _render(body_bytes: bytes, start: int, end: int, marks: list[tuple[int, int]
         pos = b
     out.append(body_bytes[pos:end].decode(errors="ignore"))
     text = " ".join("".join(out).split())
-    head = ELLIPSIS if body_bytes[:start].strip() else ""
-    tail = ELLIPSIS if body_bytes[end:].strip() else ""
+    head = ELLIPSIS if _LETTER.search(body_bytes[:start].decode(errors="ignore")) else ""
+    tail = ELLIPSIS if _LETTER.search(body_bytes[end:].decode(errors="ignore")) else ""
     return f"{head}{text}{tail}"
 
 
