@@ -176,6 +176,48 @@ def rebuild(vault: Path | None, as_json: bool) -> None:
     _print_report(plan, report, as_json, "rebuild")
 
 
+@cli.command()
+@vault_option
+@click.option("--json-log", is_flag=True, help="Log one JSON object per batch (for services).")
+def watch(vault: Path | None, json_log: bool) -> None:
+    """Keep the index and sidecar in step with the vault as files change, until stopped.
+
+    Reconciles at start, then applies each debounced batch of changes ([watch] debounce_ms,
+    max_delay_ms in vault-sync.toml) and reconciles every [watch] reconcile_s seconds. Logs one
+    line per applied batch on stderr; stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
+    """
+    import signal
+
+    from vault_sync.engine import run_sync
+    from vault_sync.watch import Watcher
+
+    config = _config(vault)
+
+    def report(line: dict[str, Any]) -> None:
+        if json_log:
+            click.echo(json.dumps(line, ensure_ascii=False, sort_keys=True), err=True)
+            return
+        kind = "reconcile" if line["reconcile"] else "batch"
+        text = (
+            f"{line['at']} {kind}: {line['added']} added, {line['changed']} changed,"
+            f" {line['moved']} moved, {line['deleted']} deleted"
+            f" (generation {line['generation']}, {line['ms']:.0f} ms)"
+        )
+        click.echo(text + (f" — {line['notice']}" if "notice" in line else ""), err=True)
+
+    watcher = Watcher(config, run_sync, report)
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: watcher.stop())
+    if not json_log:
+        click.echo(
+            f"watching {config.vault} (debounce {config.debounce_ms} ms); Ctrl-C to stop",
+            err=True,
+        )
+    watcher.run()
+    if not json_log:
+        click.echo("stopped", err=True)
+
+
 def _hit_json(hit: Any, explain: bool) -> dict[str, Any]:
     """The pinned ``query --json`` hit shape (docs/cli.md); fields are added, never renamed."""
     out = {

@@ -125,11 +125,21 @@ def _generation_of(folder: Path | None) -> int:
         store.close()
 
 
+def _present(folder: Path) -> str | None:
+    """The cheap check of each watcher batch: both stores are still there (not deleted)."""
+    if not layout.sidecar_file(folder).is_file():
+        return "sidecar deleted"
+    if not (layout.index_dir(folder) / "meta.json").is_file():
+        return "index deleted"
+    return None
+
+
 def run_sync(
     config: Config,
     *,
     progress_start: ProgressStart | None = None,
     scanner: Scanner | None = None,
+    full_check: bool = True,
 ) -> tuple[Plan, SyncReport, str | None]:
     """Sync the stores with the vault, rebuilding them first when they are damaged.
 
@@ -138,6 +148,9 @@ def run_sync(
         progress_start: called with the number of pages to write; returns a callback fed
             the number of pages done after each batch (or ``None`` for no progress).
         scanner: replaces :func:`vault_sync.vault.scan` (a test seam).
+        full_check: check the stores in full first (:func:`check_stores`: quick_check,
+            checksums, counts; ~20 ms at 10k pages); ``False`` only checks that both are still
+            present — the watcher's per-batch check, with full checks at start and reconcile.
 
     Returns:
         ``(plan, report, notice)``; ``notice`` says why the stores were rebuilt, or is None.
@@ -154,7 +167,8 @@ def run_sync(
     lock = writer_lock(config)
     with lock:
         folder = layout.active_set(config.store_path)
-        problem = None if folder is None else check_stores(folder)
+        check = check_stores if full_check else _present
+        problem = None if folder is None else check(folder)
     if folder is not None and problem is None:
         plan, report = sync_vault(
             config, folder, lock=lock, progress_start=progress_start, scanner=scanner

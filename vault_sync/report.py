@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import posixpath
 import re
 from collections import defaultdict
@@ -186,7 +187,8 @@ def vault_status(config: Config, sidecar: Sidecar) -> dict[str, Any]:
     if watch_file.is_file():
         try:
             watch_state = json.loads(watch_file.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            watch_state["alive"] = bool(watch_state.get("running")) and _alive(watch_state["pid"])
+        except (OSError, ValueError, KeyError, TypeError):
             watch_state = {"error": f"unreadable {watch_file}"}
     links = _counts(sidecar, "SELECT status, count(*) FROM links GROUP BY status")
     return {
@@ -225,6 +227,17 @@ def vault_status(config: Config, sidecar: Sidecar) -> dict[str, Any]:
     }
 
 
+def _alive(pid: int) -> bool:
+    """Whether a process with this pid exists (signal 0 probes without sending anything)."""
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return True
+    return True
+
+
 def format_status(s: dict[str, Any]) -> list[str]:
     """Lines for people from :func:`vault_status`."""
     drift = s["drift"]
@@ -251,7 +264,18 @@ def format_status(s: dict[str, Any]) -> list[str]:
     else:
         lines.append("drift: none")
     w = s["watcher"]
-    lines.append(f"watcher: {json.dumps(w) if w else 'not running'}")
+    if not w or "error" in w:
+        lines.append(f"watcher: {w['error'] if w else 'never ran'}")
+    else:
+        last = w.get("last_batch") or {}
+        state = "running" if w.get("alive") else "not running"
+        lines.append(
+            f"watcher: {state} (pid {w.get('pid')}, started {w.get('started')},"
+            f" {w.get('batches', 0)} batches, {w.get('errors', 0)} errors,"
+            f" queue {w.get('queue_depth', 0)}; last batch {last.get('at', '-')})"
+        )
+        if w.get("last_error"):
+            lines.append(f"watcher last error: {w['last_error']}")
     return lines
 
 
