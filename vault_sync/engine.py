@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -140,6 +140,7 @@ def run_sync(
     progress_start: ProgressStart | None = None,
     scanner: Scanner | None = None,
     full_check: bool = True,
+    scope: Iterable[str] | None = None,
 ) -> tuple[Plan, SyncReport, str | None]:
     """Sync the stores with the vault, rebuilding them first when they are damaged.
 
@@ -151,6 +152,8 @@ def run_sync(
         full_check: check the stores in full first (:func:`check_stores`: quick_check,
             checksums, counts; ~20 ms at 10k pages); ``False`` only checks that both are still
             present — the watcher's per-batch check, with full checks at start and reconcile.
+        scope: only these vault-relative paths and what is under them (a watcher batch);
+            ``None`` for the whole vault. A rebuild always scans the whole vault.
 
     Returns:
         ``(plan, report, notice)``; ``notice`` says why the stores were rebuilt, or is None.
@@ -171,7 +174,12 @@ def run_sync(
         problem = None if folder is None else check(folder)
     if folder is not None and problem is None:
         plan, report = sync_vault(
-            config, folder, lock=lock, progress_start=progress_start, scanner=scanner
+            config,
+            folder,
+            lock=lock,
+            progress_start=progress_start,
+            scanner=scanner,
+            scope=scope,
         )
         return plan, report, None
     notice = None

@@ -24,6 +24,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from vault_sync.page import LinkOrigin, name_key, path_id, path_stem
 
@@ -58,6 +59,37 @@ class Resolution:
     target_path: str | None = None
     candidates: tuple[str, ...] = ()
     rule: str = ""
+
+
+class Lookup(Protocol):
+    """A read-only mapping from a name key to a path (or a list of paths)."""
+
+    def get(self, key: str, default: Any = None, /) -> Any:
+        """The value for ``key``, or ``default``."""
+
+    def __contains__(self, key: object, /) -> bool: ...
+
+    def __getitem__(self, key: str, /) -> Any: ...
+
+
+class Names(Protocol):
+    """What :func:`resolve` looks names up in: a :class:`NameTable` held in memory, or the
+    sidecar's SQL-backed equivalent (``store.SqlNames``) for small batches."""
+
+    @property
+    def by_path(self) -> Lookup: ...
+    @property
+    def by_path_id(self) -> Lookup: ...
+    @property
+    def by_stem(self) -> Lookup: ...
+    @property
+    def by_title(self) -> Lookup: ...
+    @property
+    def by_alias(self) -> Lookup: ...
+    @property
+    def att_by_path(self) -> Lookup: ...
+    @property
+    def att_by_name(self) -> Lookup: ...
 
 
 def _by_length(paths: Iterable[str]) -> list[str]:
@@ -96,7 +128,7 @@ class NameTable:
         self.att_by_name[name_key(path.rsplit("/", 1)[-1])].append(path)
 
 
-def _page_by_path(table: NameTable, key: str) -> Resolution | None:
+def _page_by_path(table: Names, key: str) -> Resolution | None:
     if key in table.by_path:
         return Resolution(LinkStatus.RESOLVED, table.by_path[key], rule="path")
     if key in table.by_path_id:
@@ -112,7 +144,7 @@ def _pick(paths: list[str], rule: str) -> Resolution | None:
     return Resolution(LinkStatus.RESOLVED, ordered[0], candidates, rule)
 
 
-def _attachment(table: NameTable, target: str, folder: str) -> Resolution:
+def _attachment(table: Names, target: str, folder: str) -> Resolution:
     key = name_key(target.lstrip("/"))
     found = table.att_by_path.get(key)
     if found is None and folder:
@@ -125,7 +157,7 @@ def _attachment(table: NameTable, target: str, folder: str) -> Resolution:
     return Resolution(LinkStatus.ATTACHMENT, found, rule="attachment")
 
 
-def resolve(table: NameTable, target: str, source_path: str, origin: str) -> Resolution:
+def resolve(table: Names, target: str, source_path: str, origin: str) -> Resolution:
     """Resolve one link target in the order of the module docstring.
 
     Args:

@@ -123,9 +123,21 @@ def _m001_initial(db: sqlite3.Connection) -> None:
     )
 
 
+def _m002_name_indexes(db: sqlite3.Connection) -> None:
+    """Index the path and stem keys, so link names can be looked up one at a time."""
+    _script(
+        db,
+        """
+        CREATE INDEX pages_path_key ON pages(path_key);
+        CREATE INDEX pages_stem_key ON pages(stem_key);
+        """,
+    )
+
+
 #: Ordered, named migrations; append only. The schema version is the list's length.
 MIGRATIONS: tuple[tuple[str, Callable[[sqlite3.Connection], None]], ...] = (
     ("001_initial", _m001_initial),
+    ("002_name_indexes", _m002_name_indexes),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -148,6 +160,53 @@ class PageRecord:
     page: Page
     disk_path: str
     state: FileState
+
+
+#: Below this many links to resolve, names are looked up by SQL (indexed, ~20 µs each)
+#: instead of loading every page's names (~60 ms at 10k pages): measured on a 10k-page vault.
+SQL_LOOKUP_MAX_LINKS = 2000
+
+
+class _SqlIndex:
+    """A read-only mapping ``name key -> path(s)`` answered by one indexed SQL query."""
+
+    def __init__(self, db: sqlite3.Connection, sql: str, many: bool) -> None:
+        self.db, self.sql, self.many = db, sql, many
+
+    def _rows(self, key: str) -> list[str]:
+        return [row[0] for row in self.db.execute(self.sql, (key,))]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        rows = self._rows(key)
+        if self.many:
+            return rows or default
+        return rows[0] if rows else default
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and bool(self._rows(key))
+
+    def __getitem__(self, key: str) -> Any:
+        value = self.get(key)
+        if value is None:
+            raise KeyError(key)
+        return value
+
+
+class SqlNames:
+    """The :class:`~vault_sync.links.NameTable` lookups, answered by SQL against the sidecar
+    (pages) and a small in-memory table (attachments)."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.by_path = _SqlIndex(db, "SELECT path FROM pages WHERE path_key = ?", False)
+        self.by_path_id = _SqlIndex(db, "SELECT path FROM pages WHERE path_id_key = ?", False)
+        self.by_stem = _SqlIndex(db, "SELECT path FROM pages WHERE stem_key = ?", True)
+        self.by_title = _SqlIndex(db, "SELECT path FROM pages WHERE title_key = ?", True)
+        self.by_alias = _SqlIndex(db, "SELECT path FROM aliases WHERE alias_key = ?", True)
+        attachments = NameTable()
+        for (path,) in db.execute("SELECT path FROM attachments"):
+            attachments.add_attachment(path)
+        self.att_by_path = attachments.att_by_path
+        self.att_by_name = attachments.att_by_name
 
 
 class Sidecar:
@@ -268,10 +327,20 @@ class Sidecar:
 
     # -- reads ----------------------------------------------------------------------------
 
-    def file_states(self) -> dict[str, FileState]:
-        """Return ``{path: FileState}`` for every stored page."""
-        rows = self.db.execute("SELECT path, hash, mtime_ns, size FROM pages")
-        return {p: FileState(h, m, s) for p, h, m, s in rows}
+    def file_states(self, roots: Iterable[str] | None = None) -> dict[str, FileState]:
+        """Return ``{path: FileState}`` for every stored page, or only for pages equal to or
+        under one of ``roots`` (vault-relative NFC paths: a watcher batch's scope)."""
+        sql = "SELECT path, hash, mtime_ns, size FROM pages"
+        if roots is None:
+            return {p: FileState(h, m, s) for p, h, m, s in self.db.execute(sql)}
+        found: dict[str, FileState] = {}
+        for root in roots:
+            prefix = root.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            rows = self.db.execute(
+                f"{sql} WHERE path = ? OR path LIKE ? ESCAPE '\\'", (root, f"{prefix}/%")
+            )
+            found.update((p, FileState(h, m, s)) for p, h, m, s in rows)
+        return found
 
     def page_count(self) -> int:
         """Number of stored pages."""
@@ -365,10 +434,13 @@ class Sidecar:
         )
 
     def _resolve_links(self, where: str, params: Sequence[Any]) -> int:
-        table = self.name_table()
         rows = self.db.execute(
             f"SELECT rowid, target_text, source, origin FROM links WHERE {where}", params
         ).fetchall()
+        # Few links (a watcher batch): look names up by SQL; many (a cold sync): load them all.
+        table: NameTable | SqlNames = (
+            SqlNames(self.db) if len(rows) < SQL_LOOKUP_MAX_LINKS else self.name_table()
+        )
         updates = []
         for rowid, target, source, origin in rows:
             found = resolve(table, target, source, origin)

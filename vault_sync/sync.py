@@ -21,6 +21,7 @@ import os
 import re
 import signal
 import time
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -31,7 +32,7 @@ from vault_sync.lock import WriterLock
 from vault_sync.page import Issue, Page, Severity
 from vault_sync.parser import parse_page
 from vault_sync.store import SIDECAR_NAME, FileState, PageRecord, Sidecar
-from vault_sync.vault import FileEntry, ScanResult, read_page, scan
+from vault_sync.vault import FileEntry, ScanResult, read_page, scan, scan_paths
 
 logger = logging.getLogger(__name__)
 
@@ -358,6 +359,7 @@ def sync_vault(
     lock: WriterLock,
     progress_start: Callable[[int], ProgressFn | None] | None = None,
     scanner: Callable[[Config], ScanResult] = scan,
+    scope: Iterable[str] | None = None,
 ) -> tuple[Plan, SyncReport]:
     """Bring both stores in step with the vault: scan, plan (redoing any unfinished batch), apply.
 
@@ -367,15 +369,26 @@ def sync_vault(
         lock: the writer lock.
         progress_start: called with the number of pages to write; returns a progress callback.
         scanner: the scan function (a seam for tests that inject unreadable folders).
+        scope: vault-relative paths (a watcher batch): scan and plan only these and what is
+            under them (:func:`~vault_sync.vault.scan_paths`); ``None`` scans the whole vault.
+            A pending (unfinished) batch always widens the scope to the whole vault.
 
     Returns:
         ``(plan, report)``.
     """
-    result = scanner(config)
     with lock:
         store = Sidecar.open(store_dir / SIDECAR_NAME)
     try:
-        stored, pending = store.file_states(), store.pending()
+        pending = store.pending()
+        if scope is None or pending:
+            result = scanner(config)
+            stored = store.file_states()
+        else:
+            result, in_scope = scan_paths(config, scope)
+            roots = {unicodedata.normalize("NFC", p.strip("/")) for p in scope}
+            stored = store.file_states(roots)
+            kept = {a for a in store.attachments() if not in_scope(a)}
+            result = replace(result, attachments=frozenset(kept | result.attachments))
         plan = make_plan(config, result, stored, pending)
         gone = tuple(sorted(p for p in pending if p not in result.pages and p not in stored))
         plan = replace(plan, deleted=plan.deleted + gone)

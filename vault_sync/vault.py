@@ -734,3 +734,91 @@ def read_page(vault: Path, entry: FileEntry) -> tuple[str, str, str | None]:
         line = data.count(b"\n", 0, offset) + 1
         text = data.decode("utf-8-sig", errors="replace")
         return text, digest, f"not valid UTF-8 at byte {offset} (line {line})"
+
+
+def _under_any(path: str, roots: frozenset[str]) -> bool:
+    """Whether ``path`` equals one of ``roots`` or lies under one (checked prefix by prefix)."""
+    if path in roots:
+        return True
+    cut = path.rfind("/")
+    while cut > 0:
+        if path[:cut] in roots:
+            return True
+        cut = path.rfind("/", 0, cut)
+    return False
+
+
+def scan_paths(
+    config: Config, paths: Iterable[str], *, listdir: Lister = os.scandir
+) -> tuple[ScanResult, Callable[[str], bool]]:
+    """Scan only some paths of the vault (a watcher batch), by what is on disk now.
+
+    Each path (vault-relative, disk form, as events name them) that is a folder is walked like
+    :func:`scan` walks the vault; a file is listed if no ignore rule leaves it out; a path
+    that is not on disk lists nothing. The returned ``in_scope(path)`` says which stored pages
+    this scan speaks for — the given paths and everything under them — so a caller treats a
+    stored page as gone only when it is in scope and absent (and absence is proven).
+
+    Args:
+        config: the vault's configuration.
+        paths: vault-relative paths to look at.
+        listdir: the test seam of :func:`scan`.
+
+    Returns:
+        ``(result, in_scope)``.
+
+    Raises:
+        VaultUnreadableError: the vault root cannot be read.
+    """
+    root = str(config.vault)
+    try:
+        st = os.stat(root)
+    except OSError as exc:
+        raise VaultUnreadableError(
+            f"cannot read the vault folder {root}: {exc.strerror or exc}"
+        ) from exc
+    root_ident = (st.st_dev, st.st_ino)
+    lineage = _lineage(os.path.realpath(root)) | {root_ident}
+    matcher = build_ignore_matcher(config)
+    state = _Walk(matcher, listdir, root_ident, lineage)
+    wanted = sorted({p.strip("/") for p in paths if p.strip("/")})
+    for disk in wanted:
+        if any(disk.startswith(other + "/") for other in wanted if other != disk):
+            continue  # walked with its folder
+        key = _nfc(disk)
+        name = key.rsplit("/", 1)[-1]
+        full = os.path.join(root, disk)
+        try:
+            is_dir = os.path.isdir(full)
+            exists = is_dir or os.path.isfile(full)
+        except OSError as exc:
+            state.unreadable.append(Unreadable(key, exc.strerror or str(exc)))
+            continue
+        if not exists or matcher.is_ignored(disk, is_dir=is_dir):
+            continue
+        if not is_dir:
+            if _is_temp_name(name):
+                continue
+            try:
+                fst = os.stat(full)
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                state.unreadable.append(Unreadable(key, exc.strerror or str(exc)))
+                continue
+            if name.lower().endswith(_PAGE_SUFFIX):
+                state.pages[key] = FileEntry(key, disk, fst.st_mtime_ns, fst.st_size)
+            else:
+                state.add_attachment(key, disk)
+            continue
+        chain: _Chain = ()
+        parts = disk.split("/")
+        for depth in range(len(parts)):  # the folder's own .gitignore is read by walk()
+            folder = "/".join(parts[:depth])
+            spec = matcher.gitignore(folder)
+            if spec is not None:
+                chain = (*chain, (f"{_nfc(folder)}/" if folder else "", spec))
+        ancestors = lineage | _lineage(os.path.realpath(full))
+        state.walk(full, disk, key, ancestors, chain)
+    scope = frozenset(_nfc(p) for p in wanted)
+    return state.result(), lambda path: _under_any(path, scope)

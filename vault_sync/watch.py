@@ -14,9 +14,10 @@ The only threaded module. Three parts, each testable alone:
   the ``watchdog.observers.inotify_c`` logger) and every ``reconcile_s``; it stops cleanly on
   SIGINT / SIGTERM and writes its state to ``.vault-sync/watch.json`` for ``status``.
 
-A batch rescans the vault (stat only; ~55 ms at 10k pages, TECH-NOTES §6) and applies the
-plan: deletes need proof of absence, moves are paired by content hash, so every file operation
-(atomic saves, vim's dance, folder moves, ``git checkout``) reduces to "what is on disk now".
+A batch looks again at the paths its events named, and at everything under those that are
+folders (:func:`vault_sync.vault.scan_paths`), and applies the plan: deletes need proof of
+absence, moves are paired by content hash, so every file operation (atomic saves, vim's dance,
+folder moves, ``git checkout``) reduces to "what is on disk now". Reconciles rescan it all.
 """
 
 from __future__ import annotations
@@ -228,14 +229,16 @@ class Watcher:
     # -- one batch ------------------------------------------------------------------------
 
     def apply(self, batch: Batch) -> dict[str, Any] | None:
-        """Apply one batch (any batch rescans the vault; ``reconcile`` also checks the stores
-        in full). Returns the logged line, or None when nothing changed.
+        """Apply one batch: its paths (and what is under them) are looked at again; a
+        ``reconcile`` batch rescans the whole vault and checks the stores in full. Returns the
+        logged line, or None when nothing changed.
 
         Raises:
             LockTimeoutError: another writer held the lock; the caller retries.
         """
         started = time.perf_counter()
-        _plan, report, notice = self.sync(self.config, full_check=batch.reconcile)
+        scope = None if batch.reconcile else batch.paths
+        _plan, report, notice = self.sync(self.config, full_check=batch.reconcile, scope=scope)
         ms = round((time.perf_counter() - started) * 1000, 1)
         line: dict[str, Any] = {
             "at": _utc_now(),
