@@ -47,12 +47,26 @@ FAULT_ENV = "VAULT_SYNC_FAULT"
 ProgressFn = Callable[[int], None]
 
 
-def _fault_point(name: str) -> None:
-    """Test-only seam: SIGKILL this process when ``$VAULT_SYNC_FAULT == name``.
+_fault_counts: dict[str, int] = {}
 
-    Points: ``after_journal``, ``after_index_commit``, ``after_sidecar_commit``.
+
+def _fault_point(name: str) -> None:
+    """Test-only seam: SIGKILL this process at a named point of apply (DESIGN §4).
+
+    ``$VAULT_SYNC_FAULT`` is ``NAME`` (kill the first time the point is reached) or
+    ``NAME@N`` (the N-th time, e.g. in a watcher's N-th batch). Points, in apply order:
+    ``after_journal`` (journal committed, no store touched), ``during_batch`` (half the
+    batch's pages read and parsed), ``after_index_commit`` (index committed, sidecar not: the
+    two stores disagree), ``after_sidecar_commit`` (both committed). Read nowhere else.
     """
-    if os.environ.get(FAULT_ENV) == name:
+    wanted = os.environ.get(FAULT_ENV)
+    if not wanted:
+        return
+    point, _, nth = wanted.partition("@")
+    if point != name:
+        return
+    _fault_counts[name] = _fault_counts.get(name, 0) + 1
+    if _fault_counts[name] >= int(nth or 1):
         os.kill(os.getpid(), signal.SIGKILL)
 
 
@@ -327,7 +341,9 @@ def _apply_batch(
     _fault_point("after_journal")
     records: list[PageRecord] = []
     gone = list(deletes)
-    for path in paths:
+    for number, path in enumerate(paths):
+        if number == len(paths) // 2:
+            _fault_point("during_batch")
         entry = result.pages[path]
         try:
             page, state = load_page(config, entry)
