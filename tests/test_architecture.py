@@ -26,6 +26,7 @@ LAYERS = {
     "lock": 3,
     "sync": 4,
     "layout": 4,
+    "redaction": 4,
     "retrieve": 4,
     "report": 4,
     "explain": 4,

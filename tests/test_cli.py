@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import REPO
 
 CLI = Callable[..., Any]
-COMMANDS = ["init", "sync", "rebuild", "watch", "query", "show", "status", "lint"]
+COMMANDS = ["init", "sync", "rebuild", "watch", "query", "show", "status", "lint", "redact"]
 
 PAGES = {
     "Retry storm.md": (

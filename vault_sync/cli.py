@@ -218,6 +218,58 @@ def watch(vault: Path | None, json_log: bool) -> None:
         click.echo("stopped", err=True)
 
 
+@cli.command()
+@click.argument("pages", nargs=-1)
+@click.option("--all", "every_page", is_flag=True, help="Look at every page of the vault.")
+@click.option("--write", is_flag=True, help="Rewrite the pages without their secrets.")
+@vault_option
+@json_option
+def redact(
+    pages: tuple[str, ...], every_page: bool, write: bool, vault: Path | None, as_json: bool
+) -> None:
+    """Show the secrets in pages (file:line:label, never the secret); --write removes them.
+
+    Each secret becomes [REDACTED:<label>] in the file, written atomically, keeping every other
+    byte; a page that changed since it was read is not written. PAGES are ids, paths, file
+    names, titles or aliases; --all takes every page.
+    """
+    from vault_sync.engine import run_redact
+
+    if bool(pages) == every_page:
+        raise click.UsageError("name PAGES or pass --all (not both)")
+    done = run_redact(_config(vault), pages, every_page=every_page, write=write)
+    secrets = sum(len(p.found) for p in done)
+    with_secrets = sum(1 for p in done if p.found)
+    if as_json:
+        _emit_json(
+            {
+                "secrets": secrets,
+                "pages": [
+                    {
+                        "path": p.path,
+                        "found": [{"line": r.line, "label": r.label} for r in p.found],
+                        "written": p.written,
+                        "skipped": p.skipped,
+                    }
+                    for p in done
+                    if p.found or p.skipped
+                ],
+            }
+        )
+        return
+    for p in done:
+        for r in p.found:
+            click.echo(f"{r.path}:{r.line}: {r.label}")
+        if p.skipped and (p.found or not write):
+            click.echo(f"{p.path}: {p.skipped}", err=True)
+    if write:
+        rewritten = sum(1 for p in done if p.written)
+        click.echo(f"redacted {secrets} secrets in {rewritten} of {with_secrets} pages")
+    else:
+        hint = "; run with --write to redact them in the files" if secrets else ""
+        click.echo(f"{secrets} secrets in {with_secrets} pages{hint}")
+
+
 def _hit_json(hit: Any, explain: bool) -> dict[str, Any]:
     """The pinned ``query --json`` hit shape (docs/cli.md); fields are added, never renamed."""
     out = {

@@ -16,6 +16,7 @@ Fault injection for tests: the environment variable ``VAULT_SYNC_FAULT`` (read o
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import re
@@ -25,12 +26,14 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from vault_sync.config import Config
 from vault_sync.index import INDEX_NAME, PageIndex
 from vault_sync.lock import WriterLock
 from vault_sync.page import Issue, Page, Severity
 from vault_sync.parser import parse_page
+from vault_sync.sanitize import Scrubber, line_of
 from vault_sync.store import SIDECAR_NAME, FileState, PageRecord, Sidecar
 from vault_sync.vault import FileEntry, ScanResult, read_page, scan, scan_paths
 
@@ -214,14 +217,106 @@ def _project_for(config: Config, path: str) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=8)
+def _scrubber(extra_patterns: tuple[str, ...], allow: tuple[str, ...]) -> Scrubber:
+    return Scrubber(extra_patterns, allow)
+
+
+def scrubber_for(config: Config) -> Scrubber:
+    """The vault's sanitizer (config ``[sanitize]``), compiled once per process."""
+    return _scrubber(config.sanitize_extra_patterns, config.sanitize_allow)
+
+
+def _clean_value(scrubber: Scrubber, value: Any, key: str | None = None) -> Any:
+    """Scrub a frontmatter value; a string is scrubbed with its key in front (``key: value``)
+    so rules that need the name (``aws_secret_access_key: ...``) still see it."""
+    if isinstance(value, str):
+        if key is not None:
+            out = scrubber.scrub(f"{key}: {value}")[0]
+            if out.startswith(f"{key}: "):
+                return out[len(key) + 2 :]
+        return scrubber.scrub(value)[0]
+    if isinstance(value, list):
+        return [_clean_value(scrubber, v, key) for v in value]
+    if isinstance(value, dict):
+        return {
+            scrubber.scrub(str(k))[0]: _clean_value(scrubber, v, str(k)) for k, v in value.items()
+        }
+    return value
+
+
+def clean_page(page: Page, text: str, scrubber: Scrubber) -> Page:
+    """The sanitizer seam of everything stored (DESIGN Invariant 6): return ``page`` with every
+    secret in every text field replaced by ``[REDACTED:<label>]``, plus one ``secret`` error
+    issue per secret (file line and label, never the secret) for ``lint``.
+
+    The whole file text is scrubbed once; only pages with a finding (rare) are then scrubbed
+    field by field, so a clean vault pays one pass. Every output (index, sidecar, snippets,
+    ``show``, ``lint``, ``--json``) reads from the stores, so none can carry a secret.
+    """
+    _, findings = scrubber.scrub(text)
+    if not findings:
+        return page
+
+    def clean(value: str) -> str:
+        return scrubber.scrub(value)[0]
+
+    def clean_opt(value: str | None) -> str | None:
+        return None if value is None else clean(value)
+
+    secrets = tuple(
+        Issue(
+            Severity.ERROR,
+            "secret",
+            f"a secret ({f.label}) is in this page; it is redacted from every output"
+            " (vault-sync redact --write removes it from the file)",
+            line_of(text, f.start),
+        )
+        for f in findings
+    )
+    return replace(
+        page,
+        id=clean(page.id),
+        title=clean(page.title),
+        project=clean_opt(page.project),
+        tags=tuple(clean(t) for t in page.tags),
+        aliases=tuple(clean(a) for a in page.aliases),
+        valid_from=clean_opt(page.valid_from),
+        valid_to=clean_opt(page.valid_to),
+        headings=tuple(replace(h, text=clean(h.text)) for h in page.headings),
+        links=tuple(
+            replace(
+                link,
+                target=clean(link.target),
+                anchor=clean(link.anchor),
+                display=clean_opt(link.display),
+            )
+            for link in page.links
+        ),
+        evidence=tuple(
+            replace(e, source=clean(e.source), at=clean_opt(e.at), note=clean_opt(e.note))
+            for e in page.evidence
+        ),
+        frontmatter={
+            clean(str(k)): _clean_value(scrubber, v, str(k)) for k, v in page.frontmatter.items()
+        },
+        body=clean(page.body),
+        issues=(
+            *(replace(i, message=clean(i.message)) for i in page.issues),
+            *secrets,
+        ),
+    )
+
+
 def load_page(config: Config, entry: FileEntry) -> tuple[Page, FileState]:
-    """Read, hash and parse one page; bad bytes or YAML become issues, never exceptions.
+    """Read, hash, parse and sanitize one page; bad bytes or YAML become issues, never
+    exceptions; secrets are redacted from every field (:func:`clean_page`).
 
     Raises:
         OSError: the file cannot be read (vanished, permission denied).
     """
     text, digest, decode_error = read_page(config.vault, entry)
-    page = parse_page(text, entry.path)
+    page = clean_page(parse_page(text, entry.path), text, scrubber_for(config))
     if decode_error:
         at_line = re.search(r"\(line (\d+)\)", decode_error)
         issue = Issue(

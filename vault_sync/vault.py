@@ -33,6 +33,7 @@ Ignore rules, cheapest first (each prunes a folder, so nothing below it is liste
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import json
@@ -822,3 +823,49 @@ def scan_paths(
         state.walk(full, disk, key, ancestors, chain)
     scope = frozenset(_nfc(p) for p in wanted)
     return state.result(), lambda path: _under_any(path, scope)
+
+
+class PageChangedError(VaultSyncError):
+    """A page changed on disk between being read and being written: the write is refused."""
+
+
+def write_page(vault: Path, disk_path: str, data: bytes, expected_hash: str) -> None:
+    """Replace one page's bytes atomically, refusing if it changed since it was read.
+
+    The one write path for pages (DESIGN Invariant 5): the new bytes go to a temporary file
+    in the same folder (a dot-name, so walkers and the watcher ignore it), are fsynced, keep
+    the page's permission bits, and replace the page with one ``os.replace``; the folder is
+    fsynced after. Callers keep every byte they did not mean to change.
+
+    Args:
+        vault: the vault root.
+        disk_path: the page's vault-relative on-disk path.
+        data: the complete new content.
+        expected_hash: :func:`content_hash` of the bytes the caller read.
+
+    Raises:
+        PageChangedError: the page's bytes no longer hash to ``expected_hash``.
+        OSError: the page or its folder cannot be written.
+    """
+    target = vault / disk_path
+    if content_hash(target.read_bytes()) != expected_hash:
+        raise PageChangedError(f"{disk_path} changed since it was read; not written")
+    mode = target.stat().st_mode & 0o7777
+    tmp = target.with_name(f".{target.name}.vault-sync-{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(tmp, mode)
+        if content_hash(target.read_bytes()) != expected_hash:  # last look before replacing
+            raise PageChangedError(f"{disk_path} changed since it was read; not written")
+        os.replace(tmp, target)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+    folder = os.open(target.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)

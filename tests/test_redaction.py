@@ -1,0 +1,183 @@
+"""No secret leaves through vault-sync (DESIGN Invariant 6), end to end: a page holding one
+secret of every label is synced, and no output, stored field or store file carries any of them;
+`lint` names file:line:label; `redact --write` removes them from the file and keeps the rest."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_sanitize import POSITIVE
+from vault_sync import layout
+from vault_sync.config import load_config
+from vault_sync.sanitize import LABELS
+from vault_sync.vault import PageChangedError, content_hash, write_page
+
+CLI = Callable[..., Any]
+BUILTIN = [label for label in LABELS if label != "custom"]
+
+
+def secret_page() -> tuple[str, dict[str, str]]:
+    """A page with every built-in label: in frontmatter, title, heading, tags, links, body."""
+    secrets = {label: POSITIVE[label][1] for label in BUILTIN}
+    lines = [f"{POSITIVE[label][0]}" for label in BUILTIN]
+    text = (
+        "---\n"
+        "title: Deploy notes\n"
+        f"aliases: [deploy {secrets['github_token']}]\n"
+        f"api_token: {secrets['slack_token']}\n"
+        f'evidence:\n  - {{kind: session, source: s1, note: "{secrets["stripe_key"]}"}}\n'
+        "---\n"
+        f"# Deploy {secrets['google_api_key']}\n\n"
+        f"See [[Other {secrets['aws_key']}|{secrets['jwt']}]].\n\n"
+        + "\n\n".join(lines)
+        + "\ncommon deployword\n"
+    )
+    return text, secrets
+
+
+@pytest.fixture
+def vault(make_vault: Callable[..., Path]) -> tuple[Path, dict[str, str]]:
+    text, secrets = secret_page()
+    root = make_vault({"notes/deploy.md": text, "clean.md": "# Clean\n\ndeployword here\n"})
+    return root, secrets
+
+
+def assert_clean(blob: str | bytes, secrets: dict[str, str], where: str) -> None:
+    for label, secret in secrets.items():
+        needle: str | bytes = secret if isinstance(blob, str) else secret.encode()
+        assert needle not in blob, f"{label} leaked through {where}"
+
+
+def test_no_secret_in_any_output_or_store(cli: CLI, vault: tuple[Path, dict[str, str]]) -> None:
+    root, secrets = vault
+    assert cli("--vault", str(root), "sync").code == 0
+    outputs = {
+        "query --json": cli("--vault", str(root), "query", "deployword deploy", "--json"),
+        "query --explain": cli("--vault", str(root), "query", "deploy", "--explain"),
+        "query --json --explain": cli(
+            "--vault", str(root), "query", "deploy", "--json", "--explain"
+        ),
+        "show": cli("--vault", str(root), "show", "notes/deploy"),
+        "show --json": cli("--vault", str(root), "show", "notes/deploy", "--json"),
+        "lint": cli("--vault", str(root), "lint"),
+        "lint --json": cli("--vault", str(root), "lint", "--json"),
+        "status --json": cli("--vault", str(root), "status", "--json"),
+        "redact": cli("--vault", str(root), "redact", "--all"),
+    }
+    for where, result in outputs.items():
+        assert "[REDACTED" in result.out or where.startswith(("lint", "status", "redact")), where
+        assert_clean(result.out + result.err, secrets, where)
+    assert "deploy.md" in outputs["query --json"].out
+    folder = layout.active_set(load_config(root).store_path)
+    assert folder is not None
+    docs = stored_documents(layout.index_dir(folder))
+    assert len(docs) >= 2
+    assert_clean("\n".join(docs), secrets, "stored index fields")
+    db = sqlite3.connect(layout.sidecar_file(folder))
+    tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+    for table in tables:
+        for row in db.execute(f"SELECT * FROM {table}"):
+            assert_clean(repr(row), secrets, f"sidecar table {table}")
+    db.close()
+    for suffix in ("", "-wal"):
+        raw = Path(f"{layout.sidecar_file(folder)}{suffix}")
+        if raw.exists():
+            assert_clean(raw.read_bytes(), secrets, f"sidecar file{suffix or ''} bytes")
+
+
+def stored_documents(index_dir: Path) -> list[str]:
+    """Every stored field of every document, read back through tantivy (not raw bytes:
+    tantivy compresses its store, so grepping files would prove nothing)."""
+    import tantivy
+
+    from vault_sync.index import register_analyzers
+
+    index = tantivy.Index.open(str(index_dir))
+    register_analyzers(index)
+    searcher = index.searcher()
+    hits = searcher.search(tantivy.Query.all_query(), limit=10_000).hits
+    return [str(searcher.doc(address).to_dict()) for _score, address in hits]
+
+
+def test_lint_names_file_line_and_label(cli: CLI, vault: tuple[Path, dict[str, str]]) -> None:
+    root, secrets = vault
+    result = cli("--vault", str(root), "lint", "--json")
+    assert result.code == 1
+    found = [p for p in result.json()["problems"] if p["code"] == "secret"]
+    labels = {p["message"].split("(")[1].split(")")[0] for p in found}
+    assert set(BUILTIN) <= labels
+    text = (root / "notes" / "deploy.md").read_text(encoding="utf-8")
+    first_body_line = text.splitlines().index("# Deploy " + secrets["google_api_key"]) + 1
+    assert {"path": "notes/deploy.md", "line": first_body_line} in [
+        {"path": p["path"], "line": p["line"]} for p in found
+    ]
+
+
+def test_redact_write_removes_secrets_and_keeps_every_other_byte(
+    cli: CLI, make_vault: Callable[..., Path]
+) -> None:
+    token = POSITIVE["github_token"][1]
+    original = (
+        "\ufeff---\r\n"
+        "title: Keep me   # a comment\r\n"
+        f"token: {token}\r\n"
+        "aliases:\r\n"
+        f"  - {token} and more  # why\r\n"
+        f"  - 'quoted {token}'\r\n"
+        "---\r\n"
+        f"Body with {token} inside.\r\n"
+        "Untouched line.\r\n"
+    )
+    root = make_vault({"p.md": ""})
+    (root / "p.md").write_bytes(original.encode("utf-8"))
+    shown = cli("--vault", str(root), "redact", "p.md")
+    assert shown.code == 0 and "p.md:3: github_token" in shown.out
+    assert token not in shown.out
+    assert (root / "p.md").read_bytes() == original.encode("utf-8")  # not written without --write
+    done = cli("--vault", str(root), "redact", "p", "--write")
+    assert done.code == 0, done.err
+    after = (root / "p.md").read_bytes()
+    assert after.startswith("\ufeff".encode())
+    text = after.decode("utf-8-sig")
+    assert token not in text
+    assert text == (
+        "---\r\n"
+        "title: Keep me   # a comment\r\n"
+        'token: "[REDACTED:github_token]"\r\n'
+        "aliases:\r\n"
+        '  - "[REDACTED:github_token] and more"  # why\r\n'
+        "  - 'quoted [REDACTED:github_token]'\r\n"
+        "---\r\n"
+        "Body with [REDACTED:github_token] inside.\r\n"
+        "Untouched line.\r\n"
+    )
+    show = cli("--vault", str(root), "show", "p", "--json").json()
+    assert show["frontmatter"]["token"] == "[REDACTED:github_token]"
+    assert show["aliases"] == ["[REDACTED:github_token] and more", "quoted [REDACTED:github_token]"]
+    assert cli("--vault", str(root), "lint", "--json").json()["errors"] == 0
+
+
+def test_redact_needs_pages_or_all(cli: CLI, make_vault: Callable[..., Path]) -> None:
+    root = make_vault({"a.md": "x\n"})
+    assert cli("--vault", str(root), "redact").code == 2
+    assert cli("--vault", str(root), "redact", "a", "--all").code == 2
+    assert cli("--vault", str(root), "redact", "nothing").code == 1
+
+
+def test_write_page_refuses_a_page_that_changed(tmp_path: Path) -> None:
+    tmp_path = tmp_path / "v"
+    tmp_path.mkdir()
+    page = tmp_path / "p.md"
+    page.write_bytes(b"old\n")
+    stale = content_hash(b"something else\n")
+    with pytest.raises(PageChangedError):
+        write_page(tmp_path, "p.md", b"new\n", stale)
+    assert page.read_bytes() == b"old\n"
+    write_page(tmp_path, "p.md", b"new\n", content_hash(b"old\n"))
+    assert page.read_bytes() == b"new\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["p.md"]  # no temp file left

@@ -1,0 +1,416 @@
+"""Sanitizer: one positive and two negatives per label, near-misses, precedence, allow/custom,
+and properties (idempotence, totality, own tokens untouched, valid offsets, linear time).
+
+Every token is generated here with a seeded random charset of the right shape: no real or
+real-looking credential is written into the repository (secret scanners would flag it).
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+import re
+import string
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from vault_sync.config import Config
+from vault_sync.sanitize import LABELS, TOKEN_RE, Finding, Scrubber, line_of, scrub
+
+ALNUM = string.ascii_letters + string.digits
+URLSAFE = ALNUM + "_-"
+B64 = ALNUM + "+/"
+UPPER = string.ascii_uppercase + string.digits
+HEX = "0123456789abcdef"
+
+
+def gen(n: int, charset: str = ALNUM, seed: int = 0) -> str:
+    rng = random.Random(f"{seed}-{n}-{charset}")
+    return "".join(rng.choice(charset) for _ in range(n))
+
+
+def jwt(seed: int = 0) -> str:
+    return f"eyJ{gen(30, URLSAFE, seed)}.eyJ{gen(60, URLSAFE, seed)}.{gen(43, URLSAFE, seed)}"
+
+
+def pem(kind: str = "OPENSSH") -> str:
+    body = "\n".join(gen(64, B64, i) for i in range(4))
+    return f"-----BEGIN {kind} PRIVATE KEY-----\n{body}\n-----END {kind} PRIVATE KEY-----"
+
+
+def aws_id(seed: int = 0) -> str:
+    return "AKIA" + gen(16, UPPER, seed)
+
+
+# label -> (text, the secret that must disappear)
+POSITIVE: dict[str, tuple[str, str]] = {
+    "github_token": ("push with ghp_" + gen(36) + " today", "ghp_" + gen(36)),
+    "openai_key": ("key = sk-proj-" + gen(156, URLSAFE), "sk-proj-" + gen(156, URLSAFE)),
+    "anthropic_key": (
+        "ANTHROPIC sk-ant-api03-" + gen(93, URLSAFE) + "AA",
+        "sk-ant-api03-" + gen(93, URLSAFE) + "AA",
+    ),
+    "stripe_key": ("charge with sk_live_" + gen(24), "sk_live_" + gen(24)),
+    "aws_key": ("id " + aws_id() + " in us-east-1", aws_id()),
+    "aws_secret_key": (
+        "aws_secret_access_key = " + gen(40, B64, 1),
+        gen(40, B64, 1),
+    ),
+    "google_api_key": ("maps?key=AIza" + gen(35, URLSAFE), "AIza" + gen(35, URLSAFE)),
+    "google_oauth": ("client secret GOCSPX-" + gen(28, URLSAFE), "GOCSPX-" + gen(28, URLSAFE)),
+    "slack_token": (
+        "bot xoxb-" + gen(12, string.digits) + "-" + gen(24),
+        "xoxb-" + gen(12, string.digits) + "-" + gen(24),
+    ),
+    "telegram_token": (
+        "https://api.telegram.org/bot" + gen(10, string.digits) + ":A" + gen(34, URLSAFE) + "/x",
+        gen(10, string.digits) + ":A" + gen(34, URLSAFE),
+    ),
+    "jwt": ("cookie=" + jwt() + "; Path=/", jwt()),
+    "private_key": ("key:\n" + pem() + "\nend", pem()),
+    "url_credentials": (
+        "DATABASE postgres://app:" + gen(16) + "@db.internal:5432/prod",
+        "app:" + gen(16),
+    ),
+    "auth_header": ("curl -H 'Authorization: Basic " + gen(20) + "' x", gen(20)),
+    "bearer_token": ("send bearer " + gen(32) + " then", gen(32)),
+    "env_secret": ("export DB_PASSWORD=" + gen(12) + "\n", gen(12)),
+    "api_key": ("run tool --api-key " + gen(32) + " now", gen(32)),
+    "credential_path": ("cat ~/.ssh/id_ed25519 now", "~/.ssh/id_ed25519"),
+}
+
+NEGATIVE: dict[str, tuple[str, str]] = {
+    "github_token": ("ghp_" + gen(20) + " is too short", "xghp_" + gen(36) + " inside a word"),
+    "openai_key": ("task-sk-list and sk-learn", "risk-" + gen(48) + " and desk-sk-" + gen(48)),
+    "anthropic_key": ("sk-ant- is the prefix", "sk-ant-api03-short"),
+    "stripe_key": ("pk_live_" + gen(24) + " is publishable", "sk_live_ alone"),
+    "aws_key": ("AKIA" + gen(10, UPPER) + " short", "XAKIA" + gen(16, UPPER) + " in a word"),
+    "aws_secret_key": (
+        "commit " + gen(40, HEX, 2) + " fixed it",  # a git SHA
+        "blob " + gen(40, B64, 3) + " with no key id nearby",
+    ),
+    "google_api_key": ("AIza" + gen(20, URLSAFE) + " short", "Aiza is a name"),
+    "google_oauth": ("ya29.short", "GOCSPX-" + gen(10)),
+    "slack_token": ("xoxb- alone", "xoxz-" + gen(30)),
+    "telegram_token": ("at 12:30 and 10:AM", "id 123:A" + gen(34, URLSAFE) + " id too short"),
+    "jwt": ("eyJ" + "." * 40, "eyJ" + gen(30, URLSAFE) + " no dots"),
+    "private_key": (
+        "-----BEGIN PUBLIC KEY-----\n" + gen(64, B64) + "\n-----END PUBLIC KEY-----",
+        "-----BEGIN CERTIFICATE-----\n" + gen(64, B64) + "\n-----END CERTIFICATE-----",
+    ),
+    "url_credentials": (
+        "https://example.com:8080/path@x and git@github.com:me/repo",
+        "postgres://user:${DB_PASSWORD}@localhost and https://user@host/",
+    ),
+    "auth_header": (
+        "Authorization: the process of granting permissions",
+        "Authorization: Bearer <token>",
+    ),
+    "bearer_token": ("the flagbearer " + gen(32), "Bearer tokens are described in RFC 6750"),
+    "env_secret": (
+        "GITHUB_TOKEN = os.environ['GITHUB_TOKEN']\nsortKey: 'priority'\nmonkey=banana12345",
+        "Password: I forgot it again\nmax_tokens: 1024\nhotkey: Mod+Shift+K",
+    ),
+    "api_key": ("API key management is hard", "api_key = get_api_key()"),
+    "credential_path": ("see ~/.ssh/id_rsa.pub and the .pem extension", "keynote.key and id_rsa_x"),
+}
+
+#: Near-misses that must produce no finding at all.
+NEAR_MISSES: list[str] = [
+    gen(39, HEX, 4),
+    str(uuid.UUID(int=random.Random(5).getrandbits(128))),
+    "commit " + gen(40, HEX, 6),
+    "![img](data:image/png;base64,"
+    + base64.b64encode(bytes(random.Random(7).getrandbits(8) for _ in range(600))).decode()
+    + ")",
+    "The Authorization: header carries credentials; Authorization is checked first.",
+    "Your password must be at least 8 characters. Reset password: open Settings.",
+    "add it to the task-sk-list, then ask-sk-questions",
+    "AWS docs: " + gen(40, B64, 8) + " is just a string here",
+    "The key: press Enter. Token: a unit of text. Secret: there is none.",
+    '"adminUsername": "admin", "sortKey": "createdAt", "cacheKey": "v2"',
+]
+
+
+def labels_of(findings: tuple[Finding, ...]) -> list[str]:
+    return [f.label for f in findings]
+
+
+def test_every_label_has_cases() -> None:
+    builtin = set(LABELS) - {"custom"}
+    assert set(POSITIVE) == builtin
+    assert set(NEGATIVE) == builtin
+
+
+@pytest.mark.parametrize("label", sorted(POSITIVE))
+def test_positive(label: str) -> None:
+    text, secret = POSITIVE[label]
+    out, findings = scrub(text)
+    assert secret not in out
+    assert f"[REDACTED:{label}]" in out
+    assert label in labels_of(findings)
+    i = text.index(secret)
+    mine = [f for f in findings if f.label == label]
+    assert any(f.start <= i and i + len(secret) <= f.end for f in mine) or secret.startswith("~")
+
+
+@pytest.mark.parametrize(("label", "which"), [(k, i) for k in sorted(NEGATIVE) for i in (0, 1)])
+def test_negative(label: str, which: int) -> None:
+    text = NEGATIVE[label][which]
+    _out, findings = scrub(text)
+    assert label not in labels_of(findings), (text, findings)
+
+
+@pytest.mark.parametrize("text", NEAR_MISSES)
+def test_near_misses_are_left_alone(text: str) -> None:
+    assert scrub(text) == (text, ())
+
+
+def test_private_key_variants_are_whole_blocks() -> None:
+    for kind in ("RSA", "EC", "OPENSSH", "ENCRYPTED", "DSA", ""):
+        block = pem(kind).replace("BEGIN  ", "BEGIN ").replace("END  ", "END ")
+        out, findings = scrub(f"a\n{block}\nb")
+        assert out == "a\n[REDACTED:private_key]\nb"
+        assert labels_of(findings) == ["private_key"]
+    cut = "-----BEGIN RSA PRIVATE KEY-----\n" + gen(64, B64) + "\n" + gen(64, B64) + "\n\nprose"
+    assert scrub(cut)[0] == "[REDACTED:private_key]\n\nprose"
+
+
+def test_vendor_prefix_families() -> None:
+    for prefix in ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"):
+        assert labels_of(scrub(prefix + gen(36))[1]) == ["github_token"]
+    assert labels_of(scrub("github_pat_" + gen(22) + "_" + gen(59))[1]) == ["github_token"]
+    assert labels_of(scrub("sk-" + gen(48))[1]) == ["openai_key"]
+    assert labels_of(scrub("sk-svcacct-" + gen(100, URLSAFE))[1]) == ["openai_key"]
+    for prefix in ("sk_test_", "rk_live_", "rk_test_"):
+        assert labels_of(scrub(prefix + gen(24))[1]) == ["stripe_key"]
+    assert labels_of(scrub("ASIA" + gen(16, UPPER))[1]) == ["aws_key"]
+    assert labels_of(scrub("ya29." + gen(120, URLSAFE))[1]) == ["google_oauth"]
+    for kind in "abposr":
+        assert labels_of(scrub(f"xox{kind}-" + gen(30))[1]) == ["slack_token"]
+
+
+def test_aws_secret_beside_key_id_but_not_a_sha() -> None:
+    _out, findings = scrub(f"{aws_id()},{gen(40, B64, 9)}")
+    assert labels_of(findings) == ["aws_key", "aws_secret_key"]
+    sha = gen(40, HEX, 10)
+    assert labels_of(scrub(f"{aws_id()} {sha}")[1]) == ["aws_key"]
+
+
+def test_url_credentials_keep_scheme_and_host() -> None:
+    out, _ = scrub("redis://:" + gen(20) + "@cache:6379/0")
+    assert out == "redis://[REDACTED:url_credentials]@cache:6379/0"
+
+
+def test_env_secret_styles_redact_the_value_only() -> None:
+    value = gen(24)
+    for line in (
+        f"API_SECRET={value}",
+        f"export SERVICE_TOKEN='{value}'",
+        f"client_secret: {value}",
+        f'"dbPassword": "{value}"',
+    ):
+        out, findings = scrub(line)
+        assert value not in out and labels_of(findings) == ["env_secret"], line
+        assert out.startswith(line[: line.index(value)])
+
+
+# --- precedence, allow, custom ------------------------------------------------------------------
+
+
+def test_precedence_vendor_beats_header() -> None:
+    token = "ghp_" + gen(36)
+    out, findings = scrub(f"Authorization: Bearer {token}")
+    assert out == "Authorization: Bearer [REDACTED:github_token]"
+    assert labels_of(findings) == ["github_token"]
+
+
+def test_precedence_vendor_beats_env_assignment() -> None:
+    key = "sk-proj-" + gen(156, URLSAFE)
+    out, findings = scrub(f'OPENAI_API_KEY="{key}"')
+    assert out == 'OPENAI_API_KEY="[REDACTED:openai_key]"'
+    assert labels_of(findings) == ["openai_key"]
+
+
+def test_loser_keeps_what_the_winner_left() -> None:
+    token = "ghp_" + gen(36)
+    out, findings = scrub(f"https://deploy:{token}@github.com/x")
+    assert out == "https://[REDACTED:url_credentials]:[REDACTED:github_token]@github.com/x"
+    assert sorted(labels_of(findings)) == ["github_token", "url_credentials"]
+
+
+def test_allow_list_wins() -> None:
+    key = aws_id(11)
+    assert scrub(f"example {key}", allow=[key]) == (f"example {key}", ())
+    assert scrub(f"example {key}", allow=[r"AKIA[A-Z0-9]{16}"]) == (f"example {key}", ())
+    token = "ghp_" + gen(36, seed=12)
+    text = f"Authorization: token {token}"
+    assert scrub(text, allow=[token]) == (text, ())  # nothing redacts over allowed text
+    assert scrub(text, allow=["ghp_"])[0] != text  # a partial allow match protects nothing
+
+
+def test_custom_pattern() -> None:
+    text = "ticket ACME-" + gen(12, UPPER) + " and ref=INT-42"
+    out, findings = scrub(text, extra_patterns=[r"ACME-[A-Z0-9]{12}"])
+    assert out == "ticket [REDACTED:custom] and ref=INT-42"
+    assert labels_of(findings) == ["custom"]
+    out, _ = scrub("pin=1234", extra_patterns=[r"pin=(?P<secret>\d+)"])
+    assert out == "pin=[REDACTED:custom]"
+
+
+def test_bad_custom_regex_never_raises() -> None:
+    assert scrub("a(b", extra_patterns=["(", "[z-a]"], allow=["("]) == ("a(b", ())
+
+
+def test_scrubber_from_config_and_findings() -> None:
+    cfg = Config(vault=Path("/v"), sanitize_extra_patterns=("X{3}",), sanitize_allow=("XXXX",))
+    scrubber = Scrubber.from_config(cfg)
+    text = "one XXX\ntwo XXXX\nthree " + aws_id()
+    out, findings = scrubber.scrub(text)
+    assert out == "one [REDACTED:custom]\ntwo XXXX\nthree [REDACTED:aws_key]"
+    assert [line_of(text, f.start) for f in findings] == [1, 3]
+    assert findings[0] == Finding("custom", 4, 7)
+
+
+def test_line_of() -> None:
+    assert line_of("a\nb\nc", 0) == 1
+    assert line_of("a\nb\nc", 2) == 2
+    assert line_of("a\nb\nc", 4) == 3
+
+
+# --- properties ---------------------------------------------------------------------------------
+
+FRAGMENTS = [
+    *(text for text, _ in POSITIVE.values()),
+    *(text for pair in NEGATIVE.values() for text in pair),
+    *NEAR_MISSES,
+    "[REDACTED:",
+    "[REDACTED:github_token]",
+    "]",
+    ":",
+    "=",
+    '"',
+    " ",
+    "\n",
+    "Authorization: ",
+    "Bearer ",
+    "TOKEN=",
+    "api_key: ",
+    "://",
+    "@",
+    "ghp_",
+    "eyJ",
+    "AKIA",
+    "-----BEGIN PRIVATE KEY-----\n",
+    "-----END PRIVATE KEY-----",
+    gen(40, B64, 13),
+    gen(36, seed=14),
+]
+
+texts = st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=12)), max_size=12).map(
+    "".join
+)
+
+
+def check_offsets(text: str, findings: tuple[Finding, ...]) -> None:
+    end = 0
+    for f in findings:
+        assert f.label in LABELS
+        assert end <= f.start < f.end <= len(text)
+        end = f.end
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts)
+def test_properties(text: str) -> None:
+    out, findings = scrub(text)  # never raises
+    check_offsets(text, findings)
+    assert scrub(out)[0] == out  # idempotent
+    own = [m.span() for m in TOKEN_RE.finditer(text)]
+    for f in findings:  # never inside (or over) one of its own tokens
+        assert all(f.end <= a or b <= f.start for a, b in own)
+    assert out.count("[REDACTED:") == text.count("[REDACTED:") + len(findings)
+
+
+@pytest.mark.slow
+@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(texts)
+def test_properties_long(text: str) -> None:
+    test_properties.hypothesis.inner_test(text)  # type: ignore[attr-defined]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("Ak_-=:/.eyJ[]@ \n0123456789sKbi")), max_size=300))
+def test_properties_on_dense_trigger_alphabet(text: str) -> None:
+    out, findings = scrub(text)
+    check_offsets(text, findings)
+    assert scrub(out)[0] == out
+
+
+# --- linear time --------------------------------------------------------------------------------
+
+ADVERSARIAL: dict[str, Callable[[int], str]] = {
+    "A": lambda n: "A" * n,
+    "eyJ+dots": lambda n: "eyJ" + "." * n,
+    "eyJ*": lambda n: "eyJ" * (n // 3),
+    "jwt-ish": lambda n: ("eyJ" + "a" * 9 + ".") * (n // 13),
+    "authorization": lambda n: "Authorization: " * (n // 15),
+    "base64": lambda n: gen(1000, B64, 15) * (n // 1000),
+    "A_KEY=": lambda n: "A_KEY=" * (n // 6),
+    "key=": lambda n: "key=" * (n // 4),
+    "akia": lambda n: (aws_id() + " ") * (n // 21),
+    "url": lambda n: "://u:p@h " * (n // 9),
+    "pem-headers": lambda n: "-----BEGIN PRIVATE KEY-----\n" * (n // 28),
+    "telegram": lambda n: "1" * n + ":A",
+    "redacted": lambda n: "[REDACTED:env_secret]" * (n // 21),
+}
+FAST = ("A", "eyJ*", "authorization", "base64", "A_KEY=", "url")
+
+
+def _seconds(text: str) -> float:
+    best = float("inf")
+    for _ in range(2):
+        start = time.perf_counter()
+        scrub(text)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def _assert_linear(name: str) -> None:
+    """1 MB scrubs in well under a few seconds, and 4x the input costs about 4x the time
+    (a quadratic pattern would cost 16x): a ratio bound is robust to the machine's speed."""
+    small, big = _seconds(ADVERSARIAL[name](250_000)), _seconds(ADVERSARIAL[name](1_000_000))
+    assert big < 5.0, f"{name}: {big:.2f}s for 1 MB"
+    assert big <= 10 * small + 0.2, f"{name}: {small:.3f}s -> {big:.3f}s for 4x the input"
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_linear_time(name: str) -> None:
+    _assert_linear(name)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(set(ADVERSARIAL) - set(FAST)))
+def test_linear_time_all(name: str) -> None:
+    _assert_linear(name)
+
+
+def test_clean_text_is_cheap() -> None:
+    """Prose with no trigger costs a few substring scans: within 100x one str.count pass."""
+    text = ("The quick brown fox jumps over the lazy dog. " * 25_000)[:1_000_000]
+    start = time.perf_counter()
+    for _ in range(5):
+        text.count("q")
+    baseline = (time.perf_counter() - start) / 5
+    assert _seconds(text) <= 100 * baseline + 0.05
+
+
+def test_redaction_token_shape() -> None:
+    out, _ = scrub("x ghp_" + gen(36))
+    assert re.fullmatch(r"x \[REDACTED:github_token\]", out)

@@ -1,0 +1,779 @@
+"""Typed redaction: ``scrub(text) -> (text, findings)`` (DESIGN §8, Invariant 6).
+
+Each secret is replaced by ``[REDACTED:<label>]``. A :class:`Finding` holds the label and the
+offsets of the redacted span in the *input*, never the secret; callers turn offsets into lines
+with :func:`line_of`.
+
+Labels, in precedence order (:data:`LABELS`): vendor-specific formats first, then structural
+shapes, then ``custom`` (config ``sanitize.extra_patterns``). Where two candidates overlap, the
+earlier label wins, then the longer match; the loser keeps only the parts outside the winner
+that still hold a letter or digit, so precedence decides the label but never un-redacts
+anything. Examples:
+
+- ``Authorization: Bearer ghp_…`` → ``Authorization: Bearer [REDACTED:github_token]`` (the
+  header's credential is exactly the token, so ``auth_header`` has nothing left);
+- ``https://deploy:ghp_…@github.com`` → ``https://[REDACTED:url_credentials]:[REDACTED:github_token]@github.com``;
+- ``OPENAI_API_KEY="sk-…"`` → ``OPENAI_API_KEY="[REDACTED:openai_key]"``.
+
+Config ``sanitize.allow`` entries (each used both as a regex, when it compiles, and as a
+literal) protect what they cover: a candidate lying wholly inside an allow match is not
+redacted, and no other candidate may redact over it either (so an allowed example token inside
+an ``Authorization`` header stays whole). An allow match that only touches part of a candidate
+does not protect it.
+
+Properties (tested in ``tests/test_sanitize.py``): idempotent; never matches inside (or using the
+text of) its own ``[REDACTED:…]`` tokens; never raises on ``str`` input (an invalid custom or
+allow regex is skipped with a warning — ``load_config`` already rejects them); linear time:
+stdlib ``re`` patterns without nested quantifiers, every repeat bounded or possessive, and each
+rule run only when one of its lowercase trigger literals occurs in the text (one cheap ``in``
+scan per trigger, TECH-NOTES §9), so clean text costs a ``str.lower`` and a few substring
+searches.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from vault_sync.config import Config
+
+logger = logging.getLogger(__name__)
+
+#: Every label, in precedence order (DESIGN §8): the earlier label wins an overlap.
+LABELS: tuple[str, ...] = (
+    "github_token",
+    "openai_key",
+    "anthropic_key",
+    "stripe_key",
+    "aws_key",
+    "aws_secret_key",
+    "google_api_key",
+    "google_oauth",
+    "slack_token",
+    "telegram_token",
+    "jwt",
+    "private_key",
+    "url_credentials",
+    "auth_header",
+    "bearer_token",
+    "env_secret",
+    "api_key",
+    "credential_path",
+    "custom",
+)
+_RANK = {label: rank for rank, label in enumerate(LABELS)}
+
+#: A redaction token as written by :func:`scrub`; text inside one is never matched again.
+TOKEN_RE = re.compile(r"\[REDACTED:[a-z_]{1,32}\]")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One redaction: ``label`` and the ``[start, end)`` offsets of the secret in the input.
+
+    Attributes:
+        label: one of :data:`LABELS`.
+        start: offset of the first redacted character in the input text.
+        end: offset just past the last redacted character in the input text.
+    """
+
+    label: str
+    start: int
+    end: int
+
+
+def line_of(text: str, offset: int) -> int:
+    """Return the 1-based line of ``offset`` in ``text`` (for mapping findings to file lines)."""
+    return text.count("\n", 0, max(0, offset)) + 1
+
+
+# --- value checks shared by the structural rules -------------------------------------------
+
+_WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_WORD_DASH = _WORD | {"-"}
+_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+#: Values that name a secret instead of being one: templates, masks, stock placeholders.
+_PLACEHOLDER = re.compile(
+    r"[$%<{]|.*\.\.\.|.*(?i:your[_-]|example|placeholder)"
+    r"|(?i:x+|\*+|\.+|#+|-+|_+|(?:my[_-]?)?(?:pass(?:word|wd)?|secret|token|api[_-]?key|key)"
+    r"|changeme|redacted|none|null|nil|true|false|undefined|empty|required|optional|string)\Z"
+)
+#: ``os.environ``, ``config.secret_key``: a code reference, not a value.
+_DOTTED_NAME = re.compile(r"[A-Za-z_]\w{0,64}(?:\.[A-Za-z_]\w{0,64}){1,8}\Z")
+
+
+def _placeholder(value: str) -> bool:
+    return _PLACEHOLDER.match(value) is not None or _DOTTED_NAME.match(value) is not None
+
+
+def _random_looking(value: str) -> bool:
+    """A value that reads as generated: 8+ characters mixing letters with digits or base64
+    symbols, or 20+ characters of mixed case. Prose words and identifiers fail."""
+    if len(value) < 8 or _placeholder(value):
+        return False
+    letters = any(c.isalpha() for c in value)
+    if letters and (any(c.isdigit() for c in value) or any(c in "+/=" for c in value)):
+        return True
+    return len(value) >= 20 and any(c.isupper() for c in value) and any(c.islower() for c in value)
+
+
+# --- rules -----------------------------------------------------------------------------------
+
+Span = tuple[int, int]
+_SpanFn = Callable[[str, "re.Match[str]"], "Span | None"]
+
+
+@dataclass(frozen=True)
+class _Rule:
+    """One pattern, tried only where one of its triggers occurs.
+
+    Attributes:
+        label: the label of what it finds.
+        regex: matched (``regex.match``) at each trigger occurrence, not searched.
+        triggers: lowercase ASCII literals, each the start of a match of ``regex`` (found with
+            ``bytes.find`` in a lowercased ASCII view: far cheaper than a regex scan,
+            TECH-NOTES §9).
+        span: checks a match and returns the span to redact, or ``None``.
+        back: maps a trigger offset to where a match starts, for patterns whose literal is
+            not their first character (default: the trigger offset itself).
+        before: characters that may not precede a match (checked before the regex runs, so
+            a run like ``eyJeyJeyJ…`` costs one attempt, not one per trigger).
+        pre: a cheaper check of the text before the match start, run before the regex.
+    """
+
+    label: str
+    regex: re.Pattern[str]
+    triggers: tuple[str, ...]
+    span: _SpanFn
+    back: Callable[[str, int], int] | None = None
+    before: frozenset[str] = frozenset()
+    pre: Callable[[str, int], bool] | None = None
+
+
+def _whole(text: str, m: re.Match[str]) -> Span | None:
+    """Redact the whole match."""
+    return m.span()
+
+
+def _group(index: int, check: Callable[[str], bool] | None = None) -> _SpanFn:
+    """Redact one group, if its text passes ``check``."""
+
+    def span(text: str, m: re.Match[str]) -> Span | None:
+        value = m.group(index)
+        if not value or (check is not None and not check(value)):
+            return None
+        return m.span(index)
+
+    return span
+
+
+def _digits_before(text: str, at: int) -> int:
+    """Start of the (at most 16) digits just before ``at``: a Telegram bot id before ":A"."""
+    low = max(0, at - 16)
+    while at > low and text[at - 1] in "0123456789":
+        at -= 1
+    return at
+
+
+def _not_hex(value: str) -> bool:
+    return any(c not in "0123456789abcdefABCDEF" for c in value)
+
+
+_PEM_END = r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+
+
+def _vendor_rules() -> list[_Rule]:
+    c = re.compile
+    return [
+        # GitHub: ghp_ (classic PAT), gho_ (OAuth), ghu_ (user-to-server), ghs_ (server-to-server),
+        # ghr_ (refresh) + 36 base62 chars; github_pat_ (fine-grained PAT) + 82 of [A-Za-z0-9_].
+        # Format: github.blog/2021-04-05-behind-githubs-new-authentication-token-formats and
+        # docs.github.com "About authentication to GitHub" (lengths may grow: up to 255).
+        _Rule(
+            "github_token",
+            c(r"(?:gh[pousr]_[A-Za-z0-9]{36,251}+|github_pat_[A-Za-z0-9_]{36,244}+)(?![\w-])"),
+            ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+            _whole,
+            before=_WORD,
+        ),
+        # OpenAI: sk-proj- / sk-svcacct- / sk-admin- / sk-None- + [A-Za-z0-9_-] (about 160 chars
+        # today), and legacy user keys sk- + 48 base62 chars. Prefixes: platform.openai.com
+        # "API keys" and help.openai.com "project API keys". sk-ant- never matches here.
+        _Rule(
+            "openai_key",
+            c(r"sk-(?:(?:proj|svcacct|admin|None)-[\w-]{20,250}+|[A-Za-z0-9]{32,64}+)(?![\w-])"),
+            ("sk-",),
+            _whole,
+            before=_WORD_DASH,
+        ),
+        # Anthropic: sk-ant-api03-… (API keys), sk-ant-admin01-… (admin keys), sk-ant-oat01-…;
+        # about 95 chars of [A-Za-z0-9_-] after the version. docs.anthropic.com "API keys".
+        _Rule(
+            "anthropic_key",
+            c(r"sk-ant-[a-z]{2,8}[0-9]{2}-[\w-]{32,250}+(?![\w-])"),
+            ("sk-ant-",),
+            _whole,
+            before=_WORD_DASH,
+        ),
+        # Stripe: secret (sk_) and restricted (rk_) keys, live or test mode, and webhook signing
+        # secrets whsec_…; keys are up to 255 chars. docs.stripe.com/keys. Publishable keys
+        # (pk_…) are public by design and left alone.
+        _Rule(
+            "stripe_key",
+            c(
+                r"(?:[sr]k_(?:live|test)_[A-Za-z0-9]{10,247}+|whsec_[A-Za-z0-9+/=]{24,128}+)"
+                r"(?![\w+/=])"
+            ),
+            ("sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_"),
+            _whole,
+            before=_WORD,
+        ),
+        # AWS access key ids: AKIA (long-term) or ASIA (temporary, STS) + 16 upper-case base32.
+        # docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html ("Unique
+        # identifier prefixes"). The id alone is not a secret, but it pairs with one.
+        _Rule(
+            "aws_key",
+            c(r"A(?:KIA|SIA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
+            ("akia", "asia"),
+            _whole,
+            before=_ALNUM,
+        ),
+        # AWS secret access key: 40 chars of base64 ([A-Za-z0-9/+]) — only after a name such as
+        # aws_secret_access_key / SecretAccessKey (credentials file, env, STS JSON) ...
+        _Rule(
+            "aws_secret_key",
+            c(
+                r"(?i:aws_?secret_?(?:access_?)?key|secret_?access_?key)[\"']?[ \t]{0,8}"
+                r"(?::|=>?)?[ \t]{0,8}[\"']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+            ),
+            ("aws_secret", "awssecret", "secret_access", "secretaccess"),
+            _group(1),
+        ),
+        # ... or within 120 chars after an access key id (CSV exports, `aws configure` notes).
+        # A bare 40-char string may be a git SHA, so it is never taken alone, nor all-hex here.
+        _Rule(
+            "aws_secret_key",
+            c(
+                r"A(?:KIA|SIA)[A-Z0-9]{16}(?![A-Za-z0-9])[\s\S]{1,120}?"
+                r"(?<![A-Za-z0-9/+=])([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+            ),
+            ("akia", "asia"),
+            _group(1, _not_hex),
+            before=_ALNUM,
+        ),
+        # Google API key: AIza + 35 of [A-Za-z0-9_-] (39 in all). cloud.google.com/docs/
+        # authentication/api-keys.
+        _Rule(
+            "google_api_key",
+            c(r"AIza[\w-]{35}(?![\w-])"),
+            ("aiza",),
+            _whole,
+            before=_WORD_DASH,
+        ),
+        # Google OAuth: access tokens ya29.… (developers.google.com/identity/protocols/oauth2,
+        # "token sizes": up to 2048 bytes) and OAuth client secrets GOCSPX- + 28 chars (Google
+        # Cloud console client secrets since 2021). Refresh tokens (1//0…) are not matched:
+        # their 3-char prefix is too weak on its own.
+        _Rule(
+            "google_oauth",
+            c(r"(?:ya29\.[\w-]{20,2048}+|GOCSPX-[\w-]{28})(?![\w-])"),
+            ("ya29.", "gocspx-"),
+            _whole,
+            before=_WORD_DASH,
+        ),
+        # Slack tokens: xoxb- (bot), xoxp- (user), xoxa-/xoxo-/xoxs- (legacy workspace/session),
+        # xoxr- (refresh), xapp- (app-level). api.slack.com/authentication/token-types.
+        _Rule(
+            "slack_token",
+            c(r"(?:xox[abposr]-[A-Za-z0-9-]{10,250}+|xapp-[0-9]-[A-Za-z0-9-]{10,250}+)(?![\w-])"),
+            ("xox", "xapp-"),
+            _whole,
+            before=_WORD_DASH,
+        ),
+        # Slack incoming-webhook URLs carry their secret in the path: keep the host, redact
+        # T…/B…/secret. api.slack.com/messaging/webhooks.
+        _Rule(
+            "slack_token",
+            c(r"hooks\.slack\.com/services/(T[A-Z0-9]{6,16}/B[A-Z0-9]{6,16}/[A-Za-z0-9]{16,64})"),
+            ("hooks.slack.com",),
+            _group(1),
+        ),
+        # Telegram bot token: bot id (5-16 digits) ":" 35 chars of [A-Za-z0-9_-], in practice
+        # starting with "A". core.telegram.org/bots/api#authorizing-your-bot; often written
+        # after "bot" in API URLs, so a letter may precede the id.
+        _Rule(
+            "telegram_token",
+            c(r"(?<![0-9])[0-9]{5,16}+:A[\w-]{34}(?![\w-])"),
+            (":a",),
+            _whole,
+            _digits_before,
+            frozenset("0123456789"),
+        ),
+        # JSON Web Token (RFC 7519, JWS compact serialization RFC 7515 §7.1): base64url header
+        # starting eyJ ('{"'), payload starting ey, signature (empty for alg "none").
+        _Rule(
+            "jwt",
+            c(r"eyJ[\w-]{8,4096}+\.ey[\w-]{8,8192}+\.[\w-]{0,4096}+(?![\w-])"),
+            ("eyj",),
+            _whole,
+            before=_WORD_DASH,
+        ),
+        # PEM private keys (RFC 7468 §10-11; OpenSSH's own "OPENSSH PRIVATE KEY"; RSA/EC/DSA/
+        # ENCRYPTED variants; PGP "PRIVATE KEY BLOCK", RFC 4880 §6.2): the whole block from
+        # BEGIN to END. A block with no END (cut short) loses its header and base64 lines.
+        _Rule(
+            "private_key",
+            c(
+                r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+                r"(?:(?:[^-]|-(?!----)){0,65536}+" + _PEM_END + r"|"
+                r"(?:[ \t]{0,8}\r?\n[ \t]{0,8}[A-Za-z0-9+/=]{16,128}+){0,2048}+)"
+            ),
+            ("-----begin",),
+            _whole,
+        ),
+    ]
+
+
+# Structural rules ------------------------------------------------------------------------------
+
+#: A credential value in an assignment: "double-quoted", 'single-quoted' or bare.
+_VALUE = r"(?:\"([^\"\r\n]{1,512}+)\"|'([^'\r\n]{1,512}+)'|([^\s\"'`,;<>\[\]{}()]{1,512}+))"
+#: name ends with KEY/TOKEN/SECRET/PASSWORD/...; then `=`, `:`, `:=` or `=>`.
+_ASSIGN = (
+    r"(?i:(key|token|secret|passw(?:or)?d|passphrase|pwd))"
+    r"[\"'\]]{0,2}[ \t]{0,8}(?::=|=>|=|:)[ \t]{0,8}" + _VALUE
+)
+#: Keywords that must follow another name part (`API_KEY`, `dbPwd`); bare `key:` is too common.
+_NEEDS_PREFIX = frozenset({"key", "pwd"})
+_PASSWORDS = frozenset({"password", "passwd", "passphrase", "pwd"})
+
+
+_NAME_REVERSED = re.compile(r"[\w.-]*", re.ASCII)
+
+
+def _name_before(text: str, start: int) -> str:
+    """The identifier-ish name part just before ``start`` (at most 64 chars)."""
+    window = text[max(0, start - 64) : start][::-1]
+    return window[: _NAME_REVERSED.match(window).end()][::-1]  # type: ignore[union-attr]
+
+
+def _assignment_name(text: str, at: int) -> bool:
+    """The keyword at ``at`` ends a name: ``DB_PASSWORD``, ``apiToken``, ``client-secret``;
+    not ``monkey``/``hotkey``, and not a bare ``key`` (``API``-key names go to ``api_key``)."""
+    prefix = _name_before(text, at)
+    head = text[at : at + 3].lower()
+    if not prefix:
+        return head not in _NEEDS_PREFIX
+    last = prefix[-1]
+    if last.isalnum() and not ((last.islower() or last.isdigit()) and text[at].isupper()):
+        return False  # monkey=, hotkey:, TURKEY= — the keyword is not a name part
+    return not (head in ("key", "tok") and prefix.lower().rstrip("_.-").endswith("api"))
+
+
+def _assignment_span(text: str, m: re.Match[str]) -> Span | None:
+    """``NAME_TOKEN=value`` and friends: redact the value when it looks like one."""
+    keyword = m.group(1)
+    lower = keyword.lower()
+    prefix = _name_before(text, m.start())
+    index = m.lastindex or 0
+    value = m.group(index)
+    quoted = index in (2, 3)
+    if not quoted and m.end() < len(text) and text[m.end()] in "([.":
+        return None  # os.environ["X"], get_token(): code, not a value
+    env_style = keyword.isupper() and (not prefix or prefix.upper() == prefix)
+    if lower in _PASSWORDS:
+        ok = (
+            len(value) >= 4
+            and not _placeholder(value)
+            and (quoted or env_style or any(not c.isalpha() for c in value))
+        )
+    elif env_style:
+        ok = len(value) >= 4 and not _placeholder(value)
+    else:
+        ok = _random_looking(value)
+    return m.span(index) if ok else None
+
+
+_API_KEY = (
+    r"(?i:(api[ _.-]?(?:key|token)|apikey|access[ _-]?key))"
+    r"[\"'\]]{0,2}(?:[ \t]{1,8}(?:is|was)[ \t]{1,8}|[ \t]{0,8}(?::=|=>|=|:)[ \t]{0,8}|[ \t]{1,8})"
+    + _VALUE
+)
+
+
+def _api_key_span(text: str, m: re.Match[str]) -> Span | None:
+    """``x-api-key: value``, ``--api-key value``, ``apiKey = "value"``: a random-looking value."""
+    start = m.start()
+    if start and text[start - 1].isalnum() and not m.group(1)[0].isupper():
+        return None
+    index = m.lastindex or 0
+    value = m.group(index)
+    if index == 4 and m.end() < len(text) and text[m.end()] in "([.":
+        return None
+    return m.span(index) if _random_looking(value) else None
+
+
+def _url_span(text: str, m: re.Match[str]) -> Span | None:
+    """``scheme://user:password@host``: redact ``user:password``, keep scheme and host."""
+    if _placeholder(m.group(2)):
+        return None
+    return m.start(1), m.end(2)
+
+
+_SCHEMES = r"basic|bearer|token|digest|negotiate|ntlm|apikey|aws4-hmac-sha256|hmac|otp"
+#: Schemes whose credentials are a comma-separated parameter list (RFC 9110 §11.4, AWS SigV4).
+_MULTIPART = frozenset({"digest", "aws4-hmac-sha256", "hmac"})
+_REST_OF_VALUE = re.compile(r"[^\r\n\"'<>\[\]`]{0,1024}+")
+
+
+def _auth_span(text: str, m: re.Match[str]) -> Span | None:
+    """``Authorization: [scheme] credentials``: redact the credentials (for Digest and SigV4,
+    the parameter list to the end of the value)."""
+    scheme, first = m.group(1), m.group(2)
+    if scheme:  # after a scheme word, anything token-like is the credential
+        ok = (len(first) >= 8 and not first.isalpha()) or _random_looking(first)
+        ok = ok and not _placeholder(first)
+    else:
+        ok = _random_looking(first)
+    if not ok:
+        return None
+    if scheme and scheme.lower() in _MULTIPART:
+        rest = _REST_OF_VALUE.match(text, m.end(2))
+        return m.start(2), (rest.end() if rest else m.end(2))
+    return m.span(2)
+
+
+def _bearer_span(text: str, m: re.Match[str]) -> Span | None:
+    value = m.group(1)
+    ok = _random_looking(value) or (len(value) >= 20 and not value.isalpha())
+    return m.span(1) if ok and not _placeholder(value) else None
+
+
+def _path_span(text: str, m: re.Match[str]) -> Span | None:
+    """Extend a credential file name back over its directory part (``~/…``, ``/home/x/…``)."""
+    start = m.start()
+    if m.group(1) is not None and (not start or text[start - 1] not in _WORD_DASH):
+        return None  # ".pem" with no file name before it is prose about the extension
+    if m.group(1) is None and start and text[start - 1] in _WORD:
+        return None  # "my_id_rsa_notes"
+    low = max(0, start - 256)
+    i = start
+    while i > low and text[i - 1] not in " \t\r\n\"'`<>()[]{},;=|*":
+        i -= 1
+    return i, m.end()
+
+
+_CREDENTIAL_FILE_TRIGGERS = (
+    ".aws/",
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
+    ".netrc",
+    "_netrc",
+    ".pgpass",
+    ".git-credentials",
+    ".pem",
+    ".p12",
+    ".pfx",
+    ".ppk",
+)
+
+
+def _structural_rules() -> list[_Rule]:
+    c = re.compile
+    return [
+        # URL userinfo (RFC 3986 §3.2.1, deprecated for passwords but still written):
+        # scheme://user:password@host — the user part may be empty (redis://:pw@host).
+        _Rule(
+            "url_credentials",
+            c(r"://([^\s/?#@:\[\]<>\"'`]{0,256}+):([^\s/?#@\[\]<>\"'`]{1,256}+)@(?=[\w\[])"),
+            ("://",),
+            _url_span,
+        ),
+        # HTTP Authorization header (RFC 9110 §11.6.2) in curl lines, code and logs:
+        # "Authorization: <scheme> <credentials>".
+        _Rule(
+            "auth_header",
+            c(
+                r"(?i:authorization)[\"']?[ \t]{0,8}[:=][ \t]{0,8}[\"']?"
+                rf"(?:((?i:{_SCHEMES}))[ \t]{{1,8}})?([^\s\"'<>\[\]`]{{1,1024}}+)"
+            ),
+            ("authorization",),
+            _auth_span,
+        ),
+        # OAuth 2.0 bearer token (RFC 6750 §2.1, b64token syntax) outside a header.
+        _Rule(
+            "bearer_token",
+            c(r"(?i:bearer)[ \t]{1,8}([\w.~+/=-]{8,4096}+)"),
+            ("bearer",),
+            _bearer_span,
+            before=_ALNUM,  # flagbearer
+        ),
+        # NAME_KEY=…, _TOKEN=…, _SECRET=…, PASSWORD=… (.env, shell `export`, YAML `name: value`,
+        # JSON, code). Starts at the keyword (cheap literal-first scan); the name before it is
+        # checked in Python. UPPER_CASE env names take any non-placeholder value; other names
+        # need a random-looking value, so `sortKey: "priority"` and prose stay.
+        _Rule(
+            "env_secret",
+            c(_ASSIGN),
+            ("key", "token", "secret", "passw", "passphrase", "pwd"),
+            _assignment_span,
+            pre=_assignment_name,
+        ),
+        # A key-like token after an API-key-like name in any syntax: API_KEY=…, x-api-key: …,
+        # --api-key …, "my API key is …".
+        _Rule(
+            "api_key",
+            c(_API_KEY),
+            ("api", "access"),
+            _api_key_span,
+        ),
+        # Well-known credential files (not their public halves): ~/.aws/credentials,
+        # ~/.ssh/id_{rsa,dsa,ecdsa,ed25519}[_sk] (not .pub), .netrc/_netrc, .pgpass,
+        # .git-credentials, and key bundles *.pem, *.p12, *.pfx, *.ppk. Not *.key: it is also
+        # Keynote's extension and `event.key` in code. The whole path is redacted.
+        _Rule(
+            "credential_path",
+            c(
+                r"(?:\.aws/credentials|id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?(?!\.pub)|[._]netrc"
+                r"|\.pgpass|\.git-credentials|\.(pem|p12|pfx|ppk))(?![\w.-])"
+            ),
+            _CREDENTIAL_FILE_TRIGGERS,
+            _path_span,
+        ),
+    ]
+
+
+@functools.cache
+def _builtin_rules() -> tuple[_Rule, ...]:
+    """Compiled once, on first use (nothing is compiled at import time)."""
+    return (*_vendor_rules(), *_structural_rules())
+
+
+#: Bytes whose absence rules out every trigger containing them, tested first (memchr-fast).
+_GATES = (b"_", b"-", b".", b":", b"/")
+
+
+@functools.cache
+def _plan() -> tuple[tuple[bytes, frozenset[bytes], tuple[_Rule, ...]], ...]:
+    """(trigger, parents, rules) shortest first: each trigger is searched once for all its
+    rules, and only when every gate byte and shorter trigger inside it is present."""
+    rules: dict[bytes, list[_Rule]] = {gate: [] for gate in _GATES}
+    for rule in _builtin_rules():
+        for trigger in rule.triggers:
+            rules.setdefault(trigger.encode("ascii"), []).append(rule)
+    order = sorted(rules, key=lambda t: (len(t), t))
+    return tuple(
+        (t, frozenset(p for p in order[:i] if p in t), tuple(rules[t])) for i, t in enumerate(order)
+    )
+
+
+# --- the scrubber ----------------------------------------------------------------------------
+
+
+class _Spans:
+    """Taken ``[start, end)`` offsets of a text, as a bitmap: marking and querying a span cost
+    O(its length) in C, so many overlapping candidates stay linear (a sorted list with
+    inserts would not)."""
+
+    def __init__(self, size: int) -> None:
+        self.bits = bytearray(size)
+
+    def add(self, start: int, end: int) -> None:
+        self.bits[start:end] = b"\x01" * (end - start)
+
+    def overlaps(self, start: int, end: int) -> bool:
+        return self.bits.find(1, start, end) >= 0
+
+    def gaps(self, start: int, end: int) -> list[Span]:
+        """Parts of ``[start, end)`` not taken."""
+        out: list[Span] = []
+        pos = self.bits.find(0, start, end)
+        while pos >= 0:
+            stop = self.bits.find(1, pos, end)
+            stop = end if stop < 0 else stop
+            out.append((pos, stop))
+            pos = self.bits.find(0, stop, end) if stop < end else -1
+        return out
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    """A match before precedence: redacted span, label, and the whole match as context."""
+
+    rank: int
+    start: int
+    end: int
+    label: str
+    context: Span
+
+
+def _covered(start: int, end: int, spans: list[Span]) -> bool:
+    return any(a <= start and end <= b for a, b in spans)
+
+
+def _trim(text: str, start: int, end: int) -> Span | None:
+    """Shrink a leftover piece to its letters and digits; None if it has none."""
+    while start < end and not text[start].isalnum():
+        start += 1
+    while end > start and not text[end - 1].isalnum():
+        end -= 1
+    return (start, end) if start < end else None
+
+
+class Scrubber:
+    """Scrubs text with the built-in rules plus a config's custom and allow patterns.
+
+    Compile one per config and reuse it for every page: ``Scrubber.from_config(cfg).scrub(t)``.
+
+    Args:
+        extra_patterns: regexes redacted as ``custom`` (the whole match, or the group named
+            ``secret`` when the pattern has one). Invalid ones are skipped with a warning.
+        allow: regexes or literals never redacted (see the module docstring).
+    """
+
+    def __init__(self, extra_patterns: Sequence[str] = (), allow: Sequence[str] = ()) -> None:
+        self._custom = tuple(p for p in map(_compile, extra_patterns) if p is not None)
+        self._allow_literals = tuple(a for a in allow if a)
+        self._allow_regexes = tuple(p for p in map(_compile, self._allow_literals) if p)
+
+    @classmethod
+    def from_config(cls, config: Config) -> Scrubber:
+        """Build from ``config.sanitize_extra_patterns`` and ``config.sanitize_allow``."""
+        return cls(config.sanitize_extra_patterns, config.sanitize_allow)
+
+    def scrub(self, text: str) -> tuple[str, tuple[Finding, ...]]:
+        """Redact secrets in ``text``.
+
+        Args:
+            text: any text.
+
+        Returns:
+            The text with each secret replaced by ``[REDACTED:<label>]``, and the findings
+            sorted by offset (offsets into ``text``). Clean text is returned as is.
+        """
+        candidates = self._candidates(text)
+        if not candidates:
+            return text, ()
+        findings = self._resolve(text, candidates)
+        if not findings:
+            return text, ()
+        parts: list[str] = []
+        pos = 0
+        for f in findings:
+            parts.append(text[pos : f.start])
+            parts.append(f"[REDACTED:{f.label}]")
+            pos = f.end
+        parts.append(text[pos:])
+        return "".join(parts), findings
+
+    def _candidates(self, text: str) -> list[_Candidate]:
+        """Every rule match whose checks pass, before overlaps are resolved."""
+        out: list[_Candidate] = []
+        # One byte per character (non-ASCII -> "?"), so offsets match the text's; lowering
+        # bytes is ~7x cheaper than str.lower() on non-ASCII text (and never changes length).
+        view = text.encode("ascii", "replace").lower()
+        absent: set[bytes] = set()
+        for trigger, parents, rules in _plan():
+            at = view.find(trigger) if absent.isdisjoint(parents) else -1
+            if at < 0:
+                absent.add(trigger)
+            resume = [0] * len(rules) if at >= 0 else []
+            while at >= 0:
+                for i, rule in enumerate(rules):
+                    start = rule.back(text, at) if rule.back else at
+                    # no new attempt inside this rule's last redaction (already covered), so
+                    # runs of triggers (A_KEY=A_KEY=…) cost O(n), not O(n x longest repeat)
+                    if start < resume[i] or (start and text[start - 1] in rule.before):
+                        continue
+                    if rule.pre is not None and not rule.pre(text, start):
+                        continue
+                    m = rule.regex.match(text, start)
+                    span = rule.span(text, m) if m else None
+                    if m and span and span[0] < span[1]:
+                        resume[i] = span[1]
+                        context = (min(m.start(), span[0]), max(m.end(), span[1]))
+                        out.append(_Candidate(_RANK[rule.label], *span, rule.label, context))
+                at = view.find(trigger, at + 1)
+        rank = _RANK["custom"]
+        for pattern in self._custom:
+            for m in pattern.finditer(text):
+                s, e = m.span("secret") if "secret" in pattern.groupindex else m.span()
+                if s < e:
+                    out.append(_Candidate(rank, s, e, "custom", m.span()))
+        return out
+
+    def _resolve(self, text: str, candidates: list[_Candidate]) -> tuple[Finding, ...]:
+        """Apply protection (own tokens, allow) and precedence; return findings by offset."""
+        own = [m.span() for m in TOKEN_RE.finditer(text)] if "[REDACTED:" in text else []
+        if own:  # a match that reads any of our own tokens, even as context, is ignored
+            tokens = _Spans(len(text))
+            for span in own:
+                tokens.add(*span)
+            candidates = [c for c in candidates if not tokens.overlaps(*c.context)]
+        allow = self._allow_spans(text) if candidates and self._allow_literals else []
+        allowed = [(c.start, c.end) for c in candidates if _covered(c.start, c.end, allow)]
+        taken = _Spans(len(text))
+        for span in own + allowed:
+            taken.add(*span)
+        found: list[Finding] = []
+        for c in sorted(candidates, key=lambda c: (c.rank, c.start - c.end, c.start)):
+            if not taken.overlaps(c.start, c.end):
+                taken.add(c.start, c.end)
+                found.append(Finding(c.label, c.start, c.end))
+                continue
+            for gap in taken.gaps(c.start, c.end):  # the loser keeps what the winner left
+                piece = _trim(text, *gap)
+                taken.add(*gap)  # punctuation trimmed off is settled too (keeps the map whole)
+                if piece is not None:
+                    found.append(Finding(c.label, *piece))
+        found.sort(key=lambda f: f.start)
+        return tuple(found)
+
+    def _allow_spans(self, text: str) -> list[Span]:
+        spans: list[Span] = []
+        for literal in self._allow_literals:
+            i = text.find(literal)
+            while i >= 0:
+                spans.append((i, i + len(literal)))
+                i = text.find(literal, i + 1)
+        for pattern in self._allow_regexes:
+            spans.extend(m.span() for m in pattern.finditer(text) if m.end() > m.start())
+        return spans
+
+
+def _compile(pattern: str) -> re.Pattern[str] | None:
+    try:
+        return re.compile(pattern)
+    except (re.error, RecursionError, OverflowError, ValueError) as exc:
+        logger.warning("sanitize: skipping invalid pattern %r: %s", pattern, exc)
+        return None
+
+
+@functools.lru_cache(maxsize=32)
+def _scrubber(extra_patterns: tuple[str, ...], allow: tuple[str, ...]) -> Scrubber:
+    return Scrubber(extra_patterns, allow)
+
+
+def scrub(
+    text: str, *, extra_patterns: Sequence[str] = (), allow: Sequence[str] = ()
+) -> tuple[str, tuple[Finding, ...]]:
+    """Replace each secret in ``text`` with ``[REDACTED:<label>]`` (DESIGN §8).
+
+    Args:
+        text: any text.
+        extra_patterns: regexes redacted as ``custom``.
+        allow: regexes or literals never redacted.
+
+    Returns:
+        ``(scrubbed text, findings)``; findings are sorted by ``start`` and hold offsets into
+        ``text``, never the secret.
+    """
+    return _scrubber(tuple(extra_patterns), tuple(allow)).scrub(text)
