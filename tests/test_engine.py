@@ -167,3 +167,63 @@ def test_bad_gitignore_line_is_a_lint_warning_not_a_crash(cli: CLI, vault: Path)
     assert [(p["path"], p["line"], p["code"]) for p in problems] == [
         (".gitignore", 2, "ignore_rules")
     ]
+
+
+def test_concurrent_first_syncs_never_delete_each_others_store(
+    make_vault: Callable[..., Path],
+) -> None:
+    """Two writers on a never-synced vault each build a store set in batches (the lock is
+    released between batches): neither may prune the set the other is still building."""
+    import subprocess
+    import sys
+
+    pages = {f"f{i % 20}/p{i}.md": f"page {i} sharedword\n" for i in range(2500)}
+    root = make_vault(pages)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "vault_sync", "--vault", str(root), "sync"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    for proc in procs:
+        _out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+    sets = [n for n in os.listdir(load_config(root).store_path) if n.startswith("set-")]
+    assert sets == [active(root).name]
+    from tests.conftest import run_cli
+
+    result = run_cli("--vault", str(root), "status", "--json")
+    assert result.json()["pages"] == 2500
+    assert result.json()["drift"] == {"new": 0, "changed": 0, "deleted": 0}
+
+
+def test_prune_keeps_a_set_another_live_process_is_building(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    root = tmp_path / "store"
+    layout.claim(root)
+    builder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from pathlib import Path; from vault_sync import layout;"
+            " print(layout.new_set(Path(sys.argv[1])).name, flush=True); time.sleep(60)",
+            str(root),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert builder.stdout is not None
+        name = builder.stdout.readline().strip()
+        layout.prune(root)
+        assert (root / name).is_dir()  # its builder is alive
+    finally:
+        builder.kill()
+        builder.wait()
+    layout.prune(root)
+    assert not (root / name).exists()  # its builder died: an abandoned set

@@ -79,11 +79,16 @@ def active_set(root: Path) -> Path | None:
     return folder if _SET.match(name) and folder.is_dir() else None
 
 
+BUILDING_NAME = "BUILDING"
+
+
 def new_set(root: Path) -> Path:
-    """Create and return an empty set folder numbered after every existing one."""
+    """Create and return an empty set folder numbered after every existing one, marked as
+    being built by this process (``BUILDING`` holds the pid) until :func:`activate`."""
     numbers = [int(m[1]) for n in os.listdir(root) if (m := _SET.match(n))]
     folder = root / f"set-{max(numbers, default=0) + 1:06d}"
     folder.mkdir()
+    (folder / BUILDING_NAME).write_text(str(os.getpid()), encoding="utf-8")
     return folder
 
 
@@ -92,13 +97,35 @@ def activate(root: Path, folder: Path) -> None:
     tmp = root / f"{CURRENT_NAME}.tmp{os.getpid()}"
     tmp.write_text(folder.name + "\n", encoding="utf-8")
     os.replace(tmp, root / CURRENT_NAME)
+    (folder / BUILDING_NAME).unlink(missing_ok=True)
+
+
+def _being_built(folder: Path) -> bool:
+    """Whether a live process (not this one) is still building ``folder``."""
+    try:
+        pid = int((folder / BUILDING_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def prune(root: Path) -> None:
-    """Delete every set folder that is not the active one (call under the writer lock)."""
+    """Delete every set folder that is neither active nor being built by another live
+    process (a rebuild in another process builds its set in batches, releasing the lock
+    between them). Call under the writer lock."""
     keep = active_set(root)
     for name in os.listdir(root):
-        if _SET.match(name) and (keep is None or name != keep.name):
+        if not _SET.match(name) or (keep is not None and name == keep.name):
+            continue
+        if not _being_built(root / name):
             shutil.rmtree(root / name, ignore_errors=True)
 
 
