@@ -86,7 +86,7 @@ def test_public_functions_and_classes_have_docstrings() -> None:
                 assert ast.get_docstring(node), f"{path.name}: {node.name} has no docstring"
 
 
-HEAVY = ("pydantic", "yaml", "markdown_it", "watchdog", "rich", "ruamel", "pathspec")
+HEAVY = ("pydantic", "yaml", "markdown_it", "watchdog", "rich", "ruamel", "pathspec", "filelock")
 
 
 def test_query_path_keeps_heavy_modules_off(make_vault: Callable[..., Path]) -> None:
