@@ -1,0 +1,366 @@
+"""Save -> searchable latency under ``vault-sync watch`` (issue 3), beside raw tantivy.
+
+    python benchmarks/watch_latency.py --pages 10000 --edits 50 --json watch.json
+
+What it does, in one run:
+
+1. generates a vault (:mod:`generate_vault`, ``--seed``) in a temp folder and cold-syncs it
+   with ``vault-sync sync`` (whole process, timed);
+2. baselines on the same 10k pages, measured before the watcher starts:
+   - **raw tantivy**: a plain tantivy index of the same texts (the sync floor's index: path,
+     title, tags, body; built by :func:`benchlib.floor`), one long-lived writer; per repetition
+     delete + add one document, ``commit()``, ``reload()``, check the new word is found;
+   - **PageIndex batch**: a copy of the product's own index folder opened with
+     ``PageIndex.open``; per repetition ``with index.batch(): delete + add`` (writer open, commit,
+     wait for merges, reload), the product's index step without the sidecar;
+3. starts a real ``vault-sync watch --json-log`` subprocess at the vault's default settings
+   (debounce 150 ms, max delay 1000 ms), then
+   - (a) ``--edits`` edits of random pages (a unique word appended; at least ``--spacing``
+     seconds apart), each polled for by a long-lived reader in this process
+     (``PageIndex.reload()`` + ``search(word)`` every ``--poll-ms``): time from the write
+     returning to the first search that finds it;
+   - (b) as many edits again, each polled for by fresh ``vault-sync query WORD --json``
+     processes run one after another: time from the write returning to the end of the first
+     process that finds it (its whole run time counted);
+   - the watcher's own apply time per batch (``ms`` of its ``--json-log`` lines);
+4. prints a Markdown table (median, p95, max in ms) and writes JSON with ``--json``.
+
+The watcher is stopped (SIGTERM, then SIGKILL) in a ``finally``; the temp folder is removed
+unless ``--keep``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import benchlib
+from generate_vault import generate
+
+#: Longest wait for one edit to become visible before it counts as a miss.
+TIMEOUT_S = 15.0
+
+
+class LogReader(threading.Thread):
+    """Collect the watcher's ``--json-log`` lines (stderr) with their arrival time."""
+
+    def __init__(self, stream: Any) -> None:
+        super().__init__(daemon=True)
+        self.stream = stream
+        self.lines: list[tuple[float, dict[str, Any]]] = []
+        self.other: list[str] = []
+
+    def run(self) -> None:
+        for raw in self.stream:
+            now = time.perf_counter()
+            try:
+                self.lines.append((now, json.loads(raw)))
+            except ValueError:
+                self.other.append(raw.rstrip())
+
+
+def _pages(vault: Path) -> list[Path]:
+    return sorted(p for p in vault.rglob("*.md") if ".vault-sync" not in p.parts)
+
+
+def raw_tantivy_baseline(
+    vault: Path, work: Path, pages: list[Path], reps: int, rng: random.Random
+) -> tuple[list[float], dict[str, Any]]:
+    """Delete + add + commit + reload one document of a plain 10k-doc tantivy index."""
+    floor = benchlib.floor(vault, work / "plain-index")
+    import tantivy
+
+    schema = benchlib.floor_schema()
+    index = tantivy.Index(schema, path=str(work / "plain-index"))
+    writer = index.writer(heap_size=benchlib.FLOOR_HEAP_BYTES, num_threads=1)
+    out: list[float] = []
+    for i in range(reps):
+        path = rng.choice(pages)
+        rel = path.relative_to(vault).as_posix()
+        word = f"zqraw{i:03d}x"
+        text = path.read_text(encoding="utf-8") + f"\n{word}\n"
+        doc = benchlib.floor_document(schema, rel, text)
+        started = time.perf_counter()
+        writer.delete_documents_by_term("path", rel)
+        writer.add_document(doc)
+        writer.commit()
+        index.reload()
+        out.append((time.perf_counter() - started) * 1000)
+        query = index.parse_query(word, ["body"])
+        if len(index.searcher().search(query, 1).hits) != 1:
+            raise RuntimeError(f"raw tantivy: {word} not found after commit + reload")
+        time.sleep(0.02)
+    writer.wait_merging_threads()
+    return out, floor
+
+
+def page_index_baseline(
+    vault: Path, work: Path, pages: list[Path], reps: int, rng: random.Random
+) -> list[float]:
+    """``PageIndex.batch()`` delete + add of one parsed page, on a copy of the real index."""
+    from vault_sync import layout
+    from vault_sync.config import load_config
+    from vault_sync.index import PageIndex
+    from vault_sync.parser import parse_page
+
+    config = load_config(vault)
+    folder = layout.active_set(config.store_path)
+    if folder is None:
+        raise RuntimeError("no active store set after the cold sync")
+    copy = work / "index-copy"
+    shutil.copytree(layout.index_dir(folder), copy)
+    index = PageIndex.open(copy)
+    out: list[float] = []
+    for i in range(reps):
+        path = rng.choice(pages)
+        rel = path.relative_to(vault).as_posix()
+        word = f"zqpix{i:03d}x"
+        page = parse_page(path.read_text(encoding="utf-8") + f"\n{word}\n", rel)
+        started = time.perf_counter()
+        with index.batch() as writer:
+            writer.delete(rel)
+            writer.add(page, f"bench{i}", 10_000 + i)
+        out.append((time.perf_counter() - started) * 1000)
+        if not index.search(word, limit=1):
+            raise RuntimeError(f"PageIndex: {word} not found after the batch")
+        time.sleep(0.02)
+    return out
+
+
+def _wait_for_watcher(vault: Path, proc: subprocess.Popen[str], timeout: float = 60.0) -> None:
+    """Wait until the watcher has written its state (its first reconcile is done)."""
+    from vault_sync.config import WATCH_STATE_NAME
+
+    state = vault / ".vault-sync" / WATCH_STATE_NAME
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"watcher exited early with {proc.returncode}")
+        if state.is_file():
+            try:
+                if json.loads(state.read_text()).get("pid") == proc.pid:
+                    return
+            except ValueError:
+                pass
+        time.sleep(0.05)
+    raise RuntimeError("watcher did not start in time")
+
+
+def reader_latencies(
+    vault: Path, pages: list[Path], edits: int, spacing: float, poll_s: float, rng: random.Random
+) -> tuple[list[float], list[tuple[float, float]], int]:
+    """(a): a long-lived in-process reader polls reload + search after each edit."""
+    from vault_sync.config import load_config
+    from vault_sync.engine import open_reader
+
+    reader = open_reader(load_config(vault))
+    index = reader.index
+    out: list[float] = []
+    windows: list[tuple[float, float]] = []
+    misses = 0
+    try:
+        for i in range(edits):
+            word = f"zqlata{i:03d}x"
+            benchlib.write_page_append(rng.choice(pages), word)
+            t0 = time.perf_counter()
+            found = None
+            while time.perf_counter() - t0 < TIMEOUT_S:
+                index.reload()
+                if index.search(word, limit=1):
+                    found = time.perf_counter()
+                    break
+                time.sleep(poll_s)
+            if found is None:
+                misses += 1
+                found = time.perf_counter()
+            else:
+                out.append((found - t0) * 1000)
+            windows.append((t0, found))
+            time.sleep(max(spacing - (time.perf_counter() - t0), 0.1))
+    finally:
+        reader.close()
+    return out, windows, misses
+
+
+def query_process_latencies(
+    vault: Path, pages: list[Path], edits: int, spacing: float, rng: random.Random
+) -> tuple[list[float], list[float], list[tuple[float, float]], int]:
+    """(b): fresh ``vault-sync query WORD --json`` processes, one after another, per edit."""
+    cmd = benchlib.vault_sync_cmd()
+    out: list[float] = []
+    runs: list[float] = []
+    windows: list[tuple[float, float]] = []
+    misses = 0
+    for i in range(edits):
+        word = f"zqlatb{i:03d}x"
+        benchlib.write_page_append(rng.choice(pages), word)
+        t0 = time.perf_counter()
+        found = None
+        while time.perf_counter() - t0 < TIMEOUT_S:
+            started = time.perf_counter()
+            ms, result = benchlib.timed_run(
+                [*cmd, "--vault", str(vault), "query", word, "--json", "--limit", "1"]
+            )
+            runs.append(ms)
+            if json.loads(result.stdout)["hits"]:
+                found = started + ms / 1000
+                break
+        if found is None:
+            misses += 1
+            found = time.perf_counter()
+        else:
+            out.append((found - t0) * 1000)
+        windows.append((t0, found))
+        time.sleep(max(spacing - (time.perf_counter() - t0), 0.1))
+    return out, runs, windows, misses
+
+
+def _batch_ms(log: LogReader, start: float, end: float) -> list[float]:
+    return [
+        float(line["ms"])
+        for at, line in log.lines
+        if start <= at <= end + 2.0 and not line.get("reconcile")
+    ]
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    rng = random.Random(args.seed * 7919 + 1)
+    work = Path(tempfile.mkdtemp(prefix="vs-watch-bench-"))
+    vault = work / "vault"
+    result: dict[str, Any] = {"machine": benchlib.machine(), "settings": vars(args).copy()}
+    result["settings"]["json"] = str(args.json) if args.json else None
+    watcher: subprocess.Popen[str] | None = None
+    try:
+        t = time.perf_counter()
+        generate(vault, args.pages, args.seed)
+        result["generate_s"] = round(time.perf_counter() - t, 2)
+        pages = _pages(vault)
+        cmd = benchlib.vault_sync_cmd()
+        ms, _ = benchlib.timed_run([*cmd, "--vault", str(vault), "sync", "--json"])
+        result["cold_sync_ms"] = round(ms, 1)
+        print(f"generated {len(pages)} pages; cold sync {ms / 1000:.1f} s", file=sys.stderr)
+
+        raw, floor = raw_tantivy_baseline(vault, work, pages, args.edits, rng)
+        result["floor"] = floor
+        pix = page_index_baseline(vault, work, pages, args.edits, rng)
+        print("baselines done; starting the watcher", file=sys.stderr)
+
+        watcher = subprocess.Popen(
+            [*cmd, "--vault", str(vault), "watch", "--json-log"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        log = LogReader(watcher.stderr)
+        log.start()
+        _wait_for_watcher(vault, watcher)
+        time.sleep(1.0)
+
+        reader, windows_a, misses_a = reader_latencies(
+            vault, pages, args.edits, args.spacing, args.poll_ms / 1000, rng
+        )
+        print("(a) in-process reader done", file=sys.stderr)
+        proc, runs, windows_b, misses_b = query_process_latencies(
+            vault, pages, args.edits, args.spacing, rng
+        )
+        print("(b) query processes done", file=sys.stderr)
+        time.sleep(1.0)
+        batches = _batch_ms(log, windows_a[0][0], windows_b[-1][1]) if windows_a else []
+        result["watcher_log_other"] = log.other[-20:]
+    finally:
+        if watcher is not None:
+            watcher.send_signal(signal.SIGTERM)
+            try:
+                watcher.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                watcher.kill()
+                watcher.wait()
+        if args.keep:
+            print(f"kept {work}", file=sys.stderr)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    result["results"] = {
+        "reader_reload_search": {**benchlib.summary(reader), "misses": misses_a},
+        "query_process": {**benchlib.summary(proc), "misses": misses_b},
+        "query_process_run": benchlib.summary(runs),
+        "watcher_batch_apply": benchlib.summary(batches),
+        "raw_tantivy_update": benchlib.summary(raw),
+        "pageindex_batch_update": benchlib.summary(pix),
+    }
+    raw_lists = {
+        "reader_reload_search": reader,
+        "query_process": proc,
+        "query_process_run": runs,
+        "watcher_batch_apply": batches,
+        "raw_tantivy_update": raw,
+        "pageindex_batch_update": pix,
+    }
+    result["raw_ms"] = {k: [round(v, 1) for v in vs] for k, vs in raw_lists.items()}
+    result["goal"] = {"median_ms": 250, "p95_ms": 500}
+    return result
+
+
+LABELS = {
+    "reader_reload_search": "save → visible, long-lived reader (reload + search every 5 ms)",
+    "query_process": "save → visible, fresh `vault-sync query --json` processes",
+    "query_process_run": "one `vault-sync query --json` process (all runs in (b))",
+    "watcher_batch_apply": "watcher batch apply (`ms` of --json-log lines)",
+    "raw_tantivy_update": "baseline: raw tantivy delete + add + commit + reload (plain index)",
+    "pageindex_batch_update": "baseline: `PageIndex.batch()` delete + add (copy of real index)",
+}
+
+
+def table(result: dict[str, Any]) -> str:
+    rows = []
+    for key, label in LABELS.items():
+        s = result["results"][key]
+        rows.append(
+            [
+                label,
+                str(s["n"]),
+                benchlib.fmt(s["median"]),
+                benchlib.fmt(s["p95"]),
+                benchlib.fmt(s["max"]),
+            ]
+        )
+    return benchlib.markdown_table(["measurement", "n", "median ms", "p95 ms", "max ms"], rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="save -> searchable latency under watch")
+    parser.add_argument("--pages", type=int, default=10_000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--edits", type=int, default=50, help="edits per method (a), (b)")
+    parser.add_argument("--spacing", type=float, default=0.4, help="seconds between edits")
+    parser.add_argument("--poll-ms", type=float, default=5.0)
+    parser.add_argument("--json", type=Path, default=None, help="write the results here")
+    parser.add_argument("--keep", action="store_true", help="keep the temp folder")
+    args = parser.parse_args(argv)
+    result = run(args)
+    print(table(result))
+    r = result["results"]
+    misses = r["reader_reload_search"]["misses"] + r["query_process"]["misses"]
+    print(
+        f"\ncold sync {result['cold_sync_ms'] / 1000:.1f} s; floor {result['floor']['total_s']} s"
+        f" (in process); misses {misses}; goal: median ≤ 250 ms, p95 ≤ 500 ms"
+    )
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    return 1 if misses else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
