@@ -174,19 +174,25 @@ def run_sync(
         check = check_stores if full_check else _present
         problem = None if folder is None else check(folder)
     if folder is not None and problem is None:
-        plan, report = sync_vault(
-            config,
-            folder,
-            lock=lock,
-            progress_start=progress_start,
-            scanner=scanner,
-            scope=scope,
-        )
-        return plan, report, None
+        try:
+            plan, report = sync_vault(
+                config,
+                folder,
+                lock=lock,
+                progress_start=progress_start,
+                scanner=scanner,
+                scope=scope,
+            )
+            return plan, report, None
+        except (sqlite3.DatabaseError, IndexCorruptError, IndexSchemaMismatch) as exc:
+            # Damage the cheap check cannot see (a watcher batch): rebuild, never crash.
+            problem = f"damaged store found while writing: {exc}"
     notice = None
     if folder is not None:
         notice = f"stores rebuilt from the vault: {problem}"
         logger.info("%s: %s", config.vault, notice)
+    elif (config.store_path / layout.CURRENT_NAME).exists():
+        notice = "stores rebuilt from the vault: the active store set was missing"
     plan, report = _build_new_set(config, lock, progress_start, scanner, _generation_of(folder))
     return plan, report, notice
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import enum
 import posixpath
 import re
+import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -105,8 +106,8 @@ class NameTable:
     attachments ``att_by_path`` / ``att_by_name``.
     """
 
-    by_path: dict[str, str] = field(default_factory=dict)
-    by_path_id: dict[str, str] = field(default_factory=dict)
+    by_path: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    by_path_id: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     by_stem: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     by_title: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     by_alias: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
@@ -115,8 +116,8 @@ class NameTable:
 
     def add_page(self, path: str, title: str, aliases: Iterable[str]) -> None:
         """Register a page by its path, stem, title and aliases."""
-        self.by_path[name_key(path)] = path
-        self.by_path_id[name_key(path_id(path))] = path
+        self.by_path[name_key(path)].append(path)
+        self.by_path_id[name_key(path_id(path))].append(path)
         self.by_stem[name_key(path_stem(path))].append(path)
         self.by_title[name_key(title)].append(path)
         for alias in aliases:
@@ -128,11 +129,23 @@ class NameTable:
         self.att_by_name[name_key(path.rsplit("/", 1)[-1])].append(path)
 
 
-def _page_by_path(table: Names, key: str) -> Resolution | None:
-    if key in table.by_path:
-        return Resolution(LinkStatus.RESOLVED, table.by_path[key], rule="path")
-    if key in table.by_path_id:
-        return Resolution(LinkStatus.RESOLVED, table.by_path_id[key], rule="path_no_ext")
+def _page_by_path(table: Names, key: str, written: str) -> Resolution | None:
+    """Match a path (with, then without ``.md``). Paths that differ only in case are distinct
+    files on most file systems but share a key: the one spelled exactly as the link wins,
+    else the first in code-point order, and the tie is reported (same rule in memory and in
+    SQL, so a batch and a rebuild agree)."""
+    exact = unicodedata.normalize("NFC", written)
+    for rule, index, spelled in (
+        ("path", table.by_path, exact),
+        ("path_no_ext", table.by_path_id, exact.removesuffix(".md")),
+    ):
+        paths = sorted(index.get(key) or ())
+        if not paths:
+            continue
+        chosen = spelled if spelled in paths or spelled + ".md" in paths else paths[0]
+        chosen = chosen if chosen in paths else chosen + ".md"
+        candidates = tuple([chosen, *(p for p in paths if p != chosen)]) if len(paths) > 1 else ()
+        return Resolution(LinkStatus.RESOLVED, chosen, candidates, rule)
     return None
 
 
@@ -174,15 +187,17 @@ def resolve(table: Names, target: str, source_path: str, origin: str) -> Resolut
     ext = _EXTENSION.search(target)
     is_attachment_like = ext is not None and ext.group(1).lower() != "md"
     key = name_key(target.lstrip("/"))
-    found = _page_by_path(table, key)
+    found = _page_by_path(table, key, target.lstrip("/"))
     if found is not None:
         return found
     if origin == LinkOrigin.MARKDOWN or "/" in target:
         if folder and not target.startswith("/"):
             relative = name_key(posixpath.normpath(f"{folder}/{target}"))
-            found = _page_by_path(table, relative)
+            found = _page_by_path(table, relative, posixpath.normpath(f"{folder}/{target}"))
             if found is not None:
-                return Resolution(found.status, found.target_path, rule="relative")
+                return Resolution(
+                    found.status, found.target_path, found.candidates, rule="relative"
+                )
         if is_attachment_like or (origin == LinkOrigin.MARKDOWN and not key.endswith(".md")):
             # A Markdown link to a local file that is not a page (`[MIT](./LICENSE)`) is an
             # attachment link: DESIGN §2 counts only Markdown links to `.md` files as pages.

@@ -197,11 +197,14 @@ class SqlNames:
     (pages) and a small in-memory table (attachments)."""
 
     def __init__(self, db: sqlite3.Connection) -> None:
-        self.by_path = _SqlIndex(db, "SELECT path FROM pages WHERE path_key = ?", False)
-        self.by_path_id = _SqlIndex(db, "SELECT path FROM pages WHERE path_id_key = ?", False)
-        self.by_stem = _SqlIndex(db, "SELECT path FROM pages WHERE stem_key = ?", True)
-        self.by_title = _SqlIndex(db, "SELECT path FROM pages WHERE title_key = ?", True)
-        self.by_alias = _SqlIndex(db, "SELECT path FROM aliases WHERE alias_key = ?", True)
+        pages = "SELECT path FROM pages WHERE {} = ? ORDER BY path"
+        self.by_path = _SqlIndex(db, pages.format("path_key"), True)
+        self.by_path_id = _SqlIndex(db, pages.format("path_id_key"), True)
+        self.by_stem = _SqlIndex(db, pages.format("stem_key"), True)
+        self.by_title = _SqlIndex(db, pages.format("title_key"), True)
+        self.by_alias = _SqlIndex(
+            db, "SELECT DISTINCT path FROM aliases WHERE alias_key = ? ORDER BY path", True
+        )
         attachments = NameTable()
         for (path,) in db.execute("SELECT path FROM attachments"):
             attachments.add_attachment(path)

@@ -26,6 +26,7 @@ import contextlib
 import json
 import logging
 import os
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -269,8 +270,10 @@ class Watcher:
             self._error(str(exc))
             self.stopping.wait(RETRY_MS / 1000)
             return
-        except VaultSyncError as exc:
-            self.batcher.add(reconcile=True)
+        except (VaultSyncError, sqlite3.DatabaseError, OSError) as exc:
+            # The vault or a store failed in a way the engine did not repair: keep watching,
+            # and make the next batch a reconcile (full store checks, rebuild if damaged).
+            self.batcher.add(batch.paths, reconcile=True)
             self._error(str(exc))
             self.stopping.wait(RETRY_MS / 1000)
             return
