@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -49,6 +50,20 @@ def writer_lock(config: Config) -> WriterLock:
     return WriterLock(config.store_path, config.lock_timeout_s)
 
 
+def _verified_doc_count(index_dir: Path) -> int:
+    """Open with checksums verified; on a failure look once more after a moment, since a
+    watcher's writer may be finishing a merge (replacing segment files) in another process."""
+    try:
+        return PageIndex.open(index_dir, verify=True).doc_count()
+    except (StoreError, ValueError, OSError):
+        time.sleep(VERIFY_RETRY_S)
+        return PageIndex.open(index_dir, verify=True).doc_count()
+
+
+#: Wait before verifying an index a second time, seconds (a merge at 10k pages takes ~1 s).
+VERIFY_RETRY_S = 1.5
+
+
 def check_stores(folder: Path) -> str | None:
     """Say why a store set cannot be used as it is, or ``None`` when both stores agree.
 
@@ -74,7 +89,7 @@ def check_stores(folder: Path) -> str | None:
     finally:
         store.close()
     try:
-        docs = PageIndex.open(layout.index_dir(folder), verify=True).doc_count()
+        docs = _verified_doc_count(layout.index_dir(folder))
     except (StoreError, ValueError, OSError) as exc:
         return f"index unusable: {exc}"
     if docs != pages and not pending:
@@ -142,6 +157,7 @@ def run_sync(
     scanner: Scanner | None = None,
     full_check: bool = True,
     scope: Iterable[str] | None = None,
+    hold_writer: bool = False,
 ) -> tuple[Plan, SyncReport, str | None]:
     """Sync the stores with the vault, rebuilding them first when they are damaged.
 
@@ -155,6 +171,8 @@ def run_sync(
             present — the watcher's per-batch check, with full checks at start and reconcile.
         scope: only these vault-relative paths and what is under them (a watcher batch);
             ``None`` for the whole vault. A rebuild always scans the whole vault.
+        hold_writer: keep the index writer open afterwards, merges running (the watcher,
+            which calls :func:`vault_sync.index.release_held` when idle).
 
     Returns:
         ``(plan, report, notice)``; ``notice`` says why the stores were rebuilt, or is None.
@@ -169,6 +187,10 @@ def run_sync(
 
     scanner = scanner or scan
     lock = writer_lock(config)
+    if hold_writer:
+        from vault_sync.index import release_held
+
+        lock.on_wait = release_held
     with lock:
         folder = layout.active_set(config.store_path)
         check = check_stores if full_check else _present
@@ -182,6 +204,7 @@ def run_sync(
                 progress_start=progress_start,
                 scanner=scanner,
                 scope=scope,
+                hold_writer=hold_writer,
             )
             return plan, report, None
         except (sqlite3.DatabaseError, IndexCorruptError, IndexSchemaMismatch) as exc:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import time
 import unicodedata
 import zlib
 from collections.abc import Callable, Iterator
@@ -43,6 +44,20 @@ SCHEMA_VERSION = 2
 #: Writer heap in bytes: tantivy needs >= 15 MB per thread (TECH-NOTES §1.1); 64 MB holds a
 #: batch of thousands of pages before tantivy flushes a segment on its own.
 WRITER_HEAP_BYTES = 64_000_000
+#: How long a writer waits for another process's tantivy writer (finishing merges), seconds.
+WRITER_BUSY_WAIT_S = 10.0
+#: Writers held open by this process between batches (index path -> tantivy IndexWriter).
+_HELD: dict[str, Any] = {}
+
+
+def release_held() -> None:
+    """Finish and drop every writer this process holds (:meth:`PageIndex.batch` ``hold``):
+    waits for their merges, which releases tantivy's lock for other processes."""
+    while _HELD:
+        _, raw = _HELD.popitem()
+        raw.wait_merging_threads()
+
+
 #: One indexing thread: a 2-thread writer made single updates slower (16.2 vs 9.8 ms,
 #: TECH-NOTES §6 (f)) and doubles the segments of a rebuild.
 WRITER_THREADS = 1
@@ -736,20 +751,37 @@ class PageIndex:
         """Make the last commit visible to this object's searches (about 0.5 ms)."""
         self._index.reload()
 
+    def _open_writer(self) -> Any:
+        """Open a tantivy writer, waiting up to :data:`WRITER_BUSY_WAIT_S` while another
+        process's writer finishes its merges (it holds tantivy's own lock meanwhile)."""
+        deadline = time.monotonic() + WRITER_BUSY_WAIT_S
+        while True:
+            try:
+                return self._index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=WRITER_THREADS)
+            except ValueError as exc:
+                if "LockBusy" not in str(exc):
+                    raise IndexCorruptError(f"index at {self.path}: {_first_line(exc)}") from exc
+                if time.monotonic() >= deadline:
+                    msg = f"index at {self.path} is locked by another writer"
+                    raise IndexBusyError(msg) from exc
+                time.sleep(0.05)
+
     @contextmanager
-    def batch(self) -> Iterator[Writer]:
+    def batch(self, *, hold: bool = False) -> Iterator[Writer]:
         """Open a writer for one batch; commit once and reload at exit, roll back on error.
 
+        Args:
+            hold: keep the writer open after the commit (this process's next batch reuses it)
+                and let tantivy's merges run in the background, instead of waiting for them.
+                The watcher holds between batches and calls :func:`release_held` when idle: a
+                merge can take ~1 s at 10k pages every 8th small commit, and waiting for it
+                delayed the next save by as much (benchmarks/watch_latency.py).
+
         Raises:
-            IndexBusyError: another tantivy writer holds the index lock.
+            IndexBusyError: another process's writer kept tantivy's lock too long.
             StoreError: the commit failed (the batch is rolled back).
         """
-        try:
-            raw = self._index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=WRITER_THREADS)
-        except ValueError as exc:
-            if "LockBusy" in str(exc):
-                raise IndexBusyError(f"index at {self.path} is locked by another writer") from exc
-            raise IndexCorruptError(f"index at {self.path}: {_first_line(exc)}") from exc
+        raw = _HELD.pop(str(self.path), None) or self._open_writer()
         try:
             yield Writer(raw)
             raw.commit()
@@ -763,11 +795,12 @@ class PageIndex:
         # Reload first: the commit is visible to every reader now. Then wait for merges, which
         # consumes the writer (the OS lock is released even while the caller still holds the
         # Writer) and keeps segments few (TECH-NOTES §6: 10-17 segments after 30 commits
-        # without, 4 with). A merge can take ~1 s at 10k pages every 8th small commit
-        # (benchmarks/watch_latency.py); waiting after the reload keeps it off the
-        # save-to-visible path (p95 830 -> 42 ms measured on a copy of a 10k-page index).
+        # without, 4 with).
         self._index.reload()
-        raw.wait_merging_threads()
+        if hold:
+            _HELD[str(self.path)] = raw
+        else:
+            raw.wait_merging_threads()
 
     def delete_all(self) -> None:
         """Delete every page in one committed batch."""

@@ -13,6 +13,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
@@ -37,6 +38,10 @@ class WriterLock:
         self.store = store
         self.timeout_s = timeout_s
         self._lock = FileLock(str(store / LOCK_NAME))
+        #: Called once when the lock is busy, before waiting: the watcher passes a function
+        #: that finishes and drops the index writer it keeps between batches, which the
+        #: other writer may be waiting for.
+        self.on_wait: Callable[[], None] | None = None
 
     def holder(self) -> str:
         """Describe the current holder from ``writer.json`` ("pid 123 (vault-sync watch)")."""
@@ -56,7 +61,14 @@ class WriterLock:
 
         first = not self._lock.is_locked
         try:
-            self._lock.acquire(timeout=self.timeout_s)
+            if self.on_wait is not None and first:
+                try:
+                    self._lock.acquire(timeout=0)
+                except Timeout:
+                    self.on_wait()  # someone else writes: give back what we hold, then wait
+                    self._lock.acquire(timeout=self.timeout_s)
+            else:
+                self._lock.acquire(timeout=self.timeout_s)
         except Timeout as exc:
             raise LockTimeoutError(
                 f"the vault is being written by {self.holder()}; waited {self.timeout_s:g} s"

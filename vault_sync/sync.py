@@ -356,6 +356,7 @@ def apply_plan(
     store: Sidecar,
     index_dir: Path,
     progress: ProgressFn | None = None,
+    hold_writer: bool = False,
 ) -> SyncReport:
     """Apply a plan in bounded batches, one generation each (DESIGN §4).
 
@@ -367,6 +368,8 @@ def apply_plan(
         store: an open (writable) sidecar.
         index_dir: the tantivy index folder of the same store set.
         progress: called with the number of pages done after each batch.
+        hold_writer: keep the index writer open after the last batch, merges running
+            (:meth:`~vault_sync.index.PageIndex.batch`); the watcher's choice.
 
     Returns:
         The report.
@@ -389,6 +392,7 @@ def apply_plan(
                 config,
                 store,
                 index_dir,
+                hold_writer,
                 batch,
                 deletes if first else [],
                 result,
@@ -416,6 +420,7 @@ def _apply_batch(
     config: Config,
     store: Sidecar,
     index_dir: Path,
+    hold_writer: bool,
     paths: Sequence[str],
     deletes: Sequence[str],
     result: ScanResult,
@@ -450,7 +455,7 @@ def _apply_batch(
         records.append(PageRecord(page, entry.disk_path, state))
     if records or gone:
         index = PageIndex.open(index_dir)
-        with index.batch() as writer:
+        with index.batch(hold=hold_writer) as writer:
             for path in gone:
                 writer.delete(path)
             for record in records:
@@ -471,6 +476,7 @@ def sync_vault(
     progress_start: Callable[[int], ProgressFn | None] | None = None,
     scanner: Callable[[Config], ScanResult] = scan,
     scope: Iterable[str] | None = None,
+    hold_writer: bool = False,
 ) -> tuple[Plan, SyncReport]:
     """Bring both stores in step with the vault: scan, plan (redoing any unfinished batch), apply.
 
@@ -483,6 +489,7 @@ def sync_vault(
         scope: vault-relative paths (a watcher batch): scan and plan only these and what is
             under them (:func:`~vault_sync.vault.scan_paths`); ``None`` scans the whole vault.
             A pending (unfinished) batch always widens the scope to the whole vault.
+        hold_writer: see :func:`apply_plan`.
 
     Returns:
         ``(plan, report)``.
@@ -517,6 +524,7 @@ def sync_vault(
             store=store,
             index_dir=store_dir / INDEX_NAME,
             progress=progress,
+            hold_writer=hold_writer,
         )
     finally:
         store.close()

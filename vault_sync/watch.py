@@ -45,6 +45,7 @@ from watchdog.observers import Observer
 
 from vault_sync.config import WATCH_STATE_NAME, Config
 from vault_sync.errors import LockTimeoutError, VaultSyncError
+from vault_sync.index import release_held
 from vault_sync.sync import Plan, SyncReport
 
 logger = logging.getLogger(__name__)
@@ -56,6 +57,9 @@ OVERFLOW_LOGGER = "watchdog.observers.inotify_c"
 TICK_MS = 25
 #: Wait between retries when another writer holds the lock, in ms.
 RETRY_MS = 200
+#: After this long without a batch, the watcher finishes its index writer's merges and drops
+#: it (it keeps it between close batches so a ~1 s merge never delays the next save), seconds.
+IDLE_RELEASE_S = 1.0
 
 Clock = Callable[[], float]
 #: ``run_sync(config, full_check=...) -> (plan, report, notice)``: the engine's sync, passed in
@@ -226,6 +230,7 @@ class Watcher:
         self.stopping = threading.Event()
         self.state = WatchState(pid=os.getpid(), started=_utc_now())
         self._next_reconcile = 0.0
+        self._last_apply = 0.0
 
     # -- one batch ------------------------------------------------------------------------
 
@@ -239,7 +244,12 @@ class Watcher:
         """
         started = time.perf_counter()
         scope = None if batch.reconcile else batch.paths
-        _plan, report, notice = self.sync(self.config, full_check=batch.reconcile, scope=scope)
+        if batch.reconcile:
+            release_held()  # full checks read every index file: let merges finish first
+        _plan, report, notice = self.sync(
+            self.config, full_check=batch.reconcile, scope=scope, hold_writer=True
+        )
+        self._last_apply = time.monotonic()
         ms = round((time.perf_counter() - started) * 1000, 1)
         line: dict[str, Any] = {
             "at": _utc_now(),
@@ -321,10 +331,14 @@ class Watcher:
                     self._next_reconcile = time.monotonic() + self.config.reconcile_s
                 if self.batcher.due():
                     self._flush(self.batcher.take())
+                elif self._last_apply and time.monotonic() - self._last_apply >= IDLE_RELEASE_S:
+                    release_held()  # idle: finish merges, give tantivy's lock back
+                    self._last_apply = 0.0
             pending = self.batcher.take()  # a clean stop applies what was already seen
             if pending.paths or pending.reconcile:
                 self._flush(pending)
         finally:
+            release_held()
             observer.stop()
             observer.join(timeout=5)
             logging.getLogger(OVERFLOW_LOGGER).removeHandler(overflow)
