@@ -250,7 +250,12 @@ def test_w6_inotify_overflow_warning_triggers_a_reconcile_that_finds_missed_file
             "Inotify queue overflowed; filesystem events were lost"
         )
         wait_until(lambda: len(paths_for(vault, "lostword")) == 101, what=str(tw.lines))
-        assert any(line["reconcile"] and line["added"] for line in tw.lines[1:]), tw.lines
+        # The pages are searchable as soon as the index commits; the batch's log line is
+        # appended after the sidecar commit, a moment later.
+        wait_until(
+            lambda: any(line["reconcile"] and line["added"] for line in tw.lines[1:]),
+            what=str(tw.lines),
+        )
     assert tw.watcher.state.errors == 0, tw.watcher.state
     assert_same_as_rebuild(vault, ["lostword"])
 
