@@ -213,7 +213,12 @@ def vault_status(config: Config, sidecar: Sidecar) -> dict[str, Any]:
         "attachments_missing": links.get("missing_attachment", 0),
         "evidence_rows": int(sidecar.db.execute("SELECT count(*) FROM evidence").fetchone()[0]),
         "parse_errors": int(
-            sidecar.db.execute("SELECT count(*) FROM issues WHERE severity = 'error'").fetchone()[0]
+            sidecar.db.execute(
+                "SELECT count(*) FROM issues WHERE severity = 'error' AND code != 'secret'"
+            ).fetchone()[0]
+        ),
+        "secrets": int(
+            sidecar.db.execute("SELECT count(*) FROM issues WHERE code = 'secret'").fetchone()[0]
         ),
         "generation": sidecar.generation,
         "pending_generation": sidecar.get_meta("pending_generation") or None,
@@ -251,7 +256,8 @@ def format_status(s: dict[str, Any]) -> list[str]:
         + ", ".join(f"{k} {v}" for k, v in s["links_by_type"].items())
         + ")",
         f"attachments: {s['attachments_linked']} linked, {s['attachments_missing']} missing",
-        f"evidence rows: {s['evidence_rows']}   parse errors: {s['parse_errors']}",
+        f"evidence rows: {s['evidence_rows']}   parse errors: {s['parse_errors']}"
+        f"   secrets: {s['secrets']} (redacted from every output)",
         f"generation: {s['generation']}   last sync: {s['last_sync'] or 'never'}",
     ]
     if s["pending_generation"]:
