@@ -181,3 +181,26 @@ def test_write_page_refuses_a_page_that_changed(tmp_path: Path) -> None:
     write_page(tmp_path, "p.md", b"new\n", content_hash(b"old\n"))
     assert page.read_bytes() == b"new\n"
     assert [p.name for p in tmp_path.iterdir()] == ["p.md"]  # no temp file left
+
+
+def test_a_secret_in_a_file_name_never_leaves(cli: CLI, make_vault: Callable[..., Path]) -> None:
+    token = POSITIVE["github_token"][1]
+    root = make_vault({f"keys/{token}.md": "deployword here\n", "ok.md": "deployword too\n"})
+    (root / f"diagram-{token}.png").write_bytes(b"png")
+    outputs = [
+        cli("--vault", str(root), "sync"),
+        cli("--vault", str(root), "query", "deployword", "--json"),
+        cli("--vault", str(root), "status", "--json"),
+        cli("--vault", str(root), "lint", "--json"),
+    ]
+    for result in outputs:
+        assert token not in result.out + result.err
+    assert [h["path"] for h in outputs[1].json()["hits"]] == ["ok.md"]
+    codes = [(p["code"], p["severity"]) for p in outputs[3].json()["problems"]]
+    assert codes.count(("secret", "error")) == 2
+    folder = layout.active_set(load_config(root).store_path)
+    assert folder is not None
+    for suffix in ("", "-wal"):
+        raw = Path(f"{layout.sidecar_file(folder)}{suffix}")
+        if raw.exists():
+            assert token.encode() not in raw.read_bytes()

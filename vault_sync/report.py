@@ -18,6 +18,7 @@ from typing import Any
 from vault_sync.config import WATCH_STATE_NAME, Config
 from vault_sync.errors import AmbiguousPageError, PageNotFoundError
 from vault_sync.page import name_key
+from vault_sync.sanitize import Scrubber
 from vault_sync.store import Sidecar
 
 
@@ -365,6 +366,16 @@ def lint_vault(config: Config, sidecar: Sidecar) -> list[dict[str, Any]]:
                     )
                 )
     result = scan(config)
+    scrubber = Scrubber.from_config(config)
+    for shown in scrubber.scrub_names([*result.pages, *sorted(result.attachments)]).values():
+        problems.append(
+            _problem(
+                shown,
+                "error",
+                "secret",
+                "the file name holds a secret: not indexed (rename the file)",
+            )
+        )
     for entry in result.unreadable:
         problems.append(
             _problem(

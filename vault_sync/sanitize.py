@@ -32,6 +32,7 @@ searches.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import logging
 import re
@@ -673,6 +674,29 @@ class Scrubber:
             pos = f.end
         parts.append(text[pos:])
         return "".join(parts), findings
+
+    def scrub_names(self, names: Sequence[str]) -> dict[str, str]:
+        """Find names (file paths) that hold a secret, in one pass over all of them.
+
+        Args:
+            names: names without newlines (vault-relative paths).
+
+        Returns:
+            ``{name: redacted name}`` for each name with a finding; clean names are left out.
+        """
+        joined = "\n".join(names)
+        _, findings = self.scrub(joined)
+        if not findings:
+            return {}
+        found: dict[str, str] = {}
+        starts = [0]
+        for name in names:
+            starts.append(starts[-1] + len(name) + 1)
+        for f in findings:
+            index = bisect.bisect_right(starts, f.start) - 1
+            name = names[index]
+            found[name] = self.scrub(name)[0]
+        return found
 
     def _candidates(self, text: str) -> list[_Candidate]:
         """Every rule match whose checks pass, before overlaps are resolved."""

@@ -308,6 +308,27 @@ def clean_page(page: Page, text: str, scrubber: Scrubber) -> Page:
     )
 
 
+def _without_secret_names(
+    result: ScanResult, scrubber: Scrubber
+) -> tuple[ScanResult, dict[str, str]]:
+    """Leave out pages and attachments whose file name holds a secret (Invariant 6: a path is
+    shown in every result and stored as a key, so it cannot be redacted in place).
+
+    Returns:
+        The scan without them, and ``{redacted path: message}`` errors naming them safely.
+    """
+    bad = scrubber.scrub_names([*result.pages, *sorted(result.attachments)])
+    if not bad:
+        return result, {}
+    errors = {
+        shown: "its file name holds a secret: not indexed (rename the file)"
+        for shown in bad.values()
+    }
+    pages = {p: e for p, e in result.pages.items() if p not in bad}
+    attachments = frozenset(a for a in result.attachments if a not in bad)
+    return replace(result, pages=pages, attachments=attachments), errors
+
+
 def load_page(config: Config, entry: FileEntry) -> tuple[Page, FileState]:
     """Read, hash, parse and sanitize one page; bad bytes or YAML become issues, never
     exceptions; secrets are redacted from every field (:func:`clean_page`).
@@ -507,7 +528,9 @@ def sync_vault(
             stored = store.file_states(roots)
             kept = {a for a in store.attachments() if not in_scope(a)}
             result = replace(result, attachments=frozenset(kept | result.attachments))
+        result, name_errors = _without_secret_names(result, scrubber_for(config))
         plan = make_plan(config, result, stored, pending)
+        plan.errors.update(name_errors)
         gone = tuple(sorted(p for p in pending if p not in result.pages and p not in stored))
         plan = replace(plan, deleted=plan.deleted + gone)
         current = result.unreadable or store.attachments() == set(result.attachments)
