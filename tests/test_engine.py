@@ -227,3 +227,19 @@ def test_prune_keeps_a_set_another_live_process_is_building(tmp_path: Path) -> N
         builder.wait()
     layout.prune(root)
     assert not (root / name).exists()  # its builder died: an abandoned set
+
+
+def test_half_written_files_of_a_killed_writer_do_not_look_like_damage(
+    cli: CLI, vault: Path
+) -> None:
+    """A writer killed mid-merge leaves segment files meta.json does not name: not damage."""
+    assert cli("--vault", str(vault), "sync").code == 0
+    from vault_sync.engine import check_stores
+
+    index = layout.index_dir(active(vault))
+    (index / ("0123456789abcdef" * 2 + ".idx")).write_bytes(b"half a segment")
+    live = next(index.glob("*.idx")).name.split(".")[0]
+    (index / f"{live}.99.del").write_bytes(b"half a delete bitset")
+    assert check_stores(active(vault)) is None
+    result = cli("--vault", str(vault), "sync")
+    assert result.code == 0 and "rebuilt" not in result.err

@@ -927,11 +927,31 @@ def verify_checksums(path: Path) -> None:
     the magic number 1337. tantivy checks only the magic number at open, so garbage written
     inside a file goes unseen until a search panics or, for positions, silently misranks.
 
+    Only segments named in ``meta.json`` are checked: files of a merge or commit that a
+    killed writer left half-written are not part of the index (tantivy deletes them when the
+    next writer opens), so they must not make a healthy index look damaged.
+
     Raises:
-        IndexCorruptError: a file's footer is missing or its checksum differs.
+        IndexCorruptError: a file's footer is missing or its checksum differs, or
+            ``meta.json`` cannot be read.
     """
+    try:
+        meta = json.loads((path / "meta.json").read_text(encoding="utf-8"))
+        live = {seg["segment_id"].replace("-", "") for seg in meta["segments"]}
+        live_deletes = {
+            f"{seg['segment_id'].replace('-', '')}.{seg['deletes']['opstamp']}.del"
+            for seg in meta["segments"]
+            if seg.get("deletes")
+        }
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise IndexCorruptError(f"index at {path} is damaged: meta.json: {exc}") from exc
     for file in sorted(path.iterdir()):
         if not _SEGMENT_FILE.match(file.name):
+            continue
+        if file.name.endswith(".del"):
+            if file.name not in live_deletes:
+                continue
+        elif file.name.split(".", 1)[0] not in live:
             continue
         data = file.read_bytes()
         try:
