@@ -243,3 +243,41 @@ def test_half_written_files_of_a_killed_writer_do_not_look_like_damage(
     assert check_stores(active(vault)) is None
     result = cli("--vault", str(vault), "sync")
     assert result.code == 0 and "rebuilt" not in result.err
+
+
+def test_a_second_watcher_is_refused_naming_the_first(make_vault: Callable[..., Path]) -> None:
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import run_cli
+
+    root = make_vault({"a.md": "alpha\n"})
+    first = subprocess.Popen(
+        [sys.executable, "-m", "vault_sync", "--vault", str(root), "watch", "--json-log"],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert first.stderr is not None
+        first.stderr.readline()  # the start-up reconcile's line: it runs
+        second = run_cli("--vault", str(root), "watch", timeout=30)
+        assert second.code == 1
+        assert f"pid {first.pid}" in second.err and "Traceback" not in second.err
+    finally:
+        first.terminate()
+        first.wait(timeout=30)
+    time.sleep(0.1)
+    assert first.returncode == 0
+
+
+def test_a_vault_without_pages_is_not_rebuilt_at_every_sync(
+    make_vault: Callable[..., Path], cli: CLI
+) -> None:
+    root = make_vault({})
+    (root / "notes.txt").write_text("not a page\n", encoding="utf-8")
+    cli("--vault", str(root), "sync")
+    before = active(root)
+    again = cli("--vault", str(root), "sync")
+    assert again.code == 0 and "rebuilt" not in again.err
+    assert active(root) == before

@@ -11,6 +11,7 @@ so ``vault-sync query`` starts fast (DESIGN §10, issue targets on whole-process
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -205,6 +206,13 @@ def watch(vault: Path | None, json_log: bool) -> None:
         )
         click.echo(text + (f" — {line['notice']}" if "notice" in line else ""), err=True)
 
+    # watchdog logs its own shutdown chatter; the watcher reads the one record it needs (the
+    # inotify overflow) through its own handler. Library warnings: JSON lines with --json-log.
+    logging.getLogger("watchdog").addHandler(logging.NullHandler())
+    logging.getLogger("watchdog").propagate = False
+    if json_log:
+        for handler in logging.getLogger("vault_sync").handlers:
+            handler.setFormatter(_JsonLogFormatter())
     watcher = Watcher(config, run_sync, report)
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: watcher.stop())
@@ -436,11 +444,19 @@ def lint(vault: Path | None, as_json: bool) -> None:
         sys.exit(1)
 
 
+class _JsonLogFormatter(logging.Formatter):
+    """Format a log record as one JSON object (for ``watch --json-log``)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return json.dumps(
+            {"level": record.levelname.lower(), "message": record.getMessage()},
+            ensure_ascii=False,
+        )
+
+
 def _configure_logging() -> None:
     """Library warnings go to stderr as ``vault-sync: warning: ...`` (the library adds no
     handlers itself; without one, Python's last-resort handler would print them raw)."""
-    import logging
-
     handler = logging.StreamHandler()
     handler.setFormatter(logging.Formatter("vault-sync: %(levelname)s: %(message)s"))
     package = logging.getLogger("vault_sync")

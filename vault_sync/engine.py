@@ -111,6 +111,7 @@ def _build_new_set(
     with lock:
         layout.prune(root)
         folder = layout.new_set(root)
+        PageIndex.open(layout.index_dir(folder))  # exists even when the vault has no page
         store = Sidecar.open(layout.sidecar_file(folder))
         try:  # generations keep counting up across rebuilds
             with store.transaction():

@@ -35,7 +35,14 @@ from vault_sync.store import SIDECAR_NAME
 MARKER_NAME = "VAULT_SYNC_STORE"
 CURRENT_NAME = "current"
 _SET = re.compile(r"set-(\d{6})\Z")
-_OWN_FILES = {MARKER_NAME, CURRENT_NAME, LOCK_NAME, HOLDER_NAME, WATCH_STATE_NAME}
+_OWN_FILES = {
+    MARKER_NAME,
+    CURRENT_NAME,
+    LOCK_NAME,
+    HOLDER_NAME,
+    WATCH_STATE_NAME,
+    "watch.lock",  # watch.WATCH_LOCK_NAME (watch sits above this module)
+}
 
 
 def _is_own(name: str) -> bool:

@@ -50,6 +50,14 @@ from vault_sync.sync import Plan, SyncReport
 
 logger = logging.getLogger(__name__)
 
+#: Held by a running watcher for its lifetime (a second watcher on the vault is refused).
+WATCH_LOCK_NAME = "watch.lock"
+
+
+class WatcherRunningError(VaultSyncError):
+    """Another watcher already runs for this vault."""
+
+
 #: watchdog's inotify backend reports a queue overflow only as a log record here (TECH-NOTES §2).
 OVERFLOW_LOGGER = "watchdog.observers.inotify_c"
 #: How often the loop looks at the batcher, in ms: a lone save waits at most this past its
@@ -313,6 +321,7 @@ class Watcher:
         Raises:
             VaultSyncError: the first reconcile failed (the vault or store is unusable).
         """
+        self._claim()
         overflow = _OverflowHandler(self.batcher)
         logging.getLogger(OVERFLOW_LOGGER).addHandler(overflow)
         observer = Observer()
@@ -341,9 +350,31 @@ class Watcher:
             release_held()
             observer.stop()
             observer.join(timeout=5)
+            self._life_lock.release()
             logging.getLogger(OVERFLOW_LOGGER).removeHandler(overflow)
             self.state.running = False
             self._write_state()
+
+    def _claim(self) -> None:
+        """Hold ``watch.lock`` for the watcher's lifetime: one watcher per vault.
+
+        Raises:
+            WatcherRunningError: another watcher holds it (the message names its pid).
+        """
+        from filelock import FileLock, Timeout
+
+        self.config.store_path.mkdir(parents=True, exist_ok=True)
+        self._life_lock = FileLock(str(self.config.store_path / WATCH_LOCK_NAME))
+        try:
+            self._life_lock.acquire(timeout=0)
+        except Timeout as exc:
+            other = "another process"
+            with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+                state = json.loads((self.config.store_path / WATCH_STATE_NAME).read_text())
+                other = f"pid {state['pid']}"
+            raise WatcherRunningError(
+                f"a watcher already runs for {self.config.vault} ({other})"
+            ) from exc
 
     def stop(self) -> None:
         """Ask the loop to finish (safe from a signal handler or another thread)."""
