@@ -204,3 +204,19 @@ def test_a_secret_in_a_file_name_never_leaves(cli: CLI, make_vault: Callable[...
         raw = Path(f"{layout.sidecar_file(folder)}{suffix}")
         if raw.exists():
             assert token.encode() not in raw.read_bytes()
+
+
+def test_redacted_names_never_match_each_other(cli: CLI, make_vault: Callable[..., Path]) -> None:
+    """An alias and a link target holding different secrets both redact to the same token:
+    the link must not resolve to the alias's page."""
+    one, two = POSITIVE["github_token"][1], "ghp_" + POSITIVE["github_token"][1][4:][::-1]
+    root = make_vault(
+        {
+            "body.md": f"---\naliases: [{one}]\n---\nbody\n",
+            "linker.md": f"see [[{two}]]\n",
+        }
+    )
+    cli("--vault", str(root), "sync")
+    show = cli("--vault", str(root), "show", "linker", "--json").json()
+    assert [(x["status"], x["target_path"]) for x in show["links_out"]] == [("unresolved", None)]
+    assert cli("--vault", str(root), "show", "body", "--json").json()["aliases"] == []

@@ -183,6 +183,8 @@ def resolve(table: Names, target: str, source_path: str, origin: str) -> Resolut
         The resolution; never raises.
     """
     target = target.strip()
+    if "[REDACTED:" in target:  # a secret was here: its page cannot be named by a token
+        return Resolution(LinkStatus.UNRESOLVED)
     folder = posixpath.dirname(source_path)
     ext = _EXTENSION.search(target)
     is_attachment_like = ext is not None and ext.group(1).lower() != "md"

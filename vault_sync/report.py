@@ -420,6 +420,12 @@ def lint_vault(config: Config, sidecar: Sidecar) -> list[dict[str, Any]]:
                     " (only one of them is indexed)",
                 )
             )
+    # Paths come from the disk (unreadable entries, symlinks, collisions): never print a secret
+    # that a file or folder name holds.
+    hidden = scrubber.scrub_names(sorted({p["path"] for p in problems}))
+    for problem in problems:
+        problem["path"] = hidden.get(problem["path"], problem["path"])
+        problem["message"] = scrubber.scrub(problem["message"])[0]
     problems.sort(key=lambda p: (p["path"], p["line"] or 0, p["code"], p["message"]))
     return problems
 

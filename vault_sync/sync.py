@@ -280,7 +280,9 @@ def clean_page(page: Page, text: str, scrubber: Scrubber) -> Page:
         title=clean(page.title),
         project=clean_opt(page.project),
         tags=tuple(clean(t) for t in page.tags),
-        aliases=tuple(clean(a) for a in page.aliases),
+        # An alias holding a secret would be a link name made of a redaction token, which
+        # other pages' redacted link targets would match: such aliases are dropped.
+        aliases=tuple(a for a in page.aliases if not scrubber.scrub(a)[1]),
         valid_from=clean_opt(page.valid_from),
         valid_to=clean_opt(page.valid_to),
         headings=tuple(replace(h, text=clean(h.text)) for h in page.headings),
