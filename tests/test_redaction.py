@@ -151,7 +151,7 @@ def test_redact_write_removes_secrets_and_keeps_every_other_byte(
         'token: "[REDACTED:github_token]"\r\n'
         "aliases:\r\n"
         '  - "[REDACTED:github_token] and more"  # why\r\n'
-        "  - 'quoted [REDACTED:github_token]'\r\n"
+        '  - "quoted [REDACTED:github_token]"\r\n'
         "---\r\n"
         "Body with [REDACTED:github_token] inside.\r\n"
         "Untouched line.\r\n"
@@ -220,3 +220,30 @@ def test_redacted_names_never_match_each_other(cli: CLI, make_vault: Callable[..
     show = cli("--vault", str(root), "show", "linker", "--json").json()
     assert [(x["status"], x["target_path"]) for x in show["links_out"]] == [("unresolved", None)]
     assert cli("--vault", str(root), "show", "body", "--json").json()["aliases"] == []
+
+
+@pytest.mark.parametrize(
+    ("line", "written"),
+    [
+        ("aliases: [{t}, deploy]", 'aliases: ["[REDACTED:github_token]", deploy]'),
+        ("k: prefix-{t}", 'k: "prefix-[REDACTED:github_token]"'),
+        ("m: {{a: {t}}}", 'm: {{a: "[REDACTED:github_token]"}}'),
+        ("tags: [secret-{t}, ok]", 'tags: ["secret-[REDACTED:github_token]", ok]'),
+        ("? {t}\n: v", '? "[REDACTED:github_token]"\n: v'),
+        ("n: |\n  line {t}\n  two", 'n: "line [REDACTED:github_token]\\ntwo\\n"\n'),
+    ],
+)
+def test_redact_write_keeps_what_the_frontmatter_means(
+    cli: CLI, make_vault: Callable[..., Path], line: str, written: str
+) -> None:
+    token = POSITIVE["github_token"][1]
+    root = make_vault({"p.md": f"---\n{line.format(t=token)}\n---\nbody {token}\n"})
+    before = cli("--vault", str(root), "show", "p", "--json").json()["frontmatter"]
+    result = cli("--vault", str(root), "redact", "p", "--write")
+    assert result.code == 0, result.out + result.err
+    text = (root / "p.md").read_text(encoding="utf-8")
+    assert token not in text
+    assert text.startswith(f"---\n{written.format(t=token)}")
+    assert text.endswith("---\nbody [REDACTED:github_token]\n")
+    after = cli("--vault", str(root), "show", "p", "--json").json()["frontmatter"]
+    assert after == before  # the stores already showed the redacted values: nothing moved

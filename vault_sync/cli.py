@@ -247,6 +247,7 @@ def redact(
         raise click.UsageError("name PAGES or pass --all (not both)")
     done = run_redact(_config(vault), pages, every_page=every_page, write=write)
     secrets = sum(len(p.found) for p in done)
+    left = sum(p.left for p in done)
     with_secrets = sum(1 for p in done if p.found)
     if as_json:
         _emit_json(
@@ -258,12 +259,15 @@ def redact(
                         "found": [{"line": r.line, "label": r.label} for r in p.found],
                         "written": p.written,
                         "skipped": p.skipped,
+                        "left": p.left,
                     }
                     for p in done
                     if p.found or p.skipped
                 ],
             }
         )
+        if left:
+            sys.exit(1)
         return
     for p in done:
         for r in p.found:
@@ -272,7 +276,11 @@ def redact(
             click.echo(f"{p.path}: {p.skipped}", err=True)
     if write:
         rewritten = sum(1 for p in done if p.written)
-        click.echo(f"redacted {secrets} secrets in {rewritten} of {with_secrets} pages")
+        click.echo(
+            f"redacted {secrets - left} of {secrets} secrets in {rewritten} of {with_secrets} pages"
+        )
+        if left:
+            raise VaultSyncError(f"{left} secrets are still in the files (see above)")
     else:
         hint = "; run with --write to redact them in the files" if secrets else ""
         click.echo(f"{secrets} secrets in {with_secrets} pages{hint}")

@@ -377,11 +377,13 @@ def run_redact(
             done.append(PageRedaction(path, (), skipped="not on disk any more"))
             continue
         raw = (config.vault / entry.disk_path).read_bytes()
-        found, new, problem = redact_bytes(path, raw, scrubber)
+        found, new, problem, left = redact_bytes(path, raw, scrubber)
         if write and new is not None:
             write_page(config.vault, entry.disk_path, new, content_hash(raw))
             written.append(entry.disk_path)
-        done.append(PageRedaction(path, found, write and new is not None, problem))
+        done.append(
+            PageRedaction(path, found, write and new is not None, problem, left if write else 0)
+        )
     if written:
         run_sync(config, full_check=False, scope=written)
     return done

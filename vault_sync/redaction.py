@@ -1,27 +1,27 @@
 """``vault-sync redact``: find secrets in pages and, when asked, remove them from the files.
 
 Writes go through :func:`vault_sync.vault.write_page` (atomic, refuses a page that changed
-since it was read) and keep every byte they do not mean to change (DESIGN Invariant 5): each
-secret's characters become ``[REDACTED:<label>]`` and nothing else moves — except in
-frontmatter, where a token that would begin a plain YAML scalar (``key: [REDACTED:x]`` is a
-YAML list) is written inside double quotes with the rest of that scalar, so the value stays a
-string. A write that would add a YAML error is refused.
+since it was read) and keep every byte they do not mean to change (DESIGN Invariant 5): in the
+body, each secret's characters become ``[REDACTED:<label>]`` and nothing else moves. In the
+frontmatter, a token written into YAML could change what the value means (``[REDACTED:x]``
+begins a flow list; inside ``[a, b]`` it nests one), so the whole YAML scalar holding a secret
+is rewritten as a double-quoted string of its redacted value, and the new frontmatter must
+parse to the same shape (keys, list lengths, nesting) as before — else its secrets are left
+for a person and reported.
 """
 
 from __future__ import annotations
 
-import re
+import json
 from dataclasses import dataclass
+from typing import Any
+
+import yaml
 
 from vault_sync.parser import parse_frontmatter
 from vault_sync.sanitize import Finding, Scrubber, line_of
 
 BOM = "\ufeff".encode()
-
-#: Where a plain YAML scalar may begin: after ``key:`` or a ``-`` list marker, and spaces.
-_VALUE_START = re.compile(r"(?:^|:|-)[ \t]*\Z")
-#: The rest of a plain scalar on its line: up to `` #`` (a comment) or the end of the line.
-_SCALAR_REST = re.compile(r"[^\n]*?(?=[ \t]+#|[ \t]*(?:\r?\n|\Z))")
 
 
 @dataclass(frozen=True)
@@ -40,56 +40,112 @@ class PageRedaction:
     Attributes:
         path: the page's vault-relative path.
         found: the secrets found.
-        written: True when the file was rewritten without them.
-        skipped: why a page with secrets was not written (``--write`` only), or None.
+        written: True when the file was rewritten without (some of) them.
+        skipped: why secrets were left in the file (``--write`` only), or None.
+        left: how many secrets are still in the file after a write.
     """
 
     path: str
     found: tuple[Redaction, ...]
     written: bool = False
     skipped: str | None = None
+    left: int = 0
 
 
-def _yaml_errors(text: str) -> int:
-    return sum(1 for i in parse_frontmatter(text)[3] if i.severity.value == "error")
+def _block(text: str) -> tuple[int, int]:
+    """``(start, end)`` offsets of the YAML between the frontmatter delimiters, or (0, 0)."""
+    body = parse_frontmatter(text)[1]
+    head_end = len(text) - len(body)
+    head = text[:head_end]
+    if not head.lstrip("\ufeff").startswith("---"):
+        return 0, 0
+    start = head.find("\n") + 1
+    end = head.rstrip("\r\n").rfind("\n") + 1
+    return (start, end) if 0 < start <= end else (0, 0)
 
 
-def redact_text(text: str, findings: tuple[Finding, ...]) -> str:
-    """Return ``text`` with each finding replaced by its token (frontmatter-safe, see module).
+def _scalars(node: yaml.Node) -> list[yaml.ScalarNode]:
+    if isinstance(node, yaml.ScalarNode):
+        return [node]
+    if isinstance(node, yaml.SequenceNode):
+        return [s for child in node.value for s in _scalars(child)]
+    if isinstance(node, yaml.MappingNode):
+        return [s for k, v in node.value for s in (*_scalars(k), *_scalars(v))]
+    return []
 
-    Args:
-        text: the page text the findings were made on.
-        findings: sorted, non-overlapping findings.
-    """
-    body_start = len(text) - len(parse_frontmatter(text)[1])
+
+def _shape(value: Any) -> Any:
+    if isinstance(value, dict):
+        return ("map", tuple(_shape(v) for v in value.values()), len(value))
+    if isinstance(value, list):
+        return ("seq", tuple(_shape(v) for v in value))
+    return type(value).__name__
+
+
+def _replace_spans(text: str, spans: list[tuple[int, int, str]]) -> str:
     parts: list[str] = []
     pos = 0
-    for f in findings:
-        if f.start < pos:
+    for start, end, token in sorted(spans):
+        if start < pos:
             continue
-        token = f"[REDACTED:{f.label}]"
-        end = f.end
-        line_start = text.rfind("\n", 0, f.start) + 1
-        if f.end <= body_start and _VALUE_START.search(text[line_start : f.start]):
-            rest = _SCALAR_REST.match(text, f.end)
-            end = rest.end() if rest else f.end
-            tail = text[f.end : end].replace("\\", "\\\\").replace('"', '\\"')
-            token = f'"{token}{tail}"'
-        parts.append(text[pos : f.start])
+        parts.append(text[pos:start])
         parts.append(token)
         pos = end
     parts.append(text[pos:])
     return "".join(parts)
 
 
+def redact_text(text: str, findings: tuple[Finding, ...], scrubber: Scrubber) -> tuple[str, int]:
+    """Return ``text`` without the secrets it can remove safely, and how many are left.
+
+    Args:
+        text: the page text the findings were made on.
+        findings: sorted, non-overlapping findings.
+        scrubber: the sanitizer, to redact whole YAML scalars.
+    """
+    start, end = _block(text)
+    in_front = [f for f in findings if start <= f.start < end]
+    spans = [(f.start, f.end, f"[REDACTED:{f.label}]") for f in findings if f not in in_front]
+    left = 0
+    if in_front:
+        yaml_text = text[start:end]
+        try:
+            root = yaml.compose(yaml_text, Loader=yaml.CSafeLoader)
+            nodes = _scalars(root) if root is not None else []
+        except yaml.YAMLError:
+            nodes = []
+        front_spans: list[tuple[int, int, str]] = []
+        covered = 0
+        for node in nodes:
+            lo, hi = start + node.start_mark.index, start + node.end_mark.index
+            inside = [f for f in in_front if lo <= f.start < hi]
+            if not inside:
+                continue
+            value = scrubber.scrub(node.value)[0]
+            for f in inside:
+                value = value.replace(text[f.start : f.end], f"[REDACTED:{f.label}]")
+            # A block scalar's span takes in its final line break: keep it.
+            keep = text[lo:hi][len(text[lo:hi].rstrip("\r\n")) :]
+            front_spans.append((lo, hi, json.dumps(value, ensure_ascii=False) + keep))
+            covered += len(inside)
+        candidate = _replace_spans(text, spans + front_spans)
+        before, after = parse_frontmatter(text), parse_frontmatter(candidate)
+        same = _shape(before[0]) == _shape(after[0]) and len(after[3]) <= len(before[3])
+        if same and covered == len(in_front):
+            return candidate, 0
+        left = len(in_front)
+    return _replace_spans(text, spans), left
+
+
 def redact_bytes(
     path: str, raw: bytes, scrubber: Scrubber
-) -> tuple[tuple[Redaction, ...], bytes | None, str | None]:
+) -> tuple[tuple[Redaction, ...], bytes | None, str | None, int]:
     """Find secrets in a page's bytes and make the redacted bytes.
 
     Returns:
-        ``(found, new_bytes, problem)``: ``new_bytes`` is None when there is nothing to write
-        or it must not be written, and ``problem`` then says why (not UTF-8, would break YAML).
+        ``(found, new_bytes, problem, left)``: ``new_bytes`` is None when there is nothing to
+        write or it must not be written; ``problem`` says why secrets stay (not UTF-8, a
+        frontmatter value that cannot be rewritten safely); ``left`` counts them.
     """
     try:
         text = raw.decode("utf-8-sig")
@@ -97,12 +153,17 @@ def redact_bytes(
         text = raw.decode("utf-8-sig", errors="replace")
         _, findings = scrubber.scrub(text)
         found = tuple(Redaction(path, line_of(text, f.start), f.label) for f in findings)
-        return found, None, "not valid UTF-8: not rewritten"
+        return found, None, "not valid UTF-8: not rewritten", len(found)
     _, findings = scrubber.scrub(text)
     found = tuple(Redaction(path, line_of(text, f.start), f.label) for f in findings)
     if not findings:
-        return found, None, None
-    new_text = redact_text(text, findings)
-    if _yaml_errors(new_text) > _yaml_errors(text):
-        return found, None, "redacting would break its frontmatter: not rewritten"
-    return found, (BOM if raw.startswith(BOM) else b"") + new_text.encode("utf-8"), None
+        return found, None, None, 0
+    new_text, left = redact_text(text, findings, scrubber)
+    problem = (
+        f"{left} secrets in the frontmatter could not be rewritten safely: edit them by hand"
+        if left
+        else None
+    )
+    if new_text == text:
+        return found, None, problem, left
+    return found, (BOM if raw.startswith(BOM) else b"") + new_text.encode("utf-8"), problem, left
