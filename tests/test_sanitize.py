@@ -86,7 +86,7 @@ POSITIVE: dict[str, tuple[str, str]] = {
 }
 
 NEGATIVE: dict[str, tuple[str, str]] = {
-    "github_token": ("ghp_" + gen(20) + " is too short", "xghp_" + gen(36) + " inside a word"),
+    "github_token": ("ghp_" + gen(20) + " is too short", "ghp_" + gen(30) + "-is-not-a-token"),
     "openai_key": ("task-sk-list and sk-learn", "risk-" + gen(48) + " and desk-sk-" + gen(48)),
     "anthropic_key": ("sk-ant- is the prefix", "sk-ant-api03-short"),
     "stripe_key": ("pk_live_" + gen(24) + " is publishable", "sk_live_ alone"),
@@ -180,6 +180,14 @@ def test_private_key_variants_are_whole_blocks() -> None:
         assert labels_of(findings) == ["private_key"]
     cut = "-----BEGIN RSA PRIVATE KEY-----\n" + gen(64, B64) + "\n" + gen(64, B64) + "\n\nprose"
     assert scrub(cut)[0] == "[REDACTED:private_key]\n\nprose"
+
+
+@pytest.mark.parametrize("glue", ["_", "mytoken", "#tag", "x"])
+def test_github_token_glued_to_a_word_is_still_found(glue: str) -> None:
+    token = "ghp_" + gen(36, seed=11)
+    text, findings = scrub(f"see {glue}{token} here")
+    assert token not in text
+    assert labels_of(findings) == ["github_token"]
 
 
 def test_vendor_prefix_families() -> None:

@@ -201,7 +201,8 @@ def _vendor_rules() -> list[_Rule]:
             c(r"(?:gh[pousr]_[A-Za-z0-9]{36,251}+|github_pat_[A-Za-z0-9_]{36,244}+)(?![\w-])"),
             ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
             _whole,
-            before=_WORD,
+            # No left boundary: 36+ random characters after the prefix are a token even when
+            # glued to a word (`mytokenghp_…`, `_ghp_…`, `#tagghp_…`), found by a fresh user.
         ),
         # OpenAI: sk-proj- / sk-svcacct- / sk-admin- / sk-None- + [A-Za-z0-9_-] (about 160 chars
         # today), and legacy user keys sk- + 48 base62 chars. Prefixes: platform.openai.com
