@@ -168,6 +168,8 @@ def test_w4_a_lone_save_on_an_idle_watcher_becomes_searchable(
     start = watcher.count()
     (vault / "a.md").write_text("alpha lonesave\n", encoding="utf-8")  # nothing else happens
     wait_until(lambda: paths_for(vault, "lonesave") == ["a.md"], what=f"a.md\n{watcher.log()}")
+    # Searchable once the index commits; the batch's log line follows the sidecar commit.
+    wait_until(lambda: watcher.count() > start, what=watcher.log())
     assert watcher.lines[start:][0]["changed"] == 1
     stop_clean(watcher)
 
