@@ -650,6 +650,24 @@ class _Walk:
         )
 
 
+def _start_walk(config: Config, listdir: Lister) -> tuple[str, _Walk]:
+    """Stat the vault root and make the walk state (root identity, lineage, ignore rules).
+
+    Raises:
+        VaultUnreadableError: the vault root cannot be read.
+    """
+    root = str(config.vault)
+    try:
+        st = os.stat(root)
+    except OSError as exc:
+        raise VaultUnreadableError(
+            f"cannot read the vault folder {root}: {exc.strerror or exc}"
+        ) from exc
+    root_ident = (st.st_dev, st.st_ino)
+    lineage = _lineage(os.path.realpath(root)) | {root_ident}
+    return root, _Walk(build_ignore_matcher(config), listdir, root_ident, lineage)
+
+
 def scan(config: Config, *, listdir: Lister = os.scandir) -> ScanResult:
     """Walk the vault and list its pages and attachments, by what is on disk now.
 
@@ -685,17 +703,8 @@ def scan(config: Config, *, listdir: Lister = os.scandir) -> ScanResult:
         VaultUnreadableError: the vault root cannot be listed (missing, not a folder, no
             permission); nothing may be deleted on the strength of such a scan.
     """
-    root = str(config.vault)
-    try:
-        st = os.stat(root)
-    except OSError as exc:
-        raise VaultUnreadableError(
-            f"cannot read the vault folder {root}: {exc.strerror or exc}"
-        ) from exc
-    root_ident = (st.st_dev, st.st_ino)
-    lineage = _lineage(os.path.realpath(root)) | {root_ident}
-    state = _Walk(build_ignore_matcher(config), listdir, root_ident, lineage)
-    state.walk(root, "", "", lineage, ())
+    root, state = _start_walk(config, listdir)
+    state.walk(root, "", "", state.root_lineage, ())
     result = state.result()
     logger.info(
         "scanned %s: %d pages, %d attachments, %d unreadable",
@@ -771,17 +780,8 @@ def scan_paths(
     Raises:
         VaultUnreadableError: the vault root cannot be read.
     """
-    root = str(config.vault)
-    try:
-        st = os.stat(root)
-    except OSError as exc:
-        raise VaultUnreadableError(
-            f"cannot read the vault folder {root}: {exc.strerror or exc}"
-        ) from exc
-    root_ident = (st.st_dev, st.st_ino)
-    lineage = _lineage(os.path.realpath(root)) | {root_ident}
-    matcher = build_ignore_matcher(config)
-    state = _Walk(matcher, listdir, root_ident, lineage)
+    root, state = _start_walk(config, listdir)
+    matcher, lineage = state.matcher, state.root_lineage
     wanted = sorted({p.strip("/") for p in paths if p.strip("/")})
     for disk in wanted:
         if any(disk.startswith(other + "/") for other in wanted if other != disk):
