@@ -379,51 +379,63 @@ class Sidecar:
             self.db.executemany(f"DELETE FROM {table} WHERE path = ?", rows)
         self.db.executemany("DELETE FROM links WHERE source = ?", rows)
 
-    def _insert_page(self, record: PageRecord, generation: int) -> None:
-        page, state = record.page, record.state
-        self.db.execute(
+    def _insert_pages(self, records: Sequence[PageRecord], generation: int) -> None:
+        """Insert a batch's pages and their rows, one ``executemany`` per table for the whole
+        batch. (The ~2 s these inserts cost in a 10k-page cold sync is SQLite's own work on
+        the tables and their indexes, not call overhead: measured the same either way.)"""
+        pages = [r.page for r in records]
+        self.db.executemany(
             "INSERT INTO pages VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
-                page.path,
-                record.disk_path,
-                page.id,
-                name_key(page.id),
-                name_key(page.path),
-                name_key(path_id(page.path)),
-                name_key(path_stem(page.path)),
-                page.title,
-                name_key(page.title),
-                page.kind,
-                page.status,
-                page.project,
-                page.valid_from,
-                page.valid_to,
-                state.hash,
-                state.mtime_ns,
-                state.size,
-                json.dumps(page.frontmatter, ensure_ascii=False, sort_keys=True, default=str),
-                generation,
+                (
+                    r.page.path,
+                    r.disk_path,
+                    r.page.id,
+                    name_key(r.page.id),
+                    name_key(r.page.path),
+                    name_key(path_id(r.page.path)),
+                    name_key(path_stem(r.page.path)),
+                    r.page.title,
+                    name_key(r.page.title),
+                    r.page.kind,
+                    r.page.status,
+                    r.page.project,
+                    r.page.valid_from,
+                    r.page.valid_to,
+                    r.state.hash,
+                    r.state.mtime_ns,
+                    r.state.size,
+                    json.dumps(r.page.frontmatter, ensure_ascii=False, sort_keys=True, default=str),
+                    generation,
+                )
+                for r in records
             ),
         )
         self.db.executemany(
             "INSERT INTO aliases VALUES (?,?,?)",
-            ((page.path, a, name_key(a)) for a in page.aliases),
+            ((p.path, a, name_key(a)) for p in pages for a in p.aliases),
         )
-        self.db.executemany("INSERT INTO tags VALUES (?,?)", ((page.path, t) for t in page.tags))
+        self.db.executemany(
+            "INSERT INTO tags VALUES (?,?)", ((p.path, t) for p in pages for t in p.tags)
+        )
         self.db.executemany(
             "INSERT OR IGNORE INTO evidence VALUES (?,?,?,?,?,?)",
-            ((page.path, e.kind, e.source, e.at, e.note, e.line) for e in page.evidence),
+            ((p.path, e.kind, e.source, e.at, e.note, e.line) for p in pages for e in p.evidence),
         )
         self.db.executemany(
             "INSERT INTO issues VALUES (?,?,?,?,?,?)",
-            ((page.path, i.severity.value, i.code, i.message, i.line, i.key) for i in page.issues),
+            (
+                (p.path, i.severity.value, i.code, i.message, i.line, i.key)
+                for p in pages
+                for i in p.issues
+            ),
         )
         self.db.executemany(
             "INSERT INTO links (source, target_text, target_key, target_last_key, type, anchor,"
             " display, line, origin, status) VALUES (?,?,?,?,?,?,?,?,?,'new')",
             (
                 (
-                    page.path,
+                    p.path,
                     link.target,
                     *link_keys(link.target),
                     link.type,
@@ -432,7 +444,8 @@ class Sidecar:
                     link.line,
                     link.origin.value,
                 )
-                for link in page.links
+                for p in pages
+                for link in p.links
             ),
         )
 
@@ -496,8 +509,7 @@ class Sidecar:
             keys |= page_keys(record.page.path, record.page.title, record.page.aliases)
         with self.transaction():
             self._delete_rows([*changed, *gone])
-            for record in upserts:
-                self._insert_page(record, generation)
+            self._insert_pages(upserts, generation)
             attachments_changed = False
             if attachments is not None and attachments != self.attachments():
                 self.db.execute("DELETE FROM attachments")
