@@ -68,6 +68,11 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
+def stat_cells(s: dict[str, Any]) -> list[str]:
+    """``[n, median, p95, max]`` of one :func:`summary`, formatted for a table row."""
+    return [str(s["n"]), fmt(s["median"]), fmt(s["p95"]), fmt(s["max"])]
+
+
 def timed_run(cmd: Sequence[str], **kwargs: Any) -> tuple[float, subprocess.CompletedProcess[str]]:
     """Run a command to completion; return (wall ms, result). Raises on a non-zero exit."""
     started = time.perf_counter()

@@ -111,10 +111,7 @@ def table(result: dict[str, Any]) -> str:
         rows.append(
             [
                 label,
-                str(s["n"]),
-                benchlib.fmt(s["median"]),
-                benchlib.fmt(s["p95"]),
-                benchlib.fmt(s["max"]),
+                *benchlib.stat_cells(s),
                 ratio,
                 target,
             ]

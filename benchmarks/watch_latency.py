@@ -327,15 +327,7 @@ def table(result: dict[str, Any]) -> str:
     rows = []
     for key, label in LABELS.items():
         s = result["results"][key]
-        rows.append(
-            [
-                label,
-                str(s["n"]),
-                benchlib.fmt(s["median"]),
-                benchlib.fmt(s["p95"]),
-                benchlib.fmt(s["max"]),
-            ]
-        )
+        rows.append([label, *benchlib.stat_cells(s)])
     return benchlib.markdown_table(["measurement", "n", "median ms", "p95 ms", "max ms"], rows)
 
 
