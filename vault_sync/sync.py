@@ -32,7 +32,6 @@ from vault_sync.config import Config
 from vault_sync.index import INDEX_NAME, PageIndex
 from vault_sync.lock import WriterLock
 from vault_sync.page import Issue, Page, Severity
-from vault_sync.parser import parse_page
 from vault_sync.sanitize import Scrubber, line_of
 from vault_sync.store import SIDECAR_NAME, FileState, PageRecord, Sidecar
 from vault_sync.vault import FileEntry, ScanResult, read_page, scan, scan_paths
@@ -338,6 +337,9 @@ def load_page(config: Config, entry: FileEntry) -> tuple[Page, FileState]:
     Raises:
         OSError: the file cannot be read (vanished, permission denied).
     """
+    from vault_sync.parser import parse_page  # ~85 ms of imports (pydantic, yaml): only
+    # when a page is read, so a sync with nothing to do never pays them
+
     text, digest, decode_error = read_page(config.vault, entry)
     page = clean_page(parse_page(text, entry.path), text, scrubber_for(config))
     if decode_error:
