@@ -198,3 +198,20 @@ def test_nfc_collision_on_disk_is_reported(
     assert sql(vault, "SELECT count(*) FROM pages")[0][0] == 1
     lint = cli("--vault", str(vault), "lint", "--json").json()  # type: ignore[attr-defined]
     assert [p["code"] for p in lint["problems"]].count("name_collision") == 2
+
+
+def test_a_cold_build_in_several_batches_resolves_every_link(
+    make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Links of a store set being built are resolved once, in its last batch: none is left
+    ``new``, and links into pages of earlier and later batches resolve alike."""
+    import vault_sync.sync as sync_module
+
+    monkeypatch.setattr(sync_module, "BATCH_PAGES", 7)
+    pages = {f"p{i:02}.md": f"[[p{(i + 13) % 30:02}]] [[p{(i + 3) % 30:02}#H]] [[nowhere]]\n"
+             for i in range(30)}  # fmt: skip
+    vault = make_vault(pages)
+    _, report = sync(vault)
+    assert report.batches == 5
+    rows = dict(sql(vault, "SELECT status, count(*) FROM links GROUP BY status"))
+    assert rows == {"resolved": 60, "unresolved": 30}

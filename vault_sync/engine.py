@@ -119,7 +119,12 @@ def _build_new_set(
         finally:
             store.close()
     plan, report = sync_vault(
-        config, folder, lock=lock, progress_start=progress_start, scanner=scanner
+        config,
+        folder,
+        lock=lock,
+        progress_start=progress_start,
+        scanner=scanner,
+        defer_links=True,  # nobody reads this set until it is activated below
     )
     with lock:
         layout.activate(root, folder)

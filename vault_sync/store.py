@@ -477,6 +477,7 @@ class Sidecar:
         deletes: Sequence[str],
         attachments: set[str] | None = None,
         touched: Sequence[tuple[str, FileState]] = (),
+        resolve: bool = True,
     ) -> None:
         """Write one batch as one transaction and record ``generation`` complete.
 
@@ -487,6 +488,9 @@ class Sidecar:
             attachments: the vault's full set of non-Markdown files from a complete scan, or
                 ``None`` to keep the stored set.
             touched: pages whose mtime changed but content did not: only their state is updated.
+            resolve: resolve links now. A store set being built (not yet read by anyone) passes
+                False for all batches but its last, whose resolution then covers every link
+                still ``new``: one pass over the names instead of one per batch.
 
         Links are re-resolved where the batch can change the answer: links of the batch's
         pages, links into changed or deleted pages, links whose target (whole, or its last
@@ -521,7 +525,7 @@ class Sidecar:
                 "UPDATE pages SET mtime_ns = ?, size = ? WHERE path = ?",
                 ((s.mtime_ns, s.size, p) for p, s in touched),
             )
-            if changed or gone or attachments_changed:
+            if resolve and (changed or gone or attachments_changed):
                 self.db.execute("CREATE TEMP TABLE IF NOT EXISTS batch_keys (k TEXT PRIMARY KEY)")
                 self.db.execute("DELETE FROM batch_keys")
                 self.db.executemany(

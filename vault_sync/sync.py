@@ -382,6 +382,7 @@ def apply_plan(
     index_dir: Path,
     progress: ProgressFn | None = None,
     hold_writer: bool = False,
+    defer_links: bool = False,
 ) -> SyncReport:
     """Apply a plan in bounded batches, one generation each (DESIGN §4).
 
@@ -395,6 +396,7 @@ def apply_plan(
         progress: called with the number of pages done after each batch.
         hold_writer: keep the index writer open after the last batch, merges running
             (:meth:`~vault_sync.index.PageIndex.batch`); the watcher's choice.
+        defer_links: resolve links once, in the last batch (a store set no one reads yet).
 
     Returns:
         The report.
@@ -418,6 +420,7 @@ def apply_plan(
                 store,
                 index_dir,
                 hold_writer,
+                last or not defer_links,
                 batch,
                 deletes if first else [],
                 result,
@@ -446,6 +449,7 @@ def _apply_batch(
     store: Sidecar,
     index_dir: Path,
     hold_writer: bool,
+    resolve: bool,
     paths: Sequence[str],
     deletes: Sequence[str],
     result: ScanResult,
@@ -487,7 +491,9 @@ def _apply_batch(
                 writer.delete(record.page.path)
                 writer.add(record.page, record.state.hash, generation)
         _fault_point("after_index_commit")
-    store.apply_batch(generation, records, gone, attachments=attachments, touched=touched)
+    store.apply_batch(
+        generation, records, gone, attachments=attachments, touched=touched, resolve=resolve
+    )
     _fault_point("after_sidecar_commit")
     logger.info("generation %d: %d pages written, %d deleted", generation, len(records), len(gone))
     return generation
@@ -502,6 +508,7 @@ def sync_vault(
     scanner: Callable[[Config], ScanResult] = scan,
     scope: Iterable[str] | None = None,
     hold_writer: bool = False,
+    defer_links: bool = False,
 ) -> tuple[Plan, SyncReport]:
     """Bring both stores in step with the vault: scan, plan (redoing any unfinished batch), apply.
 
@@ -514,7 +521,7 @@ def sync_vault(
         scope: vault-relative paths (a watcher batch): scan and plan only these and what is
             under them (:func:`~vault_sync.vault.scan_paths`); ``None`` scans the whole vault.
             A pending (unfinished) batch always widens the scope to the whole vault.
-        hold_writer: see :func:`apply_plan`.
+        hold_writer, defer_links: see :func:`apply_plan`.
 
     Returns:
         ``(plan, report)``.
@@ -552,6 +559,7 @@ def sync_vault(
             index_dir=store_dir / INDEX_NAME,
             progress=progress,
             hold_writer=hold_writer,
+            defer_links=defer_links,
         )
     finally:
         store.close()
