@@ -422,3 +422,11 @@ def test_clean_text_is_cheap() -> None:
 def test_redaction_token_shape() -> None:
     out, _ = scrub("x ghp_" + gen(36))
     assert re.fullmatch(r"x \[REDACTED:github_token\]", out)
+
+
+def test_idempotent_when_a_file_name_is_glued_to_a_secret() -> None:
+    """Found by the long hypothesis run: ``<key>.pgpass`` left ``.pgpass`` glued to the
+    key; after redaction it sat after ``]`` and a second pass took it for a path."""
+    text = "key = sk-proj-" + gen(156, URLSAFE, 21) + ".pgpass"
+    once = scrub(text)[0]
+    assert scrub(once)[0] == once

@@ -457,9 +457,25 @@ def _bearer_span(text: str, m: re.Match[str]) -> Span | None:
     return m.span(1) if ok and not _placeholder(value) else None
 
 
+def _after_token(text: str, start: int) -> bool:
+    """Whether ``start`` follows one of our own ``[REDACTED:…]`` tokens directly.
+
+    Redacting turns the characters before a match into ``]``; a rule that refuses a match
+    glued to a word must refuse it glued to a token too, or a second pass would find what the
+    first pass rightly left (``…key.pgpass`` -> ``[REDACTED:openai_key].pgpass``): scrubbing
+    must be idempotent (found by the long hypothesis run).
+    """
+    if not text.endswith("]", 0, start):
+        return False
+    opening = text.rfind("[REDACTED:", max(0, start - 45), start)
+    return opening >= 0 and TOKEN_RE.fullmatch(text, opening, start) is not None
+
+
 def _path_span(text: str, m: re.Match[str]) -> Span | None:
     """Extend a credential file name back over its directory part (``~/…``, ``/home/x/…``)."""
     start = m.start()
+    if _after_token(text, start):
+        return None
     if m.group(1) is not None and (not start or text[start - 1] not in _WORD_DASH):
         return None  # ".pem" with no file name before it is prose about the extension
     if m.group(1) is None and start and text[start - 1] in _WORD:
@@ -716,7 +732,11 @@ class Scrubber:
                     start = rule.back(text, at) if rule.back else at
                     # no new attempt inside this rule's last redaction (already covered), so
                     # runs of triggers (A_KEY=A_KEY=…) cost O(n), not O(n x longest repeat)
-                    if start < resume[i] or (start and text[start - 1] in rule.before):
+                    if start < resume[i] or (
+                        start
+                        and rule.before
+                        and (text[start - 1] in rule.before or _after_token(text, start))
+                    ):
                         continue
                     if rule.pre is not None and not rule.pre(text, start):
                         continue
