@@ -1,0 +1,751 @@
+"""The benchmark runner of issue 5: every figure beside its same-run baseline, ratio and target.
+
+    python benchmarks/run.py --sizes 1000,10000 [--corpora] [--json OUT] [--quick]
+
+For each generated size (:func:`generate_vault.generate`, ``--seed``, default 1) and, with
+``--corpora``, each Markdown vault in ``/work/shared/corpora`` (copied to a temp folder first;
+the shared folder is never written), one after another:
+
+- ``sync``: cold ``sync`` (whole process, store removed first) alternating with the floor
+  (``benchlib.py floor``, whole process); no-change ``sync``; one-page-change ``sync``;
+  ``rebuild`` — all whole processes through :func:`benchlib.vault_sync_cmd`;
+- ``memory``: peak RSS of each cold ``sync`` and floor process (``os.wait4`` rusage of that
+  child), and the resident memory of an idle ``vault-sync watch`` 2 s after its start-up
+  reconcile (``VmRSS`` of ``/proc/PID/status``);
+- ``store``: bytes of ``set-*/index/`` and ``sidecar.sqlite*`` of the active set;
+- ``query``: in process (one ``open_reader``; ``reader.index.search(q, limit=10)``) for a
+  one-word, multi-word, phrase and CJK query, words picked from the vault's own pages; as a
+  whole ``vault-sync query WORD --json`` process beside ``python -c pass``; baselines
+  ``rg -il WORD`` (``grep -ril`` when ``rg`` is not on PATH) and SQLite FTS5 (bm25, top 10)
+  over the same page texts.
+
+Prints one Markdown table (vault, figure, measured, baseline, ratio, target, verdict) and
+writes everything as JSON with ``--json``. Never fails on a timing: exit 0 unless an error.
+
+The runner grows: a new feature adds a function ``measure_x(ctx)`` filling ``ctx.fig(...)``
+rows and appends it to :data:`MEASURES`; targets live in :data:`TARGETS`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+import os
+import random
+import re
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import benchlib
+from generate_vault import generate
+
+CORPORA_ROOT = Path("/work/shared/corpora")
+CORPORA = ("obsidian-tasks-docs", "silverbullet-docs", "dnd-srd-zh")
+FLOOR_CMD = [sys.executable, str(Path(__file__).with_name("benchlib.py")), "floor"]
+QUERY_KINDS = ("one-word", "multi-word", "phrase", "CJK")
+_WORD = re.compile(r"[a-z]{4,}")
+_HAN_RUN = re.compile(r"[\u4e00-\u9fff]{2,}")
+_FRONT = re.compile(r"\A---\n.*?\n---\n?", re.S)
+_STOP = frozenset(
+    [
+        "this",
+        "that",
+        "with",
+        "from",
+        "have",
+        "will",
+        "your",
+        "they",
+        "them",
+        "then",
+        "than",
+        "what",
+        "when",
+        "which",
+        "there",
+        "their",
+        "been",
+        "were",
+        "into",
+        "about",
+        "also",
+        "more",
+        "some",
+        "only",
+        "other",
+        "these",
+        "those",
+        "each",
+        "just",
+        "like",
+        "make",
+        "such",
+        "used",
+        "using",
+        "uses",
+        "should",
+        "would",
+        "could",
+        "does",
+        "done",
+        "here",
+        "where",
+        "while",
+        "after",
+        "before",
+    ]
+)
+
+
+# --------------------------------------------------------------------------- settings
+
+
+@dataclass
+class Reps:
+    """Repetitions per figure (``--quick`` = one run each, fewer query repetitions)."""
+
+    cold: int = 3
+    small: int = 5
+    rebuild: int = 2
+    query_inproc: int = 50
+    query_cli: int = 10
+    grep: int = 5
+    fts: int = 20
+
+    @classmethod
+    def quick(cls) -> Reps:
+        return cls(cold=1, small=1, rebuild=1, query_inproc=10, query_cli=2, grep=1, fts=5)
+
+
+# --------------------------------------------------------------------------- targets
+
+Target = tuple[str, Callable[[dict[str, Any]], bool | None]]
+
+
+def _le(figure: dict[str, Any], limit: float, of: str = "value") -> bool | None:
+    v = figure.get(of)
+    return None if v is None else v <= limit
+
+
+def _ratio_le(figure: dict[str, Any], limit: float) -> bool | None:
+    r = figure.get("ratio")
+    return None if r is None else r <= limit
+
+
+def target_for(key: str, size: int | None) -> Target | None:
+    """The issue-5 target for one figure at a generated size (``None``: no target applies)."""
+    if size is None:  # real corpora: figures beside their baselines, no target in the issue
+        return None
+    big = size >= 10_000
+    if key == "sync.cold" and big:
+        return "≤ 4× floor", lambda f: _ratio_le(f, 4.0)
+    if key == "sync.nochange" and size == 10_000:
+        return "≤ 500 ms", lambda f: _le(f, 500)
+    if key == "sync.onepage" and size == 10_000:
+        return "≤ 300 ms", lambda f: _le(f, 300)
+    if key.startswith("query.inproc.") and size == 10_000:
+        return "median ≤ 5 ms", lambda f: _le(f, 5)
+    if key.startswith("query.inproc.") and size >= 100_000:
+        return "median ≤ 20 ms", lambda f: _le(f, 20)
+    if key == "query.cli" and size == 10_000:
+        return "≤ 100 ms", lambda f: _le(f, 100)
+    if key == "query.cli_vs_grep" and size >= 100_000:
+        return "faster than `rg`/`grep -il`", lambda f: _ratio_le(f, 0.999)
+    if key == "memory.watch_idle" and size == 10_000:
+        return "≤ 150 MB", lambda f: _le(f, 150)
+    return None
+
+
+# --------------------------------------------------------------------------- context
+
+
+@dataclass
+class Ctx:
+    """One vault being measured: where it is, its pages, and the figures so far."""
+
+    name: str
+    vault: Path
+    work: Path
+    size: int | None  # pages asked of the generator; None for a real corpus
+    reps: Reps
+    rng: random.Random
+    pages: list[Path] = field(default_factory=list)
+    texts: dict[str, str] = field(default_factory=dict)
+    figures: dict[str, dict[str, Any]] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def cmd(self) -> list[str]:
+        return [*benchlib.vault_sync_cmd(), "--vault", str(self.vault)]
+
+    def fig(
+        self,
+        key: str,
+        label: str,
+        values: Sequence[float] | float | None,
+        unit: str = "ms",
+        baseline: str | None = None,
+        baseline_key: str | None = None,
+        **more: Any,
+    ) -> dict[str, Any]:
+        """Record one figure; ``values`` is a list (summarised) or one number."""
+        figure: dict[str, Any] = {"label": label, "unit": unit, **more}
+        if isinstance(values, (list, tuple)):
+            s = {
+                "n": len(values),
+                "median": round(statistics.median(values), 3),
+                "p95": round(benchlib.percentile(values, 0.95), 3),
+                "max": round(max(values), 3),
+                "min": round(min(values), 3),
+            }
+            figure.update(s)
+            figure["value"] = s["median"]
+            figure["raw"] = [round(v, 2) for v in values]
+        else:
+            figure["value"] = None if values is None else round(float(values), 3)
+        if baseline_key and baseline_key in self.figures:
+            base = self.figures[baseline_key]
+            figure["baseline"] = baseline or base["label"]
+            figure["baseline_value"] = base["value"]
+            if base["value"] and figure["value"] is not None:
+                figure["ratio"] = round(figure["value"] / base["value"], 2)
+        target = target_for(key, self.size)
+        if target:
+            figure["target"] = target[0]
+            ok = target[1](figure)
+            figure["verdict"] = "—" if ok is None else ("met" if ok else "MISSED")
+        self.figures[key] = figure
+        return figure
+
+
+# --------------------------------------------------------------------------- processes
+
+
+def run_measured(cmd: Sequence[str], **kwargs: Any) -> tuple[float, int, str]:
+    """Run one process to completion: (wall ms, peak RSS KiB of that process, stdout).
+
+    The peak comes from ``/usr/bin/time -f %M`` when it exists: a child forked straight from
+    this (large) process inherits its high-water RSS across ``exec`` on Linux, so its own
+    ``ru_maxrss`` would never be below ours; ``time`` is small and forks the command itself.
+    Without ``/usr/bin/time`` it is the ``os.wait4`` rusage of the child (an upper bound).
+    """
+    timer = Path("/usr/bin/time")
+    with (
+        tempfile.TemporaryFile() as out,
+        tempfile.TemporaryFile() as err,
+        tempfile.NamedTemporaryFile("r", suffix=".rss") as rss_file,
+    ):
+        full = [str(timer), "-f", "%M", "-o", rss_file.name, *cmd] if timer.exists() else cmd
+        started = time.perf_counter()
+        proc = subprocess.Popen(full, stdout=out, stderr=err, **kwargs)
+        _, status, usage = os.wait4(proc.pid, 0)
+        ms = (time.perf_counter() - started) * 1000
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout = out.read().decode("utf-8", "replace")
+        if proc.returncode != 0:
+            tail = err.read().decode("utf-8", "replace")[-2000:]
+            raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}: {tail}")
+        rss = usage.ru_maxrss
+        if timer.exists():
+            lines = [x for x in Path(rss_file.name).read_text().split() if x.isdigit()]
+            rss = int(lines[-1]) if lines else rss
+    return ms, rss, stdout
+
+
+def load_pages(ctx: Ctx) -> None:
+    """List the vault's pages and read them (warms the page cache for every contender)."""
+    pages: list[Path] = []
+    for folder, dirs, names in os.walk(ctx.vault):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        pages += [Path(folder, n) for n in names if n.endswith(".md") and not n.startswith(".")]
+    ctx.pages = sorted(pages)
+    ctx.texts = {
+        p.relative_to(ctx.vault).as_posix(): p.read_text(encoding="utf-8-sig", errors="replace")
+        for p in ctx.pages
+    }
+
+
+# --------------------------------------------------------------------------- measures
+
+
+def measure_sync(ctx: Ctx) -> None:
+    cold: list[float] = []
+    floor: list[float] = []
+    cold_rss: list[int] = []
+    floor_rss: list[int] = []
+    for _ in range(ctx.reps.cold):
+        ms, rss, _out = run_measured([*FLOOR_CMD, str(ctx.vault), str(ctx.work / "floor-index")])
+        floor.append(ms)
+        floor_rss.append(rss)
+        shutil.rmtree(ctx.vault / ".vault-sync", ignore_errors=True)
+        ms, rss, out = run_measured([*ctx.cmd, "sync", "--json"])
+        cold.append(ms)
+        cold_rss.append(rss)
+        ctx.extra["cold_sync_report"] = json.loads(out)
+        log(f"  cold sync {ms / 1000:.2f} s, floor {floor[-1] / 1000:.2f} s")
+    shutil.rmtree(ctx.work / "floor-index", ignore_errors=True)
+    ctx.fig("sync.floor", "floor", floor)
+    ctx.fig("sync.cold", "cold `sync`", cold, baseline_key="sync.floor")
+    ctx.fig("memory.floor", "floor peak RSS", max(floor_rss) / 1024, unit="MB")
+    ctx.fig(
+        "memory.cold_sync",
+        "cold `sync` peak RSS",
+        max(cold_rss) / 1024,
+        unit="MB",
+        baseline_key="memory.floor",
+    )
+    nochange = [run_measured([*ctx.cmd, "sync", "--json"])[0] for _ in range(ctx.reps.small)]
+    ctx.fig("sync.nochange", "no-change `sync`", nochange)
+    onepage: list[float] = []
+    for i in range(ctx.reps.small):
+        benchlib.write_page_append(ctx.rng.choice(ctx.pages), f"zqrun{i:03d}x")
+        time.sleep(0.01)
+        ms, _rss, out = run_measured([*ctx.cmd, "sync", "--json"])
+        if json.loads(out)["changed"] != 1:
+            raise RuntimeError(f"one-page sync changed {out}")
+        onepage.append(ms)
+    ctx.fig("sync.onepage", "one-page-change `sync`", onepage)
+    rebuild = [run_measured([*ctx.cmd, "rebuild", "--json"])[0] for _ in range(ctx.reps.rebuild)]
+    ctx.fig("sync.rebuild", "`rebuild`", rebuild, baseline_key="sync.floor")
+
+
+def measure_store(ctx: Ctx) -> None:
+    store = ctx.vault / ".vault-sync"
+    active = store / (store / "current").read_text().strip()
+    index = sum(p.stat().st_size for p in (active / "index").rglob("*") if p.is_file())
+    sidecar = sum(p.stat().st_size for p in active.glob("sidecar.sqlite*") if p.is_file())
+    text = sum(p.stat().st_size for p in ctx.pages)
+    ctx.fig("store.text", "vault text (pages)", text / 1e6, unit="MB")
+    ctx.fig("store.index", "index size on disk", index / 1e6, unit="MB", baseline_key="store.text")
+    ctx.fig(
+        "store.sidecar", "sidecar size on disk", sidecar / 1e6, unit="MB", baseline_key="store.text"
+    )
+
+
+def measure_watch(ctx: Ctx) -> None:
+    from vault_sync.config import WATCH_STATE_NAME
+
+    proc = subprocess.Popen(
+        [*ctx.cmd, "watch", "--json-log"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    first = threading.Event()
+    lines: list[str] = []
+
+    def pump() -> None:
+        assert proc.stderr is not None
+        for raw in proc.stderr:
+            lines.append(raw.rstrip())
+            first.set()
+
+    threading.Thread(target=pump, daemon=True).start()
+    state = ctx.vault / ".vault-sync" / WATCH_STATE_NAME
+    try:
+        deadline = time.monotonic() + 600
+        started = time.perf_counter()
+        while not first.is_set():  # the first --json-log line (or its state file) = reconciled
+            if proc.poll() is not None:
+                raise RuntimeError(f"watch exited {proc.returncode}: {lines[-5:]}")
+            if state.is_file():
+                try:
+                    if json.loads(state.read_text()).get("pid") == proc.pid:
+                        break
+                except ValueError:
+                    pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("watch did not finish its start-up reconcile")
+            first.wait(0.05)
+        ready_ms = (time.perf_counter() - started) * 1000
+        time.sleep(2.0)
+        status = Path(f"/proc/{proc.pid}/status").read_text()
+        rss_kb = int(re.search(r"VmRSS:\s+(\d+)", status).group(1))  # type: ignore[union-attr]
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    ctx.fig(
+        "memory.watch_idle",
+        "idle `watch` RSS (2 s after start-up reconcile)",
+        rss_kb / 1024,
+        unit="MB",
+    )
+    ctx.extra["watch_ready_ms"] = round(ready_ms, 1)
+
+
+def pick_queries(ctx: Ctx) -> dict[str, str]:
+    """One-word, multi-word, phrase and CJK queries made of words in the vault's pages."""
+    df: Counter[str] = Counter()
+    bigrams: Counter[tuple[str, str]] = Counter()
+    han: Counter[str] = Counter()
+    bodies = [_FRONT.sub("", t, count=1) for t in ctx.texts.values()]
+    for i, body in enumerate(bodies):
+        low = body.lower()
+        words = [w for w in _WORD.findall(low) if w not in _STOP]
+        df.update(set(words))
+        if i < 3000:
+            for line in low.splitlines():
+                toks = re.findall(r"[a-z]+", line)
+                bigrams.update(
+                    (a, b)
+                    for a, b in itertools.pairwise(toks)
+                    if len(a) >= 4 and len(b) >= 4 and a != b and a not in _STOP and b not in _STOP
+                )
+            for run in _HAN_RUN.findall(body):
+                han.update({run[j : j + 2] for j in range(len(run) - 1)})
+    n = max(1, len(bodies))
+    # mid-frequency words: in about 2% (one-word) and 5-10% (multi-word) of the pages
+    ranked = sorted(df.items(), key=lambda kv: (-kv[1], kv[0]))
+
+    def near(share: float, skip: set[str]) -> str:
+        goal = max(2.0, share * n)
+        best = min((w for w, _ in ranked if w not in skip), key=lambda w: (abs(df[w] - goal), w))
+        return best
+
+    one = near(0.02, set())
+    multi_a = near(0.08, {one})
+    multi_b = near(0.05, {one, multi_a})
+    queries = {"one-word": one, "multi-word": f"{multi_a} {multi_b}"}
+    common = [bg for bg, c in bigrams.most_common(50) if c >= 2]
+    phrases = [f'"{a} {b}"' for a, b in common[5:] + common[:5]]
+    if phrases:
+        queries["phrase"] = phrases[0]
+    ctx.extra["phrase_candidates"] = phrases
+    if han:
+        ranked_han = sorted(han.items(), key=lambda kv: (-kv[1], kv[0]))
+        queries["CJK"] = ranked_han[min(len(ranked_han) - 1, 10)][0]
+    return queries
+
+
+def _fts_query(q: str) -> str:
+    if q.startswith('"'):
+        return q
+    return " AND ".join(f'"{w}"' for w in q.split())
+
+
+def measure_query(ctx: Ctx) -> None:
+    from vault_sync.config import load_config
+    from vault_sync.engine import open_reader
+
+    queries = pick_queries(ctx)
+    ctx.extra["queries"] = queries
+    # baseline: SQLite FTS5 over the same page texts (a temp db; bm25, top 10)
+    db_path = ctx.work / "fts.sqlite"
+    db_path.unlink(missing_ok=True)
+    db = sqlite3.connect(db_path)
+    t = time.perf_counter()
+    db.execute("CREATE VIRTUAL TABLE pages USING fts5(path UNINDEXED, body)")
+    db.executemany("INSERT INTO pages(path, body) VALUES (?, ?)", ctx.texts.items())
+    db.commit()
+    ctx.extra["fts_build_ms"] = round((time.perf_counter() - t) * 1000, 1)
+    fts_sql = "SELECT path FROM pages WHERE pages MATCH ? ORDER BY bm25(pages) LIMIT 10"
+    for phrase in ctx.extra.pop("phrase_candidates", []):  # a phrase the vault really holds
+        if db.execute(fts_sql, (phrase,)).fetchall():
+            queries["phrase"] = phrase
+            break
+    reader = open_reader(load_config(ctx.vault))
+    index = reader.index
+    hits: dict[str, Any] = {}
+    for kind in QUERY_KINDS:
+        q = queries.get(kind)
+        if q is None:
+            continue
+        fts_ms: list[float] = []
+        for _ in range(ctx.reps.fts):
+            t = time.perf_counter()
+            rows = db.execute(fts_sql, (_fts_query(q),)).fetchall()
+            fts_ms.append((time.perf_counter() - t) * 1000)
+        ctx.fig(f"query.fts.{kind}", f"FTS5 bm25 top 10, {kind}", fts_ms)
+        index.search(q, limit=10)  # first search outside the timing (lazy loads)
+        ms: list[float] = []
+        for _ in range(ctx.reps.query_inproc):
+            t = time.perf_counter()
+            found = index.search(q, limit=10)
+            ms.append((time.perf_counter() - t) * 1000)
+        hits[kind] = {"query": q, "hits": len(found), "fts_hits": len(rows)}
+        ctx.fig(
+            f"query.inproc.{kind}",
+            f"`query` in process, {kind} `{q}` (p95 {{p95}}; {len(found)} hits, FTS5 {len(rows)})",
+            ms,
+            baseline_key=f"query.fts.{kind}",
+        )
+    db.close()
+    db_path.unlink(missing_ok=True)
+    ctx.extra["query_hits"] = hits
+    # whole processes: python -c pass, vault-sync query WORD --json, rg/grep -il WORD
+    word = queries["one-word"]
+    py = [benchlib.timed_run([sys.executable, "-c", "pass"])[0] for _ in range(ctx.reps.query_cli)]
+    ctx.fig("query.python", "`python -c pass`", py)
+    cli: list[float] = []
+    for _ in range(ctx.reps.query_cli):
+        ms_, out = benchlib.timed_run([*ctx.cmd, "query", word, "--json"])
+        cli.append(ms_)
+    if not json.loads(out.stdout)["hits"]:
+        raise RuntimeError(f"CLI query {word!r} found nothing")
+    ctx.fig(
+        "query.cli",
+        f"`vault-sync query {word} --json` (whole process)",
+        cli,
+        baseline_key="query.python",
+    )
+    rg = shutil.which("rg")
+    grep_cmd = (
+        [rg, "-il", word, str(ctx.vault)]
+        if rg
+        else ["grep", "-ril", "--exclude-dir=.vault-sync", word, str(ctx.vault)]
+    )
+    grep_name = "rg -il" if rg else "grep -ril"
+    grep_ms: list[float] = []
+    for _ in range(ctx.reps.grep):
+        t = time.perf_counter()
+        res = subprocess.run(grep_cmd, capture_output=True, check=False)
+        grep_ms.append((time.perf_counter() - t) * 1000)
+        if res.returncode not in (0, 1):
+            raise RuntimeError(f"{grep_name} exited {res.returncode}")
+    ctx.extra["grep_tool"] = grep_name
+    ctx.extra["grep_files"] = len(res.stdout.splitlines())
+    ctx.fig("query.grep", f"`{grep_name} {word}` (whole process)", grep_ms)
+    ctx.fig(
+        "query.cli_vs_grep", f"`vault-sync query` vs `{grep_name}`", cli, baseline_key="query.grep"
+    )
+
+
+#: Run in this order for every vault. Later features append their own ``measure_*``.
+MEASURES: list[Callable[[Ctx], None]] = [measure_sync, measure_store, measure_watch, measure_query]
+
+
+# --------------------------------------------------------------------------- report
+
+#: Table order (figures not listed here follow in insertion order).
+ORDER = (
+    "sync.cold",
+    "sync.nochange",
+    "sync.onepage",
+    "sync.rebuild",
+    "query.inproc.one-word",
+    "query.inproc.multi-word",
+    "query.inproc.phrase",
+    "query.inproc.CJK",
+    "query.cli",
+    "query.cli_vs_grep",
+    "memory.cold_sync",
+    "memory.watch_idle",
+    "store.index",
+    "store.sidecar",
+)
+HIDDEN_PREFIXES = (
+    "sync.floor",
+    "query.fts.",
+    "query.python",
+    "query.grep",
+    "memory.floor",
+    "store.text",
+)
+
+
+def _num(value: float | None, unit: str) -> str:
+    if value is None:
+        return "—"
+    if unit == "ms" and value >= 1000:
+        return f"{value / 1000:,.2f} s"
+    if unit == "ms":
+        if value < 10:
+            return f"{value:.2f} ms"
+        return f"{value:,.1f} ms" if value < 100 else f"{value:,.0f} ms"
+    return f"{value:,.1f} {unit}"
+
+
+def rows_for(name: str, figures: dict[str, dict[str, Any]]) -> list[list[str]]:
+    keys = [k for k in ORDER if k in figures]
+    keys += [k for k in figures if k not in keys and not k.startswith(HIDDEN_PREFIXES)]
+    rows = []
+    for key in keys:
+        f = figures[key]
+        label = f["label"].replace("{p95}", _num(f.get("p95"), f["unit"]))
+        measured = _num(f["value"], f["unit"])
+        if "baseline" in f:
+            base_fig = next((g for g in figures.values() if g["label"] == f["baseline"]), None)
+            unit = base_fig["unit"] if base_fig else f["unit"]
+            baseline = f"{f['baseline']}: {_num(f['baseline_value'], unit)}"
+        else:
+            baseline = ""
+        ratio = f"{f['ratio']:.2f}×" if f.get("ratio") is not None else ""
+        rows.append(
+            [name, label, measured, baseline, ratio, f.get("target", ""), f.get("verdict", "")]
+        )
+    return rows
+
+
+def fit_exponent(points: list[tuple[float, float]]) -> float | None:
+    """Least-squares slope of log(y) over log(x): y ∝ x^k."""
+    if len(points) < 2:
+        return None
+    xs = [math.log(x) for x, _ in points]
+    ys = [math.log(y) for _, y in points]
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    den = sum((x - mx) ** 2 for x in xs)
+    return None if den == 0 else sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / den
+
+
+def table(result: dict[str, Any]) -> str:
+    rows: list[list[str]] = []
+    for name, v in result["vaults"].items():
+        rows += rows_for(f"{name} ({v['pages']:,} p.)", v["figures"])
+    for fit in result.get("fits", {}).values():
+        rows.append(
+            [
+                "generated sizes",
+                fit["label"],
+                f"k = {fit['k']:.2f}",
+                "linear: k = 1",
+                "",
+                "≤ linear",
+                "met" if fit["k"] <= 1.1 else "MISSED",
+            ]
+        )
+    header = ["vault", "figure", "measured", "baseline (same run)", "ratio", "target", "verdict"]
+    return benchlib.markdown_table(header, rows)
+
+
+# --------------------------------------------------------------------------- main
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def measure_vault(
+    name: str, vault: Path, work: Path, size: int | None, reps: Reps, seed: int
+) -> dict[str, Any]:
+    ctx = Ctx(
+        name=name,
+        vault=vault,
+        work=work,
+        size=size,
+        reps=reps,
+        rng=random.Random(seed * 104729 + 5),
+    )
+    load_pages(ctx)
+    log(f"{name}: {len(ctx.pages)} pages")
+    for measure in MEASURES:
+        t = time.perf_counter()
+        measure(ctx)
+        log(f"  {measure.__name__}: {time.perf_counter() - t:.1f} s")
+    return {"pages": len(ctx.pages), "size": size, "figures": ctx.figures, **ctx.extra}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="issue-5 benchmark runner")
+    parser.add_argument("--sizes", default="1000,10000", help="generated sizes, comma separated")
+    parser.add_argument("--corpora", action="store_true", help="also the real Markdown corpora")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", type=Path, default=None, help="write the results here")
+    parser.add_argument("--quick", action="store_true", help="one run each (CI smoke)")
+    parser.add_argument("--keep", action="store_true", help="keep the temp folder")
+    args = parser.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    reps = Reps.quick() if args.quick else Reps()
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", "vault_sync"], cwd=benchlib.ROOT, check=True
+    )
+    result: dict[str, Any] = {
+        "machine": benchlib.machine(),
+        "settings": {
+            "sizes": sizes,
+            "corpora": args.corpora,
+            "seed": args.seed,
+            "quick": args.quick,
+            "reps": vars(reps),
+        },
+        "vaults": {},
+    }
+    result["machine"]["versions"]["sqlite"] = sqlite3.sqlite_version
+    result["machine"]["versions"]["grep_tool"] = "rg" if shutil.which("rg") else "grep"
+    work_root = Path(tempfile.mkdtemp(prefix="vs-run-"))
+    try:
+        for size in sizes:
+            work = work_root / f"gen-{size}"
+            vault = work / "vault"
+            t = time.perf_counter()
+            generate(vault, size, args.seed)
+            log(f"generated {size} pages in {time.perf_counter() - t:.1f} s")
+            result["vaults"][f"generated {size:,}"] = measure_vault(
+                f"generated {size:,}", vault, work, size, reps, args.seed
+            )
+            result["vaults"][f"generated {size:,}"]["generate_s"] = round(
+                time.perf_counter() - t, 1
+            )
+            if not args.keep:
+                shutil.rmtree(work, ignore_errors=True)
+        if args.corpora:
+            for name in CORPORA:
+                src = CORPORA_ROOT / name
+                if not src.is_dir():
+                    log(f"skipped corpus {name}: {src} not found")
+                    continue
+                work = work_root / name
+                shutil.copytree(src, work / "vault", ignore=shutil.ignore_patterns(".vault-sync"))
+                result["vaults"][name] = measure_vault(
+                    name, work / "vault", work, None, reps, args.seed
+                )
+                if not args.keep:
+                    shutil.rmtree(work, ignore_errors=True)
+    finally:
+        if args.keep:
+            log(f"kept {work_root}")
+        else:
+            shutil.rmtree(work_root, ignore_errors=True)
+    gen = [v for v in result["vaults"].values() if v["size"]]
+    fits: dict[str, Any] = {}
+    for key, label in (
+        ("memory.watch_idle", "idle `watch` RSS growth exponent"),
+        ("sync.cold", "cold `sync` time growth exponent"),
+    ):
+        pts = [
+            (v["pages"], v["figures"][key]["value"])
+            for v in gen
+            if v["figures"].get(key, {}).get("value")
+        ]
+        k = fit_exponent(pts)
+        if k is not None:
+            fits[key] = {
+                "label": f"{label} (over {len(pts)} sizes)",
+                "k": round(k, 3),
+                "points": pts,
+            }
+    result["fits"] = fits
+    result["wall_s"] = round(time.perf_counter() - started, 1)
+    print(table(result))
+    print(
+        f"\nwall time {result['wall_s']} s; grep baseline: "
+        f"{result['machine']['versions']['grep_tool']}"
+    )
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
