@@ -13,9 +13,11 @@ import json
 import os
 import platform
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -106,6 +108,111 @@ def write_page_append(path: Path, word: str) -> None:
     """Append a line holding ``word`` to a page (a plain save: open, write, close)."""
     with open(path, "a", encoding="utf-8") as f:
         f.write(f"\n{word}\n")
+
+
+def tool_version(cmd: str) -> str | None:
+    """The version an external tool reports (``rg --version`` -> ``"13.0.0"``); ``None`` when
+    it is not on PATH or does not answer."""
+    path = shutil.which(cmd)
+    if path is None:
+        return None
+    try:
+        out = subprocess.run(
+            [path, "--version"], capture_output=True, text=True, timeout=10, check=False
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    first = out.splitlines()[0] if out else ""
+    words = [w for w in first.split() if w[:1].isdigit()]
+    return words[0] if words else (first or None)
+
+
+# --------------------------------------------------------------------------- the watcher
+
+
+class LogReader(threading.Thread):
+    """Collect a watcher's ``--json-log`` lines (its stderr) with their arrival time.
+
+    ``lines`` holds ``(time.perf_counter() seconds, parsed line)``; ``other`` any line that is
+    not JSON. ``first`` is set at the first line of either kind.
+    """
+
+    def __init__(self, stream: Any) -> None:
+        super().__init__(daemon=True)
+        self.stream = stream
+        self.lines: list[tuple[float, dict[str, Any]]] = []
+        self.other: list[str] = []
+        self.first = threading.Event()
+
+    def run(self) -> None:
+        for raw in self.stream:
+            now = time.perf_counter()
+            try:
+                self.lines.append((now, json.loads(raw)))
+            except ValueError:
+                self.other.append(raw.rstrip())
+            self.first.set()
+
+    def batch_ms(self, start: float, end: float) -> list[float]:
+        """Apply times (ms, the ``ms`` field) of the non-reconcile batches logged between
+        ``start`` and ``end`` + 2 s (``time.perf_counter()`` seconds)."""
+        return [
+            float(line["ms"])
+            for at, line in self.lines
+            if start <= at <= end + 2.0 and not line.get("reconcile")
+        ]
+
+
+def start_watcher(cmd: Sequence[str]) -> tuple[subprocess.Popen[str], LogReader]:
+    """Start ``cmd`` (a ``vault-sync --vault V watch --json-log`` command line) with its stderr
+    read by a :class:`LogReader`; stop it with :func:`stop_process`."""
+    proc = subprocess.Popen(
+        list(cmd),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    log = LogReader(proc.stderr)
+    log.start()
+    return proc, log
+
+
+def wait_for_watcher(
+    vault: Path, proc: subprocess.Popen[str], log: LogReader, timeout: float = 600.0
+) -> float:
+    """Wait until the watcher's start-up reconcile is done: its first ``--json-log`` line, or
+    its state file naming its pid. Returns the wait in ms; raises if it exits or times out
+    (``timeout`` in seconds)."""
+    from vault_sync.config import WATCH_STATE_NAME
+
+    state = vault / ".vault-sync" / WATCH_STATE_NAME
+    started = time.perf_counter()
+    deadline = time.monotonic() + timeout
+    while not log.first.is_set():
+        if proc.poll() is not None:
+            raise RuntimeError(f"watcher exited early with {proc.returncode}: {log.other[-5:]}")
+        if state.is_file():
+            try:
+                if json.loads(state.read_text()).get("pid") == proc.pid:
+                    break
+            except ValueError:
+                pass
+        if time.monotonic() > deadline:
+            raise RuntimeError("watcher did not finish its start-up reconcile in time")
+        log.first.wait(0.05)
+    return (time.perf_counter() - started) * 1000
+
+
+def stop_process(proc: subprocess.Popen[str], timeout: float = 10.0) -> None:
+    """SIGTERM, then SIGKILL after ``timeout`` seconds; waits for the exit."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 # --------------------------------------------------------------------------- the floor

@@ -41,7 +41,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -52,12 +51,16 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import benchlib
+import watch_latency
 from generate_vault import generate
 
 CORPORA_ROOT = Path("/work/shared/corpora")
 CORPORA = ("obsidian-tasks-docs", "silverbullet-docs", "dnd-srd-zh")
 FLOOR_CMD = [sys.executable, str(Path(__file__).with_name("benchlib.py")), "floor"]
 QUERY_KINDS = ("one-word", "multi-word", "phrase", "CJK")
+#: Save -> visible under watch: least time between two edits, reader poll interval (seconds).
+WATCH_SPACING_S = 0.4
+WATCH_POLL_S = 0.005
 _WORD = re.compile(r"[a-z]{4,}")
 _HAN_RUN = re.compile(r"[\u4e00-\u9fff]{2,}")
 _FRONT = re.compile(r"\A---\n.*?\n---\n?", re.S)
@@ -126,10 +129,15 @@ class Reps:
     query_cli: int = 10
     grep: int = 5
     fts: int = 20
+    #: edits per save -> visible method under watch (and raw tantivy updates for its baseline)
+    watch_edits: int = 30
 
     @classmethod
     def quick(cls) -> Reps:
-        return cls(cold=1, small=1, rebuild=1, query_inproc=10, query_cli=2, grep=1, fts=5)
+        """The CI smoke's repetitions: one whole-process run of each figure, 3 watch edits."""
+        return cls(
+            cold=1, small=1, rebuild=1, query_inproc=10, query_cli=2, grep=1, fts=5, watch_edits=3
+        )
 
 
 # --------------------------------------------------------------------------- targets
@@ -145,6 +153,16 @@ def _le(figure: dict[str, Any], limit: float, of: str = "value") -> bool | None:
 def _ratio_le(figure: dict[str, Any], limit: float) -> bool | None:
     r = figure.get("ratio")
     return None if r is None else r <= limit
+
+
+def _visible_goal(figure: dict[str, Any]) -> bool | None:
+    """Issue 3's goal for save -> visible: median ≤ 250 ms and p95 ≤ 500 ms, no edit lost."""
+    if figure.get("misses"):
+        return False
+    med, p95 = figure.get("median"), figure.get("p95")
+    if med is None or p95 is None:
+        return None
+    return bool(med <= 250 and p95 <= 500)
 
 
 def target_for(key: str, size: int | None) -> Target | None:
@@ -168,6 +186,8 @@ def target_for(key: str, size: int | None) -> Target | None:
         return "faster than `rg`/`grep -il`", lambda f: _ratio_le(f, 0.999)
     if key == "memory.watch_idle" and size == 10_000:
         return "≤ 150 MB", lambda f: _le(f, 150)
+    if key in ("watch.visible_reader", "watch.visible_cli"):  # issue 3's goal, every size
+        return "median ≤ 250 ms, p95 ≤ 500 ms", _visible_goal
     return None
 
 
@@ -203,9 +223,12 @@ class Ctx:
         baseline_key: str | None = None,
         **more: Any,
     ) -> dict[str, Any]:
-        """Record one figure; ``values`` is a list (summarised) or one number."""
+        """Record one figure in ``unit`` (ms unless told); ``values`` is a list (summarised:
+        n, median, p95, max, min; its value is the median), one number, or ``None``."""
         figure: dict[str, Any] = {"label": label, "unit": unit, **more}
-        if isinstance(values, (list, tuple)):
+        if values is None or isinstance(values, (int, float)):
+            figure["value"] = None if values is None else round(float(values), 3)
+        else:
             s = {
                 "n": len(values),
                 "median": round(statistics.median(values), 3),
@@ -216,8 +239,6 @@ class Ctx:
             figure.update(s)
             figure["value"] = s["median"]
             figure["raw"] = [round(v, 2) for v in values]
-        else:
-            figure["value"] = None if values is None else round(float(values), 3)
         if baseline_key and baseline_key in self.figures:
             base = self.figures[baseline_key]
             figure["baseline"] = baseline or base["label"]
@@ -339,59 +360,79 @@ def measure_store(ctx: Ctx) -> None:
     )
 
 
+def _vm_rss_mb(pid: int) -> float:
+    """Resident memory of a running process now (``VmRSS``), in MB (MiB)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    found = re.search(r"VmRSS:\s+(\d+)", status)
+    if found is None:
+        raise RuntimeError(f"no VmRSS for pid {pid}")
+    return int(found.group(1)) / 1024
+
+
 def measure_watch(ctx: Ctx) -> None:
-    from vault_sync.config import WATCH_STATE_NAME
-
-    proc = subprocess.Popen(
-        [*ctx.cmd, "watch", "--json-log"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    first = threading.Event()
-    lines: list[str] = []
-
-    def pump() -> None:
-        assert proc.stderr is not None
-        for raw in proc.stderr:
-            lines.append(raw.rstrip())
-            first.set()
-
-    threading.Thread(target=pump, daemon=True).start()
-    state = ctx.vault / ".vault-sync" / WATCH_STATE_NAME
+    """A real ``vault-sync watch --json-log`` on the vault: idle RSS (MB) 2 s after its start-up
+    reconcile, then save -> visible (ms) for ``reps.watch_edits`` edits per method, measured
+    with :mod:`watch_latency`'s functions: (a) a long-lived reader here polling ``reload()`` +
+    ``search`` every 5 ms, (b) fresh ``vault-sync query WORD --json`` processes (another
+    process); and the watcher's batch apply times (ms, from its log). Baseline, measured
+    before the watcher starts: raw tantivy delete + add + commit + reload of one page in a
+    plain index of the same pages (the floor's index, one long-lived writer)."""
+    edits = ctx.reps.watch_edits
+    if edits:
+        raw, _floor = watch_latency.raw_tantivy_baseline(
+            ctx.vault, ctx.work, ctx.pages, edits, ctx.rng
+        )
+        shutil.rmtree(ctx.work / "plain-index", ignore_errors=True)
+        ctx.fig("watch.raw_tantivy", "raw tantivy delete + add + commit + reload", raw)
+    proc, log = benchlib.start_watcher([*ctx.cmd, "watch", "--json-log"])
     try:
-        deadline = time.monotonic() + 600
-        started = time.perf_counter()
-        while not first.is_set():  # the first --json-log line (or its state file) = reconciled
-            if proc.poll() is not None:
-                raise RuntimeError(f"watch exited {proc.returncode}: {lines[-5:]}")
-            if state.is_file():
-                try:
-                    if json.loads(state.read_text()).get("pid") == proc.pid:
-                        break
-                except ValueError:
-                    pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("watch did not finish its start-up reconcile")
-            first.wait(0.05)
-        ready_ms = (time.perf_counter() - started) * 1000
+        ready_ms = benchlib.wait_for_watcher(ctx.vault, proc, log)
         time.sleep(2.0)
-        status = Path(f"/proc/{proc.pid}/status").read_text()
-        rss_kb = int(re.search(r"VmRSS:\s+(\d+)", status).group(1))  # type: ignore[union-attr]
+        rss_mb = _vm_rss_mb(proc.pid)
+        if edits:
+            reader, windows, misses_a = watch_latency.reader_latencies(
+                ctx.vault, ctx.pages, edits, WATCH_SPACING_S, WATCH_POLL_S, ctx.rng
+            )
+            cli, runs, windows_b, misses_b = watch_latency.query_process_latencies(
+                ctx.vault, ctx.pages, edits, WATCH_SPACING_S, ctx.rng
+            )
+            time.sleep(0.5)  # the last batch's log line follows its reload
+            batches = log.batch_ms(windows[0][0], windows_b[-1][1])
+        if proc.poll() is not None:
+            raise RuntimeError(f"watch exited {proc.returncode}: {log.other[-5:]}")
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        benchlib.stop_process(proc)
     ctx.fig(
-        "memory.watch_idle",
-        "idle `watch` RSS (2 s after start-up reconcile)",
-        rss_kb / 1024,
-        unit="MB",
+        "memory.watch_idle", "idle `watch` RSS (2 s after start-up reconcile)", rss_mb, unit="MB"
     )
     ctx.extra["watch_ready_ms"] = round(ready_ms, 1)
+    ctx.extra["watch_log_other"] = log.other[-20:]
+    if not edits:
+        return
+    how = {
+        "watch.visible_reader": (
+            "long-lived reader, `reload()` + search every 5 ms",
+            reader,
+            misses_a,
+        ),
+        "watch.visible_cli": ("fresh `vault-sync query --json` processes", cli, misses_b),
+    }
+    for key, (what, values, misses) in how.items():
+        lost = f", {misses} never visible" if misses else ""
+        ctx.fig(
+            key,
+            f"save → visible under `watch`, {what} (p95 {{p95}}; {len(values)} edits{lost})",
+            values or None,
+            baseline_key="watch.raw_tantivy",
+            misses=misses,
+        )
+    ctx.fig(
+        "watch.batch_apply",
+        "`watch` batch apply (`ms` of its --json-log lines; p95 {p95})",
+        batches or None,
+        baseline_key="watch.raw_tantivy",
+    )
+    ctx.extra["watch_query_process_ms"] = benchlib.summary(runs)
 
 
 def pick_queries(ctx: Ctx) -> dict[str, str]:
@@ -549,6 +590,9 @@ ORDER = (
     "query.inproc.CJK",
     "query.cli",
     "query.cli_vs_grep",
+    "watch.visible_reader",
+    "watch.visible_cli",
+    "watch.batch_apply",
     "memory.cold_sync",
     "memory.watch_idle",
     "store.index",
@@ -561,6 +605,7 @@ HIDDEN_PREFIXES = (
     "query.grep",
     "memory.floor",
     "store.text",
+    "watch.raw_tantivy",
 )
 
 
@@ -608,20 +653,53 @@ def fit_exponent(points: list[tuple[float, float]]) -> float | None:
     return None if den == 0 else sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / den
 
 
+#: Figures whose growth with the generated size is fitted: key -> table label.
+FITS = {
+    "memory.watch_idle": "idle `watch` RSS growth exponent",
+    "memory.cold_sync": "cold `sync` peak RSS growth exponent",
+    "sync.cold": "cold `sync` time growth exponent",
+}
+
+
+def growth_fits(vaults: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """For each figure of :data:`FITS`: the exponent k of ``figure ∝ pages^k`` fitted over the
+    generated vaults run (``k`` is ``None`` with fewer than two sizes), and its points
+    ``(pages, value in the figure's unit)``."""
+    gen = [v for v in vaults.values() if v["size"]]
+    fits: dict[str, dict[str, Any]] = {}
+    for key, label in FITS.items():
+        pts = [
+            (v["pages"], v["figures"][key]["value"])
+            for v in gen
+            if v["figures"].get(key, {}).get("value")
+        ]
+        if not pts:
+            continue
+        k = fit_exponent(pts)
+        fits[key] = {
+            "label": f"{label} (over {len(pts)} size{'s' if len(pts) > 1 else ''})",
+            "k": None if k is None else round(k, 3),
+            "points": pts,
+        }
+    return fits
+
+
 def table(result: dict[str, Any]) -> str:
+    """The Markdown table of a run: one row per figure, then the growth exponents."""
     rows: list[list[str]] = []
     for name, v in result["vaults"].items():
         rows += rows_for(f"{name} ({v['pages']:,} p.)", v["figures"])
     for fit in result.get("fits", {}).values():
+        k = fit["k"]
         rows.append(
             [
                 "generated sizes",
                 fit["label"],
-                f"k = {fit['k']:.2f}",
+                "— (needs ≥ 2 sizes)" if k is None else f"k = {k:.2f}",
                 "linear: k = 1",
                 "",
                 "≤ linear",
-                "met" if fit["k"] <= 1.1 else "MISSED",
+                "" if k is None else ("met" if k <= 1.1 else "MISSED"),
             ]
         )
     header = ["vault", "figure", "measured", "baseline (same run)", "ratio", "target", "verdict"]
@@ -681,8 +759,14 @@ def main(argv: list[str] | None = None) -> int:
         },
         "vaults": {},
     }
-    result["machine"]["versions"]["sqlite"] = sqlite3.sqlite_version
-    result["machine"]["versions"]["grep_tool"] = "rg" if shutil.which("rg") else "grep"
+    versions = result["machine"]["versions"]
+    versions["sqlite"] = sqlite3.sqlite_version
+    versions["rg"] = benchlib.tool_version("rg")  # None: not on PATH (see benchmarks/setup.sh)
+    versions["grep"] = benchlib.tool_version("grep")
+    versions["grep_tool"] = "rg" if shutil.which("rg") else "grep"
+    result["machine"]["peak_rss_from"] = (
+        "/usr/bin/time -f %M" if Path("/usr/bin/time").exists() else "os.wait4 (upper bound)"
+    )
     work_root = Path(tempfile.mkdtemp(prefix="vs-run-"))
     try:
         for size in sizes:
@@ -717,33 +801,25 @@ def main(argv: list[str] | None = None) -> int:
             log(f"kept {work_root}")
         else:
             shutil.rmtree(work_root, ignore_errors=True)
-    gen = [v for v in result["vaults"].values() if v["size"]]
-    fits: dict[str, Any] = {}
-    for key, label in (
-        ("memory.watch_idle", "idle `watch` RSS growth exponent"),
-        ("sync.cold", "cold `sync` time growth exponent"),
-    ):
-        pts = [
-            (v["pages"], v["figures"][key]["value"])
-            for v in gen
-            if v["figures"].get(key, {}).get("value")
-        ]
-        k = fit_exponent(pts)
-        if k is not None:
-            fits[key] = {
-                "label": f"{label} (over {len(pts)} sizes)",
-                "k": round(k, 3),
-                "points": pts,
-            }
-    result["fits"] = fits
+    result["fits"] = growth_fits(result["vaults"])
     result["wall_s"] = round(time.perf_counter() - started, 1)
     print(table(result))
+    tool = versions["grep_tool"]
     print(
-        f"\nwall time {result['wall_s']} s; grep baseline: "
-        f"{result['machine']['versions']['grep_tool']}"
+        f"\nwall time {result['wall_s']} s; grep baseline: {tool}"
+        f" {versions['rg'] if tool == 'rg' else versions['grep']};"
+        f" peak RSS from {result['machine']['peak_rss_from']}"
     )
     if args.json:
         args.json.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    lost = {
+        name: sum(f.get("misses", 0) for f in v["figures"].values())
+        for name, v in result["vaults"].items()
+    }
+    lost = {name: n for name, n in lost.items() if n}
+    if lost:  # an edit never became searchable: an error, not a timing
+        log(f"edits never visible under watch within {watch_latency.TIMEOUT_S:.0f} s: {lost}")
+        return 1
     return 0
 
 

@@ -35,11 +35,9 @@ import argparse
 import json
 import random
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -53,24 +51,6 @@ from generate_vault import generate
 TIMEOUT_S = 15.0
 
 
-class LogReader(threading.Thread):
-    """Collect the watcher's ``--json-log`` lines (stderr) with their arrival time."""
-
-    def __init__(self, stream: Any) -> None:
-        super().__init__(daemon=True)
-        self.stream = stream
-        self.lines: list[tuple[float, dict[str, Any]]] = []
-        self.other: list[str] = []
-
-    def run(self) -> None:
-        for raw in self.stream:
-            now = time.perf_counter()
-            try:
-                self.lines.append((now, json.loads(raw)))
-            except ValueError:
-                self.other.append(raw.rstrip())
-
-
 def _pages(vault: Path) -> list[Path]:
     return sorted(p for p in vault.rglob("*.md") if ".vault-sync" not in p.parts)
 
@@ -78,7 +58,12 @@ def _pages(vault: Path) -> list[Path]:
 def raw_tantivy_baseline(
     vault: Path, work: Path, pages: list[Path], reps: int, rng: random.Random
 ) -> tuple[list[float], dict[str, Any]]:
-    """Delete + add + commit + reload one document of a plain 10k-doc tantivy index."""
+    """Baseline: delete + add + commit + reload one document of a plain tantivy index.
+
+    Builds the floor's index of ``vault`` in ``work/plain-index`` (:func:`benchlib.floor`),
+    then times ``reps`` single-page updates through one long-lived writer. Returns (the times
+    in ms, the floor's timings in seconds).
+    """
     floor = benchlib.floor(vault, work / "plain-index")
     import tantivy
 
@@ -109,7 +94,8 @@ def raw_tantivy_baseline(
 def page_index_baseline(
     vault: Path, work: Path, pages: list[Path], reps: int, rng: random.Random
 ) -> list[float]:
-    """``PageIndex.batch()`` delete + add of one parsed page, on a copy of the real index."""
+    """Baseline: ``PageIndex.batch()`` delete + add of one parsed page, on a copy of the real
+    index (``reps`` times); returns the times in ms."""
     from vault_sync import layout
     from vault_sync.config import load_config
     from vault_sync.index import PageIndex
@@ -139,29 +125,13 @@ def page_index_baseline(
     return out
 
 
-def _wait_for_watcher(vault: Path, proc: subprocess.Popen[str], timeout: float = 60.0) -> None:
-    """Wait until the watcher has written its state (its first reconcile is done)."""
-    from vault_sync.config import WATCH_STATE_NAME
-
-    state = vault / ".vault-sync" / WATCH_STATE_NAME
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"watcher exited early with {proc.returncode}")
-        if state.is_file():
-            try:
-                if json.loads(state.read_text()).get("pid") == proc.pid:
-                    return
-            except ValueError:
-                pass
-        time.sleep(0.05)
-    raise RuntimeError("watcher did not start in time")
-
-
 def reader_latencies(
     vault: Path, pages: list[Path], edits: int, spacing: float, poll_s: float, rng: random.Random
 ) -> tuple[list[float], list[tuple[float, float]], int]:
-    """(a): a long-lived in-process reader polls reload + search after each edit."""
+    """(a): after each of ``edits`` edits (a unique word appended to a random page, at least
+    ``spacing`` s apart), a long-lived reader in this process polls ``reload()`` + ``search``
+    every ``poll_s`` s. Returns (save -> found times in ms, the (write, found)
+    ``perf_counter`` windows in s, the number of edits not found within :data:`TIMEOUT_S`)."""
     from vault_sync.config import load_config
     from vault_sync.engine import open_reader
 
@@ -197,7 +167,9 @@ def reader_latencies(
 def query_process_latencies(
     vault: Path, pages: list[Path], edits: int, spacing: float, rng: random.Random
 ) -> tuple[list[float], list[float], list[tuple[float, float]], int]:
-    """(b): fresh ``vault-sync query WORD --json`` processes, one after another, per edit."""
+    """(b): after each of ``edits`` edits, fresh ``vault-sync query WORD --json`` processes run
+    one after another until one finds the word. Returns (save -> end of the finding process in
+    ms, every process's run time in ms, the (write, found) windows in s, the misses)."""
     cmd = benchlib.vault_sync_cmd()
     out: list[float] = []
     runs: list[float] = []
@@ -227,14 +199,6 @@ def query_process_latencies(
     return out, runs, windows, misses
 
 
-def _batch_ms(log: LogReader, start: float, end: float) -> list[float]:
-    return [
-        float(line["ms"])
-        for at, line in log.lines
-        if start <= at <= end + 2.0 and not line.get("reconcile")
-    ]
-
-
 def run(args: argparse.Namespace) -> dict[str, Any]:
     rng = random.Random(args.seed * 7919 + 1)
     work = Path(tempfile.mkdtemp(prefix="vs-watch-bench-"))
@@ -257,16 +221,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         pix = page_index_baseline(vault, work, pages, args.edits, rng)
         print("baselines done; starting the watcher", file=sys.stderr)
 
-        watcher = subprocess.Popen(
-            [*cmd, "--vault", str(vault), "watch", "--json-log"],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        log = LogReader(watcher.stderr)
-        log.start()
-        _wait_for_watcher(vault, watcher)
+        watcher, log = benchlib.start_watcher([*cmd, "--vault", str(vault), "watch", "--json-log"])
+        benchlib.wait_for_watcher(vault, watcher, log, timeout=60.0)
         time.sleep(1.0)
 
         reader, windows_a, misses_a = reader_latencies(
@@ -278,16 +234,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         )
         print("(b) query processes done", file=sys.stderr)
         time.sleep(1.0)
-        batches = _batch_ms(log, windows_a[0][0], windows_b[-1][1]) if windows_a else []
+        batches = log.batch_ms(windows_a[0][0], windows_b[-1][1]) if windows_a else []
         result["watcher_log_other"] = log.other[-20:]
     finally:
         if watcher is not None:
-            watcher.send_signal(signal.SIGTERM)
-            try:
-                watcher.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                watcher.kill()
-                watcher.wait()
+            benchlib.stop_process(watcher)
         if args.keep:
             print(f"kept {work}", file=sys.stderr)
         else:
