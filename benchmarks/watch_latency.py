@@ -39,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -125,6 +126,43 @@ def page_index_baseline(
     return out
 
 
+def edit_latencies(
+    pages: list[Path],
+    edits: int,
+    spacing: float,
+    rng: random.Random,
+    prefix: str,
+    found_at: Callable[[str], float | None],
+    poll_s: float = 0.0,
+) -> tuple[list[float], list[tuple[float, float]], int]:
+    """Append a unique word (``prefix`` + number) to a random page ``edits`` times, at least
+    ``spacing`` s apart; after each write call ``found_at(word)`` (sleeping ``poll_s`` s in
+    between) until it returns the ``perf_counter`` time the word was found, or
+    :data:`TIMEOUT_S` passes. Returns (write -> found times in ms, the (write, found)
+    ``perf_counter`` windows in s, the number of edits never found)."""
+    out: list[float] = []
+    windows: list[tuple[float, float]] = []
+    misses = 0
+    for i in range(edits):
+        word = f"{prefix}{i:03d}x"
+        benchlib.write_page_append(rng.choice(pages), word)
+        t0 = time.perf_counter()
+        found = None
+        while time.perf_counter() - t0 < TIMEOUT_S:
+            found = found_at(word)
+            if found is not None:
+                break
+            time.sleep(poll_s)
+        if found is None:
+            misses += 1
+            found = time.perf_counter()
+        else:
+            out.append((found - t0) * 1000)
+        windows.append((t0, found))
+        time.sleep(max(spacing - (time.perf_counter() - t0), 0.1))
+    return out, windows, misses
+
+
 def reader_latencies(
     vault: Path, pages: list[Path], edits: int, spacing: float, poll_s: float, rng: random.Random
 ) -> tuple[list[float], list[tuple[float, float]], int]:
@@ -137,31 +175,15 @@ def reader_latencies(
 
     reader = open_reader(load_config(vault))
     index = reader.index
-    out: list[float] = []
-    windows: list[tuple[float, float]] = []
-    misses = 0
+
+    def found_at(word: str) -> float | None:
+        index.reload()
+        return time.perf_counter() if index.search(word, limit=1) else None
+
     try:
-        for i in range(edits):
-            word = f"zqlata{i:03d}x"
-            benchlib.write_page_append(rng.choice(pages), word)
-            t0 = time.perf_counter()
-            found = None
-            while time.perf_counter() - t0 < TIMEOUT_S:
-                index.reload()
-                if index.search(word, limit=1):
-                    found = time.perf_counter()
-                    break
-                time.sleep(poll_s)
-            if found is None:
-                misses += 1
-                found = time.perf_counter()
-            else:
-                out.append((found - t0) * 1000)
-            windows.append((t0, found))
-            time.sleep(max(spacing - (time.perf_counter() - t0), 0.1))
+        return edit_latencies(pages, edits, spacing, rng, "zqlata", found_at, poll_s)
     finally:
         reader.close()
-    return out, windows, misses
 
 
 def query_process_latencies(
@@ -170,32 +192,16 @@ def query_process_latencies(
     """(b): after each of ``edits`` edits, fresh ``vault-sync query WORD --json`` processes run
     one after another until one finds the word. Returns (save -> end of the finding process in
     ms, every process's run time in ms, the (write, found) windows in s, the misses)."""
-    cmd = benchlib.vault_sync_cmd()
-    out: list[float] = []
+    cmd = [*benchlib.vault_sync_cmd(), "--vault", str(vault), "query"]
     runs: list[float] = []
-    windows: list[tuple[float, float]] = []
-    misses = 0
-    for i in range(edits):
-        word = f"zqlatb{i:03d}x"
-        benchlib.write_page_append(rng.choice(pages), word)
-        t0 = time.perf_counter()
-        found = None
-        while time.perf_counter() - t0 < TIMEOUT_S:
-            started = time.perf_counter()
-            ms, result = benchlib.timed_run(
-                [*cmd, "--vault", str(vault), "query", word, "--json", "--limit", "1"]
-            )
-            runs.append(ms)
-            if json.loads(result.stdout)["hits"]:
-                found = started + ms / 1000
-                break
-        if found is None:
-            misses += 1
-            found = time.perf_counter()
-        else:
-            out.append((found - t0) * 1000)
-        windows.append((t0, found))
-        time.sleep(max(spacing - (time.perf_counter() - t0), 0.1))
+
+    def found_at(word: str) -> float | None:
+        started = time.perf_counter()
+        ms, result = benchlib.timed_run([*cmd, word, "--json", "--limit", "1"])
+        runs.append(ms)
+        return started + ms / 1000 if json.loads(result.stdout)["hits"] else None
+
+    out, windows, misses = edit_latencies(pages, edits, spacing, rng, "zqlatb", found_at)
     return out, runs, windows, misses
 
 
