@@ -13,7 +13,10 @@ import pytest
 from vault_sync import layout
 from vault_sync.config import Config, load_config
 from vault_sync.engine import open_reader, run_rebuild, run_sync
+from vault_sync.store import Sidecar
 from vault_sync.vault import scan
+
+from .conftest import write_pages
 
 MakeVault = Callable[..., Path]
 
@@ -215,3 +218,85 @@ def test_a_cold_build_in_several_batches_resolves_every_link(
     assert report.batches == 5
     rows = dict(sql(vault, "SELECT status, count(*) FROM links GROUP BY status"))
     assert rows == {"resolved": 60, "unresolved": 30}
+
+
+# A vault whose links cross batches both ways (forward references, aliases, a title, a
+# case twin, a missing page), for comparing a store set built in bulk with one kept in step.
+CROSS_BATCH = {
+    **{
+        f"d{i % 4}/p{i}.md": (
+            f"---\ntitle: Title {i}\naliases: [alias{i}]\ntags: [t{i % 3}]\n"
+            f"causes: ['[[p{(i + 7) % 20}]]']\nevidence: [session:s{i}]\n---\n"
+            f"# Page {i}\n\nword{i} shared [[p{(i + 1) % 20}]] [[Title {(i + 5) % 20}]]"
+            f" [[alias{(i + 11) % 20}]] [[nowhere{i}]]"
+            f" [see](../d{(i + 2) % 4}/p{(i + 2) % 20}.md)\n"
+        )
+        for i in range(20)
+    },
+    "twin/P3.md": "case twin of p3\n",
+}
+
+
+def _rows(vault: Path, table: str) -> list[tuple[object, ...]]:
+    skip = ("generation", "mtime_ns")  # differ by when each was written
+    columns = [r[1] for r in sql(vault, f"PRAGMA table_info({table})") if r[1] not in skip]
+    return sorted(sql(vault, f"SELECT {', '.join(columns)} FROM {table}"), key=repr)
+
+
+def test_a_set_built_in_bulk_equals_one_kept_in_step(
+    make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import vault_sync.sync as sync_module
+
+    monkeypatch.setattr(sync_module, "BATCH_PAGES", 3)  # 7 batches: links resolve across them
+    built = make_vault(CROSS_BATCH)
+    _, report = sync(built)  # the first sync builds a new store set in bulk
+    assert report.batches == 7
+
+    kept = make_vault({"seed.md": "seed\n"}, name="kept")
+    sync(kept)  # later syncs write into the active set, batch by batch, resolving each time
+    write_pages(kept, CROSS_BATCH)
+    (kept / "seed.md").unlink()
+    _, report = sync(kept)
+    assert report.batches == 7
+
+    for table in ("pages", "aliases", "tags", "links", "evidence", "issues"):
+        assert _rows(built, table) == _rows(kept, table), table
+    assert sql(built, "SELECT count(*) FROM links WHERE status = 'new'") == [(0,)]
+    for word in ("shared", "word13", "alias4", "Title"):
+        assert search_paths(built, word, limit=50) == search_paths(kept, word, limit=50)
+    schema = "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY 2"
+    migrated = Sidecar.open(tmp_path / "migrated.sqlite")  # the schema as migrations make it
+    try:
+        expected = list(migrated.db.execute(schema))
+    finally:
+        migrated.close()
+    assert sql(built, schema) == expected  # every index dropped for the bulk load is back
+    assert ("index", "links_target_key") in {r[:2] for r in expected}
+
+
+def test_a_build_failing_between_batches_leaves_no_writer_and_the_next_sync_builds(
+    make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import vault_sync.index as index_module
+    import vault_sync.sync as sync_module
+
+    monkeypatch.setattr(sync_module, "BATCH_PAGES", 3)
+    vault = make_vault(CROSS_BATCH)
+    real_load = sync_module.load_page
+    calls = []
+
+    def failing_load(config: Config, entry: object):  # type: ignore[no-untyped-def]
+        calls.append(entry)
+        if len(calls) == 8:  # in the 3rd batch: two batches' adds are uncommitted
+            raise RuntimeError("injected")
+        return real_load(config, entry)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sync_module, "load_page", failing_load)
+    with pytest.raises(RuntimeError, match="injected"):
+        sync(vault)
+    assert index_module._UNCOMMITTED == {}  # rolled back; tantivy's lock is released
+    monkeypatch.setattr(sync_module, "load_page", real_load)
+    _, report = sync(vault)
+    assert report.added == len(CROSS_BATCH)
+    assert len(search_paths(vault, "shared", limit=50)) == 20

@@ -124,7 +124,7 @@ def _build_new_set(
         lock=lock,
         progress_start=progress_start,
         scanner=scanner,
-        defer_links=True,  # nobody reads this set until it is activated below
+        building=True,  # nobody reads this set until it is activated below
     )
     with lock:
         layout.activate(root, folder)

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from vault_sync.config import Config
-from vault_sync.index import INDEX_NAME, PageIndex
+from vault_sync.index import INDEX_NAME, PageIndex, discard_uncommitted
 from vault_sync.lock import WriterLock
 from vault_sync.page import Issue, Page, Severity
 from vault_sync.sanitize import Scrubber, line_of
@@ -382,7 +382,7 @@ def apply_plan(
     index_dir: Path,
     progress: ProgressFn | None = None,
     hold_writer: bool = False,
-    defer_links: bool = False,
+    building: bool = False,
 ) -> SyncReport:
     """Apply a plan in bounded batches, one generation each (DESIGN §4).
 
@@ -396,7 +396,9 @@ def apply_plan(
         progress: called with the number of pages done after each batch.
         hold_writer: keep the index writer open after the last batch, merges running
             (:meth:`~vault_sync.index.PageIndex.batch`); the watcher's choice.
-        defer_links: resolve links once, in the last batch (a store set no one reads yet).
+        building: the stores are a set being built, which no one reads until it is activated:
+            links are resolved and the index committed once, in the last batch, instead of
+            in every batch (a crash loses the set, which is discarded anyway).
 
     Returns:
         The report.
@@ -412,24 +414,28 @@ def apply_plan(
     work = _batches(upserts, result.pages) or [[]]
     attachments = set(result.attachments) if not result.unreadable else None
     generation = 0
-    for number, batch in enumerate(work):
-        first, last = number == 0, number == len(work) - 1
-        with lock:
-            generation = _apply_batch(
-                config,
-                store,
-                index_dir,
-                hold_writer,
-                last or not defer_links,
-                batch,
-                deletes if first else [],
-                result,
-                attachments=attachments if last else None,
-                touched=plan.touched if first else (),
-                errors=errors,
-            )
-        if progress is not None:
-            progress(len(batch))
+    try:
+        for number, batch in enumerate(work):
+            first, last = number == 0, number == len(work) - 1
+            with lock:
+                generation = _apply_batch(
+                    config,
+                    store,
+                    index_dir,
+                    hold_writer,
+                    last or not building,
+                    batch,
+                    deletes if first else [],
+                    result,
+                    attachments=attachments if last else None,
+                    touched=plan.touched if first else (),
+                    errors=errors,
+                )
+            if progress is not None:
+                progress(len(batch))
+    except BaseException:
+        discard_uncommitted(index_dir)
+        raise
     failed = set(errors) - set(plan.errors)  # pages that could not be read when applied
     return SyncReport(
         added=sum(1 for p in plan.new if p not in failed),
@@ -449,7 +455,7 @@ def _apply_batch(
     store: Sidecar,
     index_dir: Path,
     hold_writer: bool,
-    resolve: bool,
+    complete: bool,
     paths: Sequence[str],
     deletes: Sequence[str],
     result: ScanResult,
@@ -458,7 +464,11 @@ def _apply_batch(
     touched: Sequence[tuple[str, FileState]],
     errors: dict[str, str],
 ) -> int:
-    """Apply one batch under the lock: journal, index commit, sidecar commit. Returns gen."""
+    """Apply one batch under the lock: journal, index commit, sidecar commit. Returns gen.
+
+    ``complete`` is False for all but the last batch of a store set being built: its index adds
+    stay uncommitted and its links unresolved until the last batch.
+    """
     # A batch that only refreshes (mtime, size) of touched pages changes no answer: no new
     # generation for it.
     changes = bool(paths or deletes) or (
@@ -482,9 +492,9 @@ def _apply_batch(
                 gone.append(path)
             continue
         records.append(PageRecord(page, entry.disk_path, state))
-    if records or gone:
+    if records or gone or complete:
         index = PageIndex.open(index_dir)
-        with index.batch(hold=hold_writer) as writer:
+        with index.batch(hold=hold_writer, commit=complete) as writer:
             for path in gone:
                 writer.delete(path)
             for record in records:
@@ -492,7 +502,7 @@ def _apply_batch(
                 writer.add(record.page, record.state.hash, generation)
         _fault_point("after_index_commit")
     store.apply_batch(
-        generation, records, gone, attachments=attachments, touched=touched, resolve=resolve
+        generation, records, gone, attachments=attachments, touched=touched, resolve=complete
     )
     _fault_point("after_sidecar_commit")
     logger.info("generation %d: %d pages written, %d deleted", generation, len(records), len(gone))
@@ -508,7 +518,7 @@ def sync_vault(
     scanner: Callable[[Config], ScanResult] = scan,
     scope: Iterable[str] | None = None,
     hold_writer: bool = False,
-    defer_links: bool = False,
+    building: bool = False,
 ) -> tuple[Plan, SyncReport]:
     """Bring both stores in step with the vault: scan, plan (redoing any unfinished batch), apply.
 
@@ -521,7 +531,8 @@ def sync_vault(
         scope: vault-relative paths (a watcher batch): scan and plan only these and what is
             under them (:func:`~vault_sync.vault.scan_paths`); ``None`` scans the whole vault.
             A pending (unfinished) batch always widens the scope to the whole vault.
-        hold_writer, defer_links: see :func:`apply_plan`.
+        hold_writer, building: see :func:`apply_plan`; ``building`` also bulk-loads the
+            sidecar (:meth:`~vault_sync.store.Sidecar.begin_bulk_load`).
 
     Returns:
         ``(plan, report)``.
@@ -550,7 +561,9 @@ def sync_vault(
             return plan, report
         total = len(plan.new) + len(plan.modified) + len(plan.moved)
         progress = progress_start(total) if progress_start else None
-        return plan, apply_plan(
+        if building:
+            store.begin_bulk_load()
+        report = apply_plan(
             config,
             plan,
             result,
@@ -559,7 +572,10 @@ def sync_vault(
             index_dir=store_dir / INDEX_NAME,
             progress=progress,
             hold_writer=hold_writer,
-            defer_links=defer_links,
+            building=building,
         )
+        if building:
+            store.end_bulk_load()
+        return plan, report
     finally:
         store.close()
