@@ -9,15 +9,19 @@ the shared folder is never written), one after another:
 - ``sync``: cold ``sync`` (whole process, store removed first) alternating with the floor
   (``benchlib.py floor``, whole process); no-change ``sync``; one-page-change ``sync``;
   ``rebuild`` — all whole processes through :func:`benchlib.vault_sync_cmd`;
-- ``memory``: peak RSS of each cold ``sync`` and floor process (``os.wait4`` rusage of that
-  child), and the resident memory of an idle ``vault-sync watch`` 2 s after its start-up
-  reconcile (``VmRSS`` of ``/proc/PID/status``);
+- ``memory``: peak RSS of each cold ``sync`` and floor process (``/usr/bin/time -f %M``, else
+  the ``os.wait4`` rusage of that child);
+- ``watch``: a real ``vault-sync watch --json-log``: its resident memory when idle, 2 s after
+  its start-up reconcile (``VmRSS`` of ``/proc/PID/status``); save -> visible (median, p95)
+  for a long-lived reader here and for fresh ``vault-sync query`` processes, beside a raw
+  tantivy delete + add + commit + reload (:func:`measure_watch`);
 - ``store``: bytes of ``set-*/index/`` and ``sidecar.sqlite*`` of the active set;
 - ``query``: in process (one ``open_reader``; ``reader.index.search(q, limit=10)``) for a
   one-word, multi-word, phrase and CJK query, words picked from the vault's own pages; as a
   whole ``vault-sync query WORD --json`` process beside ``python -c pass``; baselines
-  ``rg -il WORD`` (``grep -ril`` when ``rg`` is not on PATH) and SQLite FTS5 (bm25, top 10)
-  over the same page texts.
+  ``rg -il WORD`` (``grep -ril`` when ``rg`` is not on PATH; ``benchmarks/setup.sh``, run by
+  ``./run bench``, installs it from Debian) and SQLite FTS5 (bm25, top 10) over the same page
+  texts.
 
 Prints one Markdown table (vault, figure, measured, baseline, ratio, target, verdict) and
 writes everything as JSON with ``--json``. Never fails on a timing: exit 0 unless an error.
