@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import unicodedata
 
-from vault_sync.links import LinkStatus, NameTable, resolve
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from vault_sync.links import LinkStatus, NameTable, Resolver, resolve
 
 WIKI = "wikilink"
 MD = "markdown"
@@ -82,3 +85,35 @@ def test_markdown_link_to_a_file_without_md_is_an_attachment() -> None:
     assert resolve(t, "NOTICE", "README.md", MD).status is LinkStatus.MISSING_ATTACHMENT
     assert resolve(t, "README.md", "README.md", MD).status is LinkStatus.RESOLVED
     assert resolve(t, "Other.md", "README.md", MD).status is LinkStatus.UNRESOLVED
+
+
+_NAMES = st.sampled_from(["a", "B", "a.md", "b c", "x/a", "../a", "./y/b", "img.png", "x/img.PNG"])
+_FOLDERS = st.sampled_from(["", "x", "y", "x/z", "y/x"])
+
+
+@settings(max_examples=300, deadline=None)
+@example(  # the same attachment name in two folders: each source finds its own folder's
+    pages=[],
+    attachments=[("x", "img.png"), ("y", "img.png")],
+    links=[("img.png", "y", WIKI), ("img.png", "x", WIKI)],
+)
+@given(
+    pages=st.lists(st.tuples(_FOLDERS, _NAMES, _NAMES), max_size=8),
+    attachments=st.lists(st.tuples(_FOLDERS, st.sampled_from(["img.png", "a.pdf"])), max_size=3),
+    links=st.lists(
+        st.tuples(_NAMES, _FOLDERS, st.sampled_from([WIKI, MD, "frontmatter"])), max_size=30
+    ),
+)
+def test_the_remembering_resolver_answers_as_resolve_does(
+    pages: list[tuple[str, str, str]],
+    attachments: list[tuple[str, str]],
+    links: list[tuple[str, str, str]],
+) -> None:
+    names = table(
+        *((f"{folder}/{stem}.md".lstrip("/"), title, ()) for folder, stem, title in pages),
+        attachments=tuple(f"{folder}/{name}".lstrip("/") for folder, name in attachments),
+    )
+    resolver = Resolver(names)
+    for target, folder, origin in links * 2:  # the second round answers from the memo
+        source = f"{folder}/src.md".lstrip("/")
+        assert resolver(target, source, origin) == resolve(names, target, source, origin)

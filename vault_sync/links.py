@@ -219,6 +219,30 @@ def resolve(table: Names, target: str, source_path: str, origin: str) -> Resolut
     return Resolution(LinkStatus.UNRESOLVED)
 
 
+class Resolver:
+    """:func:`resolve` against one name table that does not change, remembering answers.
+
+    A link's answer depends on its source page only through the source's folder, and only for
+    relative paths and attachments; other links with the same target and origin share one
+    answer. About 10 links per distinct answer in a generated 10k-page vault: resolving its
+    82k links took 0.97 s one by one (cProfile, 2026-12-01).
+    """
+
+    def __init__(self, table: Names) -> None:
+        self.table = table
+        self._memo: dict[tuple[str, str, str], Resolution] = {}
+
+    def __call__(self, target: str, source_path: str, origin: str) -> Resolution:
+        """Same as ``resolve(table, target, source_path, origin)``."""
+        ext = _EXTENSION.search(target)
+        by_folder = origin == LinkOrigin.MARKDOWN or "/" in target or ext is not None
+        key = (target, origin, posixpath.dirname(source_path) if by_folder else "")
+        found = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = resolve(self.table, target, source_path, origin)
+        return found
+
+
 def link_keys(target: str) -> tuple[str, str]:
     """Return ``(target_key, last_component_key)`` of a target, without ``.md``.
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from vault_sync.errors import StoreError
-from vault_sync.links import LinkStatus, NameTable, link_keys, page_keys, resolve
+from vault_sync.links import LinkStatus, NameTable, Resolver, link_keys, page_keys
 from vault_sync.page import Page, name_key, path_id, path_stem
 
 SIDECAR_NAME = "sidecar.sqlite"
@@ -491,9 +491,10 @@ class Sidecar:
         # indexes to look them up by (a bulk load): load them all.
         few = len(rows) < SQL_LOOKUP_MAX_LINKS and self._dropped_indexes is None
         table: NameTable | SqlNames = SqlNames(self.db) if few else self.name_table()
+        resolver = Resolver(table)
         updates = []
         for rowid, target, source, origin in rows:
-            found = resolve(table, target, source, origin)
+            found = resolver(target, source, origin)
             candidates = (
                 json.dumps(found.candidates, ensure_ascii=False) if found.candidates else None
             )
