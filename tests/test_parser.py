@@ -13,11 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from markdown_it.rules_inline import StateInline
 
+from vault_sync import parser
 from vault_sync.page import (
     EMBEDS,
     REFERENCES,
@@ -681,3 +683,62 @@ def test_validity_window_that_ends_before_it_starts_is_a_warning() -> None:
     page = parse_page("---\nvalid_from: 2026-03-05\nvalid_to: 2026-01-01\n---\nx\n", "p.md")
     assert (page.valid_from, page.valid_to) == ("2026-03-05", "2026-01-01")
     assert [(i.code, i.line) for i in page.warnings] == [("invalid_value", 2)]
+
+
+# --------------------------------------------------------------------------- fast paths
+
+_YAML_PIECES = st.sampled_from(
+    [
+        "a: b\n", "a: b\n", "t: 'q'\n", 'u: "q"\n', "n: ~\n", "e:\n", "l: [x, y]\n", "- i\n",
+        "  - j\n", "  k: v\n", "m: {a: [b, {c: ~}]}\n", "&x r: [1, 2]\n", "s: *x\n", "a2: &y v\n",
+        "<<: {c: d}\n", "<<: *x\n", "? [k]\n: v\n", "~: 1\n", "'': 2\n", "null: 3\n",
+        "i: !!int 5\n", "c: !custom v\n", "set: !!set {a, b}\n", "o: !!omap [a: 1]\n",
+        "b: !!binary aGk=\n", "s2: !!str [a]\n", "z: !!null x\n", "d: 2024-01-01\n", "p: &p [*p]\n",
+        "=: v\n", "x: [[a]]\n",
+        "tags: [a, b]\n", "title: T\n", "- ", "  ", ": ", "\t", "[", "{", "#c\n", "\n",
+    ]
+)  # fmt: skip
+_YAML_VALUES = st.recursive(
+    st.none() | st.text(max_size=5) | st.sampled_from(["~", "null", "<<", "no", "010", "=", ""]),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+_YAML = st.lists(_YAML_PIECES | st.text(max_size=4), max_size=16).map("".join) | st.tuples(
+    _YAML_VALUES, st.booleans(), st.lists(_YAML_PIECES, max_size=2)
+).map(lambda t: yaml.safe_dump(t[0], default_flow_style=t[1], allow_unicode=True) + "".join(t[2]))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_YAML)
+def test_yaml_fast_path_agrees_with_the_constructor(block: str) -> None:
+    """``_node_plain`` gives what ``_plain(construct_document(node))`` gives, or steps aside."""
+    try:
+        node = parser._TextLoader(block).get_single_node()
+    except Exception:  # a YAML error: neither path runs
+        return
+    if node is None:
+        return
+    try:
+        fast = repr(parser._node_plain(node, [parser._MAX_NODES]))
+    except parser._Unusual:
+        return
+    loader = parser._TextLoader(block)
+    slow = parser._plain(loader.construct_document(loader.get_single_node()), [parser._MAX_NODES])
+    assert fast == repr(slow)
+    assert loader.duplicates == []
+
+
+@given(st.text(max_size=6) | st.sampled_from(["", "~", "null", "Null", "NULL", "<<", "nul", "<"]))
+def test_fast_resolver_agrees_with_pyyaml(value: str) -> None:
+    loader = parser._TextLoader("")
+    assert not loader.yaml_path_resolvers  # the fast resolver assumes none
+    for kind, implicit in [
+        (yaml.ScalarNode, (True, False)),
+        (yaml.ScalarNode, (False, True)),
+        (yaml.SequenceNode, True),
+        (yaml.MappingNode, False),
+    ]:
+        general = yaml.resolver.BaseResolver.resolve(loader, kind, value, implicit)  # type: ignore[no-untyped-call]
+        assert loader.resolve(kind, value, implicit) == general

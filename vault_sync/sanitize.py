@@ -726,6 +726,8 @@ class Scrubber:
             at = view.find(trigger) if absent.isdisjoint(parents) else -1
             if at < 0:
                 absent.add(trigger)
+            if not rules:  # a gate: its presence is all we need, not its ~10 places per page
+                continue
             resume = [0] * len(rules) if at >= 0 else []
             while at >= 0:
                 for i, rule in enumerate(rules):
