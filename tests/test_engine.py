@@ -281,3 +281,54 @@ def test_a_vault_without_pages_is_not_rebuilt_at_every_sync(
     again = cli("--vault", str(root), "sync")
     assert again.code == 0 and "rebuilt" not in again.err
     assert active(root) == before
+
+
+def test_writers_skip_the_full_check_while_the_stamp_holds(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import vault_sync.engine as engine
+
+    config = load_config(vault)
+    engine.run_sync(config)  # builds a set, and stamps it
+    folder = active(vault)
+    assert layout.stamp_matches(folder)
+    checks: list[Path] = []
+    real_check = engine.check_stores
+    monkeypatch.setattr(engine, "check_stores", lambda f: checks.append(f) or real_check(f))
+
+    (vault / "d0" / "p0.md").write_text("# Page 0\n\nchanged common text\n", encoding="utf-8")
+    engine.run_sync(config)
+    assert checks == []  # the files were as the last writer left them
+    assert layout.stamp_matches(folder)  # ... and are stamped again after this write
+
+    segment = max(layout.index_dir(folder).glob("*.idx"), key=lambda p: p.stat().st_size)
+    os.utime(segment, ns=(1, 1))  # any change from outside: size, mtime or inode
+    assert not layout.stamp_matches(folder)
+    engine.run_sync(config)
+    assert checks == [folder]
+
+
+def test_a_cheap_check_never_stamps_a_set_it_did_not_check(vault: Path) -> None:
+    import vault_sync.engine as engine
+
+    config = load_config(vault)
+    engine.run_sync(config)
+    folder = active(vault)
+    (folder / layout.STAMP_NAME).unlink()
+    (vault / "d1" / "p1.md").write_text("# Page 1\n\nchanged\n", encoding="utf-8")
+    engine.run_sync(config, full_check=False)  # a watcher batch: only "are both there?"
+    assert not (folder / layout.STAMP_NAME).exists()
+    engine.run_sync(config)  # a full check passes: stamped again
+    assert layout.stamp_matches(folder)
+
+
+def test_damage_after_the_stamp_is_still_repaired_by_the_next_writer(
+    cli: CLI, vault: Path
+) -> None:
+    assert cli("--vault", str(vault), "sync").code == 0
+    sidecar = layout.sidecar_file(active(vault))
+    sidecar.write_bytes(b"\0" * sidecar.stat().st_size)  # same size; mtime moves on
+    result = cli("--vault", str(vault), "sync")
+    assert result.code == 0, result.err
+    assert "rebuilt" in result.err or "rebuilt" in result.out
+    assert len(hits(cli, vault, "common")) == 30

@@ -127,6 +127,7 @@ def _build_new_set(
         building=True,  # nobody reads this set until it is activated below
     )
     with lock:
+        layout.write_stamp(folder)  # built from the vault by this process: consistent
         layout.activate(root, folder)
         layout.prune(root)
     return plan, report
@@ -173,8 +174,10 @@ def run_sync(
             the number of pages done after each batch (or ``None`` for no progress).
         scanner: replaces :func:`vault_sync.vault.scan` (a test seam).
         full_check: check the stores in full first (:func:`check_stores`: quick_check,
-            checksums, counts; ~20 ms at 10k pages); ``False`` only checks that both are still
-            present — the watcher's per-batch check, with full checks at start and reconcile.
+            checksums, counts; ~80 ms at 10k pages) unless their files are exactly as the last
+            writer left them (:func:`vault_sync.layout.stamp_matches`); ``False`` only checks
+            that both are still present — the watcher's per-batch check, with full checks at
+            start and reconcile.
         scope: only these vault-relative paths and what is under them (a watcher batch);
             ``None`` for the whole vault. A rebuild always scans the whole vault.
         hold_writer: keep the index writer open afterwards, merges running (the watcher,
@@ -199,8 +202,14 @@ def run_sync(
         lock.on_wait = release_held
     with lock:
         folder = layout.active_set(config.store_path)
-        check = check_stores if full_check else _present
-        problem = None if folder is None else check(folder)
+        # Files as a writer left them (the stamp) need no full check; an unbroken chain of
+        # such writers may stamp again after writing (a watcher batch's cheap check alone
+        # may not: it would vouch for damage it never looked for).
+        trusted = folder is not None and layout.stamp_matches(folder)
+        problem = None
+        if folder is not None and not trusted:
+            problem = check_stores(folder) if full_check else _present(folder)
+            trusted = full_check and problem is None
     if folder is not None and problem is None:
         try:
             plan, report = sync_vault(
@@ -212,6 +221,9 @@ def run_sync(
                 scope=scope,
                 hold_writer=hold_writer,
             )
+            if trusted:
+                with lock:
+                    layout.write_stamp(folder)
             return plan, report, None
         except (sqlite3.DatabaseError, IndexCorruptError, IndexSchemaMismatch) as exc:
             # Damage the cheap check cannot see (a watcher batch): rebuild, never crash.
