@@ -322,9 +322,7 @@ def test_a_cheap_check_never_stamps_a_set_it_did_not_check(vault: Path) -> None:
     assert layout.stamp_matches(folder)
 
 
-def test_damage_after_the_stamp_is_still_repaired_by_the_next_writer(
-    cli: CLI, vault: Path
-) -> None:
+def test_damage_after_the_stamp_is_still_repaired_by_the_next_writer(cli: CLI, vault: Path) -> None:
     assert cli("--vault", str(vault), "sync").code == 0
     sidecar = layout.sidecar_file(active(vault))
     sidecar.write_bytes(b"\0" * sidecar.stat().st_size)  # same size; mtime moves on
