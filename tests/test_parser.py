@@ -742,3 +742,51 @@ def test_fast_resolver_agrees_with_pyyaml(value: str) -> None:
     ]:
         general = yaml.resolver.BaseResolver.resolve(loader, kind, value, implicit)  # type: ignore[no-untyped-call]
         assert loader.resolve(kind, value, implicit) == general
+
+
+#: The link rules as first written (TECH-NOTES §4), with lazy and backtracking repeats; the
+#: parser's possessive forms must match exactly the same text with the same groups.
+_WIKI_REFERENCE = re.compile(r"(!?)\[\[([^\[\]|\n]+?)(?:\|([^\[\]\n]+?))?\]\]")
+_MD_LINK_REFERENCE = re.compile(
+    r"(!?)\[((?:[^\[\]\\\n]|\\.|\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\])*)\]"
+    r"\([ \t]*(?:<([^<>\n]*)>|((?:[^\s()\\]|\\.|\([^\s()]*\))*))"
+    r"(?:[ \t]*\n?[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\)"
+)
+_LINK_BITS = st.sampled_from(
+    [
+        "[[", "]]", "[", "]", "(", ")", "](", "!", "|", "\\", "<", ">", '"', "'", " ", "\t", "\n",
+        "a", "#", "^",
+    ]
+)  # fmt: skip
+_FILL = st.lists(_LINK_BITS, max_size=4).map("".join)
+_WIKI_LIKE = st.tuples(
+    st.sampled_from(["[[", "![["]), _FILL, st.sampled_from(["", "|"]), _FILL,
+    st.sampled_from(["]]", "]", "] ]", ""]),
+).map("".join)  # fmt: skip
+_MD_LIKE = st.tuples(
+    st.sampled_from(["[", "!["]), _FILL, st.sampled_from(["](", "] (", "]"]),
+    st.sampled_from(["", "<", " "]), _FILL,
+    st.sampled_from(["", ">", ' "t"', " 't'", " (t)", '\n "t"']),
+    st.sampled_from([")", "", " )"]),
+).map("".join)  # fmt: skip
+_LINK_TEXT = st.lists(_WIKI_LIKE | _MD_LIKE | _LINK_BITS, max_size=4).map("".join)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_LINK_TEXT)
+def test_possessive_link_patterns_match_the_reference(text: str) -> None:
+    fast_wiki, fast_md = re.compile(parser._WIKI_PATTERN), re.compile(parser._MD_LINK_PATTERN)
+    for at in range(len(text)):
+        for reference, fast in ((_WIKI_REFERENCE, fast_wiki), (_MD_LINK_REFERENCE, fast_md)):
+            want, got = reference.match(text, at), fast.match(text, at)
+            assert (want is None) == (got is None), (text, at, reference.pattern)
+            if want is not None and got is not None:
+                assert [want.span(g) for g in range(4)] == [got.span(g) for g in range(4)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(_LINK_TEXT | st.text(alphabet=st.sampled_from(list("#`<!-$\\{[ (a1\n_")), max_size=24))
+def test_token_start_skips_only_what_cannot_start_a_token(text: str) -> None:
+    for at in range(len(text)):
+        if parser._TOKEN.match(text, at) is not None:
+            assert parser._TOKEN_START.match(text, at) is not None, (text, at)
