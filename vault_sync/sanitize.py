@@ -575,8 +575,11 @@ def _builtin_rules() -> tuple[_Rule, ...]:
     return (*_vendor_rules(), *_structural_rules())
 
 
-#: Bytes whose absence rules out every trigger containing them, tested first (memchr-fast).
-_GATES = (b"_", b"-", b".", b":", b"/")
+#: Bytes whose absence rules out every trigger containing them, tested first (memchr-fast);
+#: then short strings rare in prose that each stand for several triggers (``.p``: ``.pem``,
+#: ``.p12``, ``.pfx``, ``.ppk``, ``.pgpass``): one absent gate saves a scan of the text per
+#: trigger, 47 -> 40 scans per page (12% of scrubbing the 10k-page benchmark vault).
+_GATES = (b"_", b"-", b".", b":", b"/", b".p", b"id_", b"k_", b"netrc")
 
 
 @functools.cache
@@ -726,9 +729,10 @@ class Scrubber:
             at = view.find(trigger) if absent.isdisjoint(parents) else -1
             if at < 0:
                 absent.add(trigger)
+                continue
             if not rules:  # a gate: its presence is all we need, not its ~10 places per page
                 continue
-            resume = [0] * len(rules) if at >= 0 else []
+            resume = [0] * len(rules)
             while at >= 0:
                 for i, rule in enumerate(rules):
                     start = rule.back(text, at) if rule.back else at
