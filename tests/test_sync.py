@@ -300,3 +300,41 @@ def test_a_build_failing_between_batches_leaves_no_writer_and_the_next_sync_buil
     _, report = sync(vault)
     assert report.added == len(CROSS_BATCH)
     assert len(search_paths(vault, "shared", limit=50)) == 20
+
+
+def test_pages_prepared_in_worker_processes_are_stored_as_in_process(
+    make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import vault_sync.sync as sync_module
+
+    monkeypatch.setattr(sync_module, "BATCH_PAGES", 3)
+    monkeypatch.setattr(sync_module, "PARALLEL_CHUNK_PAGES", 2)
+    inline = make_vault(CROSS_BATCH, name="inline")
+    sync(inline)
+    monkeypatch.setattr(sync_module, "PARALLEL_MIN_PAGES", 1)
+    started: list[object] = []
+    real_pool = sync_module.ProcessPoolExecutor
+    monkeypatch.setattr(
+        sync_module,
+        "ProcessPoolExecutor",
+        lambda *a, **kw: started.append(a) or real_pool(*a, **kw),
+    )
+    pooled = make_vault(CROSS_BATCH, name="pooled")
+    sync(pooled)
+    assert started  # the workers really ran
+    for table in ("pages", "aliases", "tags", "links", "evidence", "issues"):
+        assert _rows(inline, table) == _rows(pooled, table), table
+    for word in ("shared", "word13", "alias4", "Title", "p3"):
+        assert search_paths(inline, word, limit=50) == search_paths(pooled, word, limit=50)
+
+
+def test_a_page_that_cannot_be_read_is_an_error_not_an_exception(make_vault: MakeVault) -> None:
+    import vault_sync.sync as sync_module
+
+    vault = make_vault({"a.md": "one\n"})
+    config = load_config(vault)
+    entry = scan(config).pages["a.md"]
+    (vault / "a.md").unlink()
+    found, record, fields, error = sync_module.prepare_page(config, entry)
+    assert (found, record, fields) == (entry, None, None)
+    assert error is not None and error.startswith("cannot read")
