@@ -11,6 +11,7 @@ import re
 import unicodedata
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 import yaml
@@ -790,3 +791,68 @@ def test_token_start_skips_only_what_cannot_start_a_token(text: str) -> None:
     for at in range(len(text)):
         if parser._TOKEN.match(text, at) is not None:
             assert parser._TOKEN_START.match(text, at) is not None, (text, at)
+
+
+_SIMPLE_YAML_PIECES = st.sampled_from(
+    [
+        "k: a b\n", "k: a:b\n", "k: a: b\n", "k2: [a b, 'c', \"d\"]\n", "k3:\n", "  - a\n", "- b\n",
+        " - c\n", "  - 'q'\n", "k: a #c\n", "k: 'a''b'\n", 'k: "a\\"b"\n', "k4: null\n",
+        "k5: [null, ~, Null]\n", "k: ...\n", "k: -a\n", "k: a,\n", "k: (a)\n", "k: @a\n",
+        "k6: a@b\n", "k: a:\n", "k: .5\n", "k7:   \n", "k: x\u2028y\n", "k8: é\n", "k9: a  \n",
+        "k10: [ a ,b ]\n", "k11: []\n", "k: [a,]\n", "null: x\n", "k: 'x\ty'\n", 'k12: "q" \n',
+        "k13: a  b\n", "k: +1\n", "k14: a-\n", "_k: v\n", "k-1: v\n", "k15: 'a:b'\n",
+        'k16: ["a, b"]\n', "k: [a:b]\n", "k: a\tb\n", "k:\ta\n", "\n", "# c\n", "k: {a: b}\n",
+        "evidence:\n", "  - session:abc @2024-01-01\n", "title: Page one\n", "tags: [x, y]\n",
+        "related: [\"[[A]]\", \"[[B#H|b]]\"]\n", "k: y\r\n", "k: \ufeffx\n", "k: a\x85b\n",
+    ]
+)  # fmt: skip
+
+
+_SIMPLE_VALUES = st.sampled_from(
+    [
+        " a b", " a:b", " [a b, 'c', \"d\"]", "", " null", " x y z", " 'x y'", " []", " [ a ,b ]",
+        " é", " 雾 x", " a  ", " 2024-01-01", ' ["[[A]]", "[[B#H|b]]"]', " a@b", " (a)", " a,",
+        " a-",
+    ]
+)  # fmt: skip
+_TRICKY_VALUES = st.sampled_from(
+    [
+        " a: b", "   ", " Null", " ~", " 'a''b'", ' "a\\"b"', " [null, ~]", " ...", " -a", " @a",
+        " a:", " .5", " [a,]", " [a:b]", " a #c", "\ta", " a\u2028b", ' "q" ', " +1", " {a: b}",
+    ]
+)  # fmt: skip
+_SIMPLE_ITEMS = st.lists(
+    st.sampled_from(["  - a\n", "  - 'q'\n", "  - kind:src @2024\n", "- b\n", " - c\n", "  -\n"]),
+    max_size=3,
+)
+_SIMPLE_BLOCK = st.lists(
+    st.tuples(
+        st.sampled_from(["k", "title", "tags", "x-1", "_y", "related", "null"]),
+        st.one_of(_SIMPLE_VALUES, _SIMPLE_VALUES, _SIMPLE_VALUES, _TRICKY_VALUES),
+        _SIMPLE_ITEMS,
+    ),
+    unique_by=lambda line: line[0],
+    max_size=5,
+).map(
+    lambda lines: "".join(
+        f"{k}:{v}\n" + ("".join(items) if not v.strip() else "") for k, v, items in lines
+    )
+)
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_SIMPLE_YAML_PIECES, max_size=10).map("".join) | _SIMPLE_BLOCK)
+def test_simple_frontmatter_reads_as_pyyaml_does(block: str) -> None:
+    """``_simple_front`` gives what the general path gives, or steps aside."""
+    text = f"---\n{block}---\nbody\n"
+    fast = parser._read_front(text)
+    with mock.patch.object(parser, "_simple_front", return_value=None):
+        general = parser._read_front(text)
+    assert repr(fast) == repr(general)
+
+
+@pytest.mark.slow
+@settings(max_examples=20_000, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(_SIMPLE_YAML_PIECES, max_size=10).map("".join) | _SIMPLE_BLOCK)
+def test_simple_frontmatter_reads_as_pyyaml_does_long(block: str) -> None:
+    test_simple_frontmatter_reads_as_pyyaml_does.hypothesis.inner_test(block)  # type: ignore[attr-defined]
