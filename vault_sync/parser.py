@@ -7,8 +7,11 @@ Two halves, both total (no ``str`` input makes them raise; a hypothesis property
   python-frontmatter loses (it strips the text: TECH-NOTES §3). The block is loaded with a
   ``CSafeLoader`` subclass whose bool/int/float/timestamp resolvers are removed, so every scalar
   stays the text the person wrote (``10:00``, ``no``, ``1.10``, ``010``, offset datetimes:
-  case F8); null, ``~`` and empty stay ``None``. Known keys are then checked with pydantic;
-  every problem becomes an :class:`~vault_sync.page.Issue` with its 1-based file line.
+  case F8); null, ``~`` and empty stay ``None``. Blocks of simple ``key: value`` and list
+  lines, which YAML can read only one way, skip PyYAML (``_simple_front``), and the usual
+  nodes skip its constructor (``_node_plain``): both give what the loader gives, pinned by
+  hypothesis properties. Known keys are then checked with pydantic; every problem becomes an
+  :class:`~vault_sync.page.Issue` with its 1-based file line.
 * **Body.** A line-based scanner with precompiled regexes, not markdown-it: markdown-it over
   every page costs half of the 10k-page cold-sync budget (TECH-NOTES §4: 2.0 s vs 0.30 s for a
   regex over masked text, both finding the same 28,888 links). One pass over the lines masks
