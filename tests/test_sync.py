@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
@@ -302,8 +303,9 @@ def test_a_build_failing_between_batches_leaves_no_writer_and_the_next_sync_buil
     assert len(search_paths(vault, "shared", limit=50)) == 20
 
 
+@pytest.mark.parametrize("threads", [1, 2])  # 1: workers forked; 2 (a watcher): spawned
 def test_pages_prepared_in_worker_processes_are_stored_as_in_process(
-    make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
+    make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch, threads: int
 ) -> None:
     import vault_sync.sync as sync_module
 
@@ -317,11 +319,13 @@ def test_pages_prepared_in_worker_processes_are_stored_as_in_process(
     monkeypatch.setattr(
         sync_module,
         "ProcessPoolExecutor",
-        lambda *a, **kw: started.append(a) or real_pool(*a, **kw),
+        lambda *a, **kw: started.append(kw["mp_context"]) or real_pool(*a, **kw),
     )
+    monkeypatch.setattr(sync_module.threading, "active_count", lambda: threads)
     pooled = make_vault(CROSS_BATCH, name="pooled")
     sync(pooled)
     assert started  # the workers really ran
+    assert started[0].get_start_method() == ("fork" if threads == 1 else "spawn")  # type: ignore[attr-defined]
     for table in ("pages", "aliases", "tags", "links", "evidence", "issues"):
         assert _rows(inline, table) == _rows(pooled, table), table
     for word in ("shared", "word13", "alias4", "Title", "p3"):
@@ -338,3 +342,35 @@ def test_a_page_that_cannot_be_read_is_an_error_not_an_exception(make_vault: Mak
     found, record, fields, error = sync_module.prepare_page(config, entry)
     assert (found, record, fields) == (entry, None, None)
     assert error is not None and error.startswith("cannot read")
+
+
+def _processes_naming(text: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                continue
+            if text in cmdline:
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc (Linux)")
+def test_workers_of_a_killed_sync_exit_and_the_next_sync_builds(
+    make_vault: MakeVault, cli: Callable[..., object]
+) -> None:
+    import vault_sync.sync as sync_module
+
+    pages = sync_module.PARALLEL_MIN_PAGES + 100  # enough for worker processes
+    vault = make_vault({f"d{i % 7}/p{i}.md": f"word{i} common\n" for i in range(pages)})
+    killed = cli("--vault", str(vault), "sync", env={"VAULT_SYNC_FAULT": "during_batch@2"})
+    assert killed.code == -9  # type: ignore[attr-defined]
+    deadline = time.monotonic() + 10
+    while _processes_naming(str(vault)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _processes_naming(str(vault)) == []  # no orphaned worker waits for work
+    again = cli("--vault", str(vault), "sync")
+    assert again.code == 0, again.err  # type: ignore[attr-defined]
+    assert sql(vault, "SELECT count(*) FROM pages")[0][0] == pages

@@ -134,14 +134,13 @@ def _page_by_path(table: Names, key: str, written: str) -> Resolution | None:
     files on most file systems but share a key: the one spelled exactly as the link wins,
     else the first in code-point order, and the tie is reported (same rule in memory and in
     SQL, so a batch and a rebuild agree)."""
-    exact = unicodedata.normalize("NFC", written)
-    for rule, index, spelled in (
-        ("path", table.by_path, exact),
-        ("path_no_ext", table.by_path_id, exact.removesuffix(".md")),
-    ):
-        paths = sorted(index.get(key) or ())
-        if not paths:
+    for rule, index in (("path", table.by_path), ("path_no_ext", table.by_path_id)):
+        found = index.get(key)
+        if not found:  # the common case: checked before any other work
             continue
+        paths = sorted(found)
+        spelled = unicodedata.normalize("NFC", written)
+        spelled = spelled if rule == "path" else spelled.removesuffix(".md")
         chosen = spelled if spelled in paths or spelled + ".md" in paths else paths[0]
         chosen = chosen if chosen in paths else chosen + ".md"
         candidates = tuple([chosen, *(p for p in paths if p != chosen)]) if len(paths) > 1 else ()
@@ -152,6 +151,8 @@ def _page_by_path(table: Names, key: str, written: str) -> Resolution | None:
 def _pick(paths: list[str], rule: str) -> Resolution | None:
     if not paths:
         return None
+    if len(paths) == 1:
+        return Resolution(LinkStatus.RESOLVED, paths[0], (), rule)
     ordered = _by_length(paths)
     candidates = tuple(ordered) if len(ordered) > 1 else ()
     return Resolution(LinkStatus.RESOLVED, ordered[0], candidates, rule)
@@ -185,13 +186,13 @@ def resolve(table: Names, target: str, source_path: str, origin: str) -> Resolut
     target = target.strip()
     if "[REDACTED:" in target:  # a secret was here: its page cannot be named by a token
         return Resolution(LinkStatus.UNRESOLVED)
-    folder = posixpath.dirname(source_path)
     ext = _EXTENSION.search(target)
     is_attachment_like = ext is not None and ext.group(1).lower() != "md"
     key = name_key(target.lstrip("/"))
     found = _page_by_path(table, key, target.lstrip("/"))
     if found is not None:
         return found
+    folder = posixpath.dirname(source_path)
     if origin == LinkOrigin.MARKDOWN or "/" in target:
         if folder and not target.startswith("/"):
             relative = name_key(posixpath.normpath(f"{folder}/{target}"))
@@ -230,13 +231,13 @@ class Resolver:
 
     def __init__(self, table: Names) -> None:
         self.table = table
-        self._memo: dict[tuple[str, str, str], Resolution] = {}
+        self._memo: dict[tuple[str, bool, str], Resolution] = {}
 
     def __call__(self, target: str, source_path: str, origin: str) -> Resolution:
         """Same as ``resolve(table, target, source_path, origin)``."""
-        ext = _EXTENSION.search(target)
-        by_folder = origin == LinkOrigin.MARKDOWN or "/" in target or ext is not None
-        key = (target, origin, posixpath.dirname(source_path) if by_folder else "")
+        markdown = origin == LinkOrigin.MARKDOWN  # other origins resolve alike
+        by_folder = markdown or "/" in target or _EXTENSION.search(target) is not None
+        key = (target, markdown, posixpath.dirname(source_path) if by_folder else "")
         found = self._memo.get(key)
         if found is None:
             found = self._memo[key] = resolve(self.table, target, source_path, origin)

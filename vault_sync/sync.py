@@ -22,6 +22,8 @@ import multiprocessing
 import os
 import re
 import signal
+import sys
+import threading
 import time
 import unicodedata
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
@@ -387,6 +389,23 @@ def _prepare_chunk(config: Config, entries: Sequence[FileEntry]) -> list[Prepare
     return [prepare_page(config, entry) for entry in entries]
 
 
+#: How often a worker process checks that its parent is still alive, seconds.
+WORKER_PARENT_POLL_S = 0.5
+
+
+def _worker_start(parent: int) -> None:
+    """Initializer of each worker process: exit as soon as the parent process is gone (a
+    writer killed mid-sync, SIGKILL included, must not leave its workers waiting forever for
+    work that will never come)."""
+
+    def watch_parent() -> None:
+        while os.getppid() == parent:
+            time.sleep(WORKER_PARENT_POLL_S)
+        os._exit(1)
+
+    threading.Thread(target=watch_parent, name="vault-sync-parent-watch", daemon=True).start()
+
+
 #: Prepare pages in worker processes when a sync writes at least this many: below it, the
 #: workers' start (~0.2 s of CPU each: a Python importing the parser) outweighs the gain.
 PARALLEL_MIN_PAGES = 2000
@@ -400,8 +419,11 @@ class _Preparer:
     writer's SQLite and tantivy work overlaps with it on another core).
 
     Use as a context manager; :meth:`batch` returns the prepared pages of batch ``number`` in
-    order. Workers are started with ``spawn`` (safe in a process that has threads, as the
-    watcher has, and the same on every OS).
+    order. Workers are forked where that is safe (Linux, and this process has no other
+    thread yet: a CLI ``sync`` or ``rebuild``), so they start at once and nothing is imported
+    again; otherwise (the watcher has threads; macOS) they are spawned, which imports the
+    caller's ``__main__`` module in each worker, as :mod:`multiprocessing` always does:
+    scripts that call :func:`sync_vault` need the usual ``if __name__ == "__main__":`` guard.
     """
 
     def __init__(self, config: Config, work: Sequence[Sequence[str]], result: ScanResult):
@@ -411,9 +433,15 @@ class _Preparer:
         workers = min(os.cpu_count() or 1, 8)
         self.pool: ProcessPoolExecutor | None = None
         if total >= PARALLEL_MIN_PAGES and workers > 1:
-            context = multiprocessing.get_context("spawn")
-            self.pool = ProcessPoolExecutor(workers, mp_context=context)
+            single = sys.platform == "linux" and threading.active_count() == 1
+            context = multiprocessing.get_context("fork" if single else "spawn")
+            self.pool = ProcessPoolExecutor(
+                workers, mp_context=context, initializer=_worker_start, initargs=(os.getpid(),)
+            )
         self.futures: dict[int, list[Future[list[Prepared]]]] = {}
+        # Queue the first batch now, before the caller takes the writer lock: the workers
+        # start on these first tasks, and a forked worker must not inherit the locked file.
+        self._submit(0)
 
     def __enter__(self) -> _Preparer:
         return self
@@ -484,8 +512,9 @@ def apply_plan(
         hold_writer: keep the index writer open after the last batch, merges running
             (:meth:`~vault_sync.index.PageIndex.batch`); the watcher's choice.
         building: the stores are a set being built, which no one reads until it is activated:
-            links are resolved and the index committed once, in the last batch, instead of
-            in every batch (a crash loses the set, which is discarded anyway).
+            the sidecar is bulk-loaded (:meth:`~vault_sync.store.Sidecar.begin_bulk_load`),
+            and links are resolved and the index committed once, in the last batch, instead
+            of in every batch (a crash loses the set, which is discarded anyway).
 
     Returns:
         The report.
@@ -501,6 +530,8 @@ def apply_plan(
     work = _batches(upserts, result.pages) or [[]]
     attachments = set(result.attachments) if not result.unreadable else None
     generation = 0
+    if building:
+        store.begin_bulk_load()  # its last batch ends it
     try:
         with _Preparer(config, work, result) as preparer:
             for number, batch in enumerate(work):
@@ -582,19 +613,33 @@ def _apply_batch(
             continue
         records.append(record)
         documents.append(fields)
+    # The last batch of a set being built commits the index in a thread while the sidecar
+    # resolves links and builds its indexes (order does not matter: no one reads the set).
+    finish = building and complete
+    join_commit: Callable[[], None] | None = None
     if records or gone or complete:
         index = PageIndex.open(index_dir)
-        with index.batch(hold=hold_writer, commit=complete) as writer:
+        with index.batch(hold=hold_writer, commit=complete and not finish) as writer:
             for path in gone:
                 writer.delete(path)
             for record, fields in zip(records, documents, strict=True):
                 if not building:  # a set being built holds no earlier copy of any page
                     writer.delete(record.path)
                 writer.add_fields(fields, generation)
-        _fault_point("after_index_commit")
-    store.apply_batch(
-        generation, records, gone, attachments=attachments, touched=touched, resolve=complete
-    )
+        if finish:
+            join_commit = index.commit_in_background()
+        else:
+            _fault_point("after_index_commit")
+    try:
+        store.apply_batch(
+            generation, records, gone, attachments=attachments, touched=touched, resolve=complete
+        )
+        if finish:
+            store.end_bulk_load()
+    finally:
+        if join_commit is not None:
+            join_commit()
+            _fault_point("after_index_commit")
     _fault_point("after_sidecar_commit")
     logger.info("generation %d: %d pages written, %d deleted", generation, len(records), len(gone))
     return generation
@@ -622,8 +667,7 @@ def sync_vault(
         scope: vault-relative paths (a watcher batch): scan and plan only these and what is
             under them (:func:`~vault_sync.vault.scan_paths`); ``None`` scans the whole vault.
             A pending (unfinished) batch always widens the scope to the whole vault.
-        hold_writer, building: see :func:`apply_plan`; ``building`` also bulk-loads the
-            sidecar (:meth:`~vault_sync.store.Sidecar.begin_bulk_load`).
+        hold_writer, building: see :func:`apply_plan`.
 
     Returns:
         ``(plan, report)``.
@@ -653,8 +697,6 @@ def sync_vault(
             return plan, report
         total = len(plan.new) + len(plan.modified) + len(plan.moved)
         progress = progress_start(total) if progress_start else None
-        if building:
-            store.begin_bulk_load()
         report = apply_plan(
             config,
             plan,
@@ -666,8 +708,6 @@ def sync_vault(
             hold_writer=hold_writer,
             building=building,
         )
-        if building:
-            store.end_bulk_load()
         return plan, report
     finally:
         store.close()
