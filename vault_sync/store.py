@@ -525,18 +525,21 @@ class Sidecar:
         few = len(rows) < SQL_LOOKUP_MAX_LINKS and self._dropped_indexes is None
         table: NameTable | SqlNames = SqlNames(self.db) if few else self.name_table()
         resolver = Resolver(table)
-        updates = []
-        for rowid, target, source, origin in rows:
-            found = resolver(target, source, origin)
-            candidates = (
-                json.dumps(found.candidates, ensure_ascii=False) if found.candidates else None
-            )
-            updates.append((found.target_path, found.status.value, candidates, rowid))
+
+        def updates() -> Iterator[tuple[str | None, str, str | None, int]]:
+            # A generator, not a list: 822k links at 100k pages would hold ~130 MB more.
+            # (SqlNames' lookups read pages and aliases, which this UPDATE never changes.)
+            for rowid, target, source, origin in rows:
+                found = resolver(target, source, origin)
+                candidates = found.candidates
+                shown = json.dumps(candidates, ensure_ascii=False) if candidates else None
+                yield found.target_path, found.status.value, shown, rowid
+
         self.db.executemany(
             "UPDATE links SET target_path = ?, status = ?, candidates = ? WHERE rowid = ?",
-            updates,
+            updates(),
         )
-        return len(updates)
+        return len(rows)
 
     def apply_batch(
         self,
