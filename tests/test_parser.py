@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -31,7 +33,7 @@ from vault_sync.page import (
     Severity,
     path_id,
 )
-from vault_sync.parser import _KnownKeys, parse_frontmatter, parse_page
+from vault_sync.parser import parse_frontmatter, parse_page
 
 PAGES = Path(__file__).resolve().parent / "pages"
 
@@ -256,7 +258,15 @@ def test_known_keys() -> None:
 
 
 def test_known_keys_model_covers_every_relation_key() -> None:
-    assert {*RELATION_TYPES, REFERENCES} <= set(_KnownKeys.model_fields)
+    assert {*RELATION_TYPES, REFERENCES} <= set(parser._reference_models()[0].model_fields)
+
+
+def test_known_keys_fields_are_the_reference_models_fields() -> None:
+    """``_Known`` has the pydantic model's fields, in order, with the same defaults."""
+    model = parser._reference_models()[0]
+    known = parser._Known()
+    assert list(model.model_fields) == list(known._fields)
+    assert all(getattr(known, k) == f.default for k, f in model.model_fields.items())
 
 
 def test_frontmatter_relations_and_custom_edges() -> None:
@@ -856,3 +866,135 @@ def test_simple_frontmatter_reads_as_pyyaml_does(block: str) -> None:
 @given(st.lists(_SIMPLE_YAML_PIECES, max_size=10).map("".join) | _SIMPLE_BLOCK)
 def test_simple_frontmatter_reads_as_pyyaml_does_long(block: str) -> None:
     test_simple_frontmatter_reads_as_pyyaml_does.hypothesis.inner_test(block)  # type: ignore[attr-defined]
+
+
+# --------------------------------------------------------------------------- known keys
+
+
+def test_a_common_page_does_not_import_pydantic() -> None:
+    """The fast checks keep pydantic off a sync that parses only common pages."""
+    code = (
+        "import sys; from vault_sync.parser import parse_page\n"
+        "page = parse_page('---\\ntitle: T\\nkind: Rule\\ntags: [a, b]\\nvalid_from: 2024-01-02\\n"
+        "evidence:\\n  - session:x @2024-01-01\\n---\\nbody [[L]]\\n', 'a.md')\n"
+        "assert page.kind == 'rule' and page.evidence and not page.issues, page\n"
+        "print(sorted({'pydantic'} & set(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+    bad = parse_page("---\nkind: nope\n---\n", "a.md")  # the fallback: pydantic's message
+    assert [w.message[:38] for w in bad.warnings] == ["kind: 'nope' is not valid (Input shoul"]
+
+
+_KNOWN_KEYS = sorted(parser._KNOWN)
+_FRONT_TEXTS = st.sampled_from(
+    [
+        "", " ", "x", " a b ", "note", "Decision", " GOTCHA ", "bogus", "active", "Archived ",
+        "10", "1.5", "010", "no", "2024-01-01", "2024-02-30", "2024-01-01T10:00:00Z",
+        "2024-01-01 10:00+02:00", "2024-1-1", "soon", "[[X]]", " [[X|y]] ", "[[A#H]]", "[[]]",
+        "#tag, b  c", "a,b", "session:abc @2024-01-01", "hunch:gut", "kind: ", "no source",
+        "commit:abc123", "\u96fe\u51c7", "a\u00a0b", "\t",
+    ]
+)  # fmt: skip
+_FRONT_VALUES = st.recursive(
+    st.none() | _FRONT_TEXTS | st.text(max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(["kind", "source", "at", "note", "session", "x"]), inner, max_size=3
+        )
+    ),
+    max_leaves=8,
+)
+#: Known keys (and a few others) with values of every shape frontmatter can load as.
+_KNOWN_MAPPINGS = st.dictionaries(
+    st.sampled_from([*_KNOWN_KEYS, "up", "source"]), _FRONT_VALUES, max_size=6
+)
+#: Mostly valid shapes, so the fast path is taken often.
+_VALID_MAPPINGS = st.fixed_dictionaries(
+    {},
+    optional={
+        "title": _FRONT_TEXTS,
+        "kind": st.sampled_from(["note", "Rule", " decision "]),
+        "status": st.sampled_from(["active", "Historical"]),
+        "tags": st.lists(_FRONT_TEXTS, max_size=3) | _FRONT_TEXTS,
+        "aliases": st.lists(_FRONT_TEXTS | st.lists(_FRONT_TEXTS, max_size=2), max_size=3),
+        "valid_from": st.sampled_from(["2024-01-01", "2024-01-01T10:00:00Z", " 2025-12-31 "]),
+        "related": st.lists(st.sampled_from(["[[X]]", "[[Y|y]]"]) | st.just(["Z"]), max_size=3),
+        "evidence": st.lists(
+            _FRONT_TEXTS
+            | st.fixed_dictionaries(
+                {"kind": _FRONT_TEXTS, "source": _FRONT_TEXTS},
+                optional={"at": _FRONT_TEXTS | st.none(), "note": _FRONT_TEXTS},
+            ),
+            max_size=3,
+        ),
+    },
+)
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_KNOWN_MAPPINGS | _VALID_MAPPINGS)
+def test_known_keys_fast_path_agrees_with_pydantic(mapping: dict[str, Any]) -> None:
+    """``_known_fast`` gives what the pydantic model gives, or steps aside; and it steps aside
+    only where pydantic reports a problem (so valid pages never pay for pydantic)."""
+    data = {k: v for k, v in mapping.items() if k in parser._KNOWN}
+    issues: list[Any] = []
+    checked = parser._known_checked(data, parser._Front(mapping=mapping), issues)
+    fast = parser._known_fast(data)
+    if fast is not None:
+        assert repr(fast) == repr(checked)  # repr: Kind.RULE == "rule", but not its repr
+        assert issues == []
+    else:
+        assert issues
+    for entry in checked.evidence:
+        fields = entry if isinstance(entry, dict) else None
+        if isinstance(entry, str) and (m := parser._EVIDENCE_TEXT.match(entry)):
+            fields = {"kind": m[1], "source": m[2], "at": m[3]}
+        fast_entry = parser._evidence_fast(fields)
+        if fast_entry is not None:
+            assert repr(fast_entry) == repr(parser._evidence_checked(fields))
+
+
+def _without_fast_paths(text: str, path: str) -> Page:
+    """``parse_page`` with every known-key and evidence check done by pydantic."""
+    with (
+        mock.patch.object(parser, "_known_fast", return_value=None),
+        mock.patch.object(parser, "_evidence_fast", return_value=None),
+    ):
+        return parse_page(text, path)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_KNOWN_MAPPINGS | _VALID_MAPPINGS, st.booleans())
+def test_parse_page_with_fast_checks_equals_pure_pydantic(
+    mapping: dict[str, Any], flow: bool
+) -> None:
+    """Whole pages: the same ``Page`` (links, evidence, warnings and all) either way."""
+    block = yaml.safe_dump(mapping, default_flow_style=flow, allow_unicode=True, sort_keys=False)
+    text = f"---\n{block}---\n# Head\nbody [[L]] #t\n"
+    assert repr(parse_page(text, "p/a.md")) == repr(_without_fast_paths(text, "p/a.md"))
+
+
+def test_fast_checks_change_nothing_on_the_case_pages() -> None:
+    for file in sorted(PAGES.glob("*.md")):
+        text = file.read_bytes().decode("utf-8-sig")
+        assert repr(parse_page(text, nfc(file.name))) == repr(
+            _without_fast_paths(text, nfc(file.name))
+        )
+
+
+@pytest.mark.slow
+@settings(max_examples=20_000, deadline=None, suppress_health_check=list(HealthCheck))
+@given(_KNOWN_MAPPINGS | _VALID_MAPPINGS)
+def test_known_keys_fast_path_agrees_with_pydantic_long(mapping: dict[str, Any]) -> None:
+    test_known_keys_fast_path_agrees_with_pydantic.hypothesis.inner_test(mapping)  # type: ignore[attr-defined]
+
+
+@pytest.mark.slow
+@settings(max_examples=5_000, deadline=None, suppress_health_check=list(HealthCheck))
+@given(_KNOWN_MAPPINGS | _VALID_MAPPINGS, st.booleans())
+def test_parse_page_with_fast_checks_equals_pure_pydantic_long(
+    mapping: dict[str, Any], flow: bool
+) -> None:
+    test_parse_page_with_fast_checks_equals_pure_pydantic.hypothesis.inner_test(mapping, flow)  # type: ignore[attr-defined]

@@ -10,7 +10,10 @@ Two halves, both total (no ``str`` input makes them raise; a hypothesis property
   case F8); null, ``~`` and empty stay ``None``. Blocks of simple ``key: value`` and list
   lines, which YAML can read only one way, skip PyYAML (``_simple_front``), and the usual
   nodes skip its constructor (``_node_plain``): both give what the loader gives, pinned by
-  hypothesis properties. Known keys are then checked with pydantic; every problem becomes an
+  hypothesis properties. Known keys are then checked with pydantic models (the reference),
+  which a plain-Python check of the valid shapes skips (``_known_fast``, ``_evidence_fast``:
+  same values, pinned by hypothesis properties), so pydantic is imported only for a page with
+  a value it must judge; every problem becomes an
   :class:`~vault_sync.page.Issue` with its 1-based file line.
 * **Body.** A line-based scanner with precompiled regexes, not markdown-it: markdown-it over
   every page costs half of the 10k-page cold-sync budget (TECH-NOTES §4: 2.0 s vs 0.30 s for a
@@ -26,17 +29,17 @@ Two halves, both total (no ``str`` input makes them raise; a hypothesis property
 from __future__ import annotations
 
 import datetime
+import functools
 import logging
 import posixpath
 import re
 import unicodedata
-from collections.abc import Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 from urllib.parse import unquote
 
 import yaml
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, ValidationError
 
 from vault_sync.page import (
     EMBEDS,
@@ -56,6 +59,9 @@ from vault_sync.page import (
     path_id,
     path_stem,
 )
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 __all__ = ["parse_frontmatter", "parse_page"]
 
@@ -482,67 +488,170 @@ def _iso_date(value: str | None) -> str | None:
     return value
 
 
-_Title = Annotated[str | None, BeforeValidator(_title_value)]
-_Text = Annotated[str | None, BeforeValidator(_scalar_value)]
-_Date = Annotated[str | None, BeforeValidator(_scalar_value), AfterValidator(_iso_date)]
-_Texts = Annotated[tuple[str, ...], BeforeValidator(_text_list)]
-_Tags = Annotated[tuple[str, ...], BeforeValidator(_tag_list)]
-_Links = Annotated[tuple[str, ...], BeforeValidator(_link_list)]
+class _Known(NamedTuple):
+    """The frontmatter keys the page model knows (DESIGN §2), as validated values.
 
+    The fields, their types and defaults are those of the pydantic model built by
+    :func:`_reference_models` (a test pins that they agree). A named tuple, not a frozen
+    dataclass: with 17 fields, the frozen ``__init__`` costs 2 us of every page, this 0.4 us.
+    """
 
-class _KnownKeys(BaseModel):
-    """The frontmatter keys the page model knows (DESIGN §2), as validated types."""
-
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-    title: _Title = None
-    id: _Text = None
-    kind: Annotated[Kind | None, BeforeValidator(_enum_value)] = None
-    status: Annotated[Status | None, BeforeValidator(_enum_value)] = None
-    project: _Text = None
-    tags: _Tags = ()
-    aliases: _Texts = ()
-    valid_from: _Date = None
-    valid_to: _Date = None
-    evidence: Annotated[tuple[Any, ...], BeforeValidator(_as_list)] = ()
-    causes: _Links = ()
-    fixes: _Links = ()
-    contradicts: _Links = ()
-    supersedes: _Links = ()
-    superseded_by: _Links = ()
-    related: _Links = ()
-    references: _Links = ()
+    title: str | None = None
+    id: str | None = None
+    kind: Kind | None = None
+    status: Status | None = None
+    project: str | None = None
+    tags: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+    valid_from: str | None = None
+    valid_to: str | None = None
+    evidence: tuple[Any, ...] = ()
+    causes: tuple[str, ...] = ()
+    fixes: tuple[str, ...] = ()
+    contradicts: tuple[str, ...] = ()
+    supersedes: tuple[str, ...] = ()
+    superseded_by: tuple[str, ...] = ()
+    related: tuple[str, ...] = ()
+    references: tuple[str, ...] = ()
 
 
 #: Frontmatter keys whose values become typed links (DESIGN §2).
 _RELATION_KEYS: tuple[str, ...] = (*RELATION_TYPES, REFERENCES)
-_KNOWN = frozenset(_KnownKeys.model_fields)
+_KNOWN = frozenset(_Known._fields)
 
 
-class _EvidenceEntry(BaseModel):
-    """The mapping form of one evidence entry: ``{kind, source, at, note}``."""
+@functools.cache
+def _reference_models() -> tuple[type[BaseModel], type[BaseModel]]:
+    """The pydantic models of the known keys and of one evidence entry, built on first use.
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    They are the reference: every value the fast checks (:func:`_known_fast`,
+    :func:`_evidence_fast`) cannot plainly accept is validated here, and pydantic's messages
+    become the warnings. House rule: a well-kept library beats our own code, but inside the
+    core speed budgets decide: importing pydantic and building these models costs ~60 ms,
+    ~20% of a one-page-change sync (0.34 s at 10k pages), for pages that nearly all hold
+    valid values. So pydantic is imported only when a page needs it (hypothesis properties
+    in ``tests/test_parser.py`` check both paths agree).
+    """
+    from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict
 
-    kind: Annotated[str, BeforeValidator(_enum_value)]
-    source: Annotated[str, BeforeValidator(_scalar_value)]
-    at: _Text = None
-    note: _Text = None
+    _Title = Annotated[str | None, BeforeValidator(_title_value)]
+    _Text = Annotated[str | None, BeforeValidator(_scalar_value)]
+    _Date = Annotated[str | None, BeforeValidator(_scalar_value), AfterValidator(_iso_date)]
+    _Texts = Annotated[tuple[str, ...], BeforeValidator(_text_list)]
+    _Tags = Annotated[tuple[str, ...], BeforeValidator(_tag_list)]
+    _Links = Annotated[tuple[str, ...], BeforeValidator(_link_list)]
+
+    class _KnownKeys(BaseModel):
+        """The frontmatter keys the page model knows (DESIGN §2), as validated types."""
+
+        model_config = ConfigDict(extra="ignore", frozen=True)
+
+        title: _Title = None
+        id: _Text = None
+        kind: Annotated[Kind | None, BeforeValidator(_enum_value)] = None
+        status: Annotated[Status | None, BeforeValidator(_enum_value)] = None
+        project: _Text = None
+        tags: _Tags = ()
+        aliases: _Texts = ()
+        valid_from: _Date = None
+        valid_to: _Date = None
+        evidence: Annotated[tuple[Any, ...], BeforeValidator(_as_list)] = ()
+        causes: _Links = ()
+        fixes: _Links = ()
+        contradicts: _Links = ()
+        supersedes: _Links = ()
+        superseded_by: _Links = ()
+        related: _Links = ()
+        references: _Links = ()
+
+    class _EvidenceEntry(BaseModel):
+        """The mapping form of one evidence entry: ``{kind, source, at, note}``."""
+
+        model_config = ConfigDict(extra="ignore", frozen=True)
+
+        kind: Annotated[str, BeforeValidator(_enum_value)]
+        source: Annotated[str, BeforeValidator(_scalar_value)]
+        at: _Text = None
+        note: _Text = None
+
+    return _KnownKeys, _EvidenceEntry
 
 
-_EVIDENCE_TEXT = re.compile(r"\s*([A-Za-z][\w-]*)\s*:\s*(.+?)(?:\s+@(\S+))?\s*\Z", re.DOTALL)
+class _Refused(Exception):
+    """A value the fast checks leave to pydantic (which may still accept it)."""
 
 
-def _validate_known(front: _Front, issues: list[Issue]) -> _KnownKeys:
-    """Validate the known keys; a bad key is reported (with its line) and falls back."""
-    data = {k: v for k, v in front.mapping.items() if k in _KNOWN}
+def _text_or_none(value: Any) -> str | None:
+    if value is None or type(value) is str:
+        return value
+    raise _Refused
+
+
+def _texts(values: Any) -> tuple[str, ...]:
+    if type(values) is list and all(type(v) is str for v in values):
+        return tuple(values)
+    raise _Refused
+
+
+def _member(members: dict[str, Any], value: Any) -> Any:
+    if value is None:
+        return None
+    if type(value) is str and value in members:
+        return members[value]
+    raise _Refused
+
+
+_KINDS = {kind.value: kind for kind in Kind}
+_STATUSES = {status.value: status for status in Status}
+
+
+def _date_or_none(value: Any) -> str | None:
+    try:
+        return _iso_date(_text_or_none(value))
+    except ValueError:
+        raise _Refused from None
+
+
+#: Per known key: the value pydantic's model gives for a raw value it plainly accepts, the
+#: same validator functions followed by the type check pydantic adds; :class:`_Refused` else.
+_FAST_CHECKS: dict[str, Callable[[Any], Any]] = {
+    "title": lambda v: _text_or_none(_title_value(v)),
+    "id": lambda v: _text_or_none(_scalar_value(v)),
+    "kind": lambda v: _member(_KINDS, _enum_value(v)),
+    "status": lambda v: _member(_STATUSES, _enum_value(v)),
+    "project": lambda v: _text_or_none(_scalar_value(v)),
+    "tags": lambda v: _texts(_tag_list(v)),
+    "aliases": lambda v: _texts(_text_list(v)),
+    "valid_from": lambda v: _date_or_none(_scalar_value(v)),
+    "valid_to": lambda v: _date_or_none(_scalar_value(v)),
+    "evidence": lambda v: tuple(_as_list(v)),
+    **{key: (lambda v: _texts(_link_list(v))) for key in _RELATION_KEYS},
+}
+
+
+def _known_fast(data: dict[str, Any]) -> _Known | None:
+    """The known keys of ``data`` (known keys only) as pydantic gives them, when every value is
+    plainly valid; ``None`` when one is not (pydantic then decides and words the warnings)."""
+    try:
+        return _Known(**{key: _FAST_CHECKS[key](value) for key, value in data.items()})
+    except _Refused:
+        return None
+
+
+def _known_checked(data: dict[str, Any], front: _Front, issues: list[Issue]) -> _Known:
+    """The known keys validated by pydantic; each bad key is reported (with its line) and
+    dropped, and the rest is validated again."""
+    from pydantic import ValidationError
+
+    known_keys = _reference_models()[0]
+    data = dict(data)
     while True:
         try:
-            return _KnownKeys.model_validate(data)
+            return _Known(**dict(known_keys.model_validate(data)))
         except ValidationError as exc:
             errors = exc.errors()
             if not any(err["loc"] and err["loc"][0] in data for err in errors):
-                return _KnownKeys()  # nothing left to drop (not expected: all fields default)
+                return _Known()  # nothing left to drop (not expected: all fields default)
             for err in errors:
                 key = str(err["loc"][0]) if err["loc"] else ""
                 shown = data.get(key)
@@ -556,6 +665,47 @@ def _validate_known(front: _Front, issues: list[Issue]) -> _KnownKeys:
                     )
                 )
                 data.pop(key, None)
+
+
+def _validate_known(front: _Front, issues: list[Issue]) -> _Known:
+    """Validate the known keys; a bad key is reported (with its line) and falls back."""
+    data = {k: v for k, v in front.mapping.items() if k in _KNOWN}
+    known = _known_fast(data)
+    return known if known is not None else _known_checked(data, front, issues)
+
+
+_EVIDENCE_TEXT = re.compile(r"\s*([A-Za-z][\w-]*)\s*:\s*(.+?)(?:\s+@(\S+))?\s*\Z", re.DOTALL)
+
+_EvidenceFields = tuple[str, str, str | None, str | None]
+
+
+def _evidence_fast(fields: dict[str, Any] | None) -> _EvidenceFields | None:
+    """``(kind, source, at, note)`` as the evidence model gives them, when plainly valid;
+    ``None`` when not (pydantic then decides)."""
+    if fields is None or "kind" not in fields or "source" not in fields:
+        return None
+    kind, source = _enum_value(fields["kind"]), _scalar_value(fields["source"])
+    if type(kind) is not str or type(source) is not str:
+        return None
+    try:
+        at, note = (
+            _text_or_none(_scalar_value(fields.get("at"))),
+            _text_or_none(_scalar_value(fields.get("note"))),
+        )
+    except _Refused:
+        return None
+    return kind, source, at, note
+
+
+def _evidence_checked(fields: Any) -> _EvidenceFields | None:
+    """``(kind, source, at, note)`` validated by pydantic; ``None`` when invalid."""
+    from pydantic import ValidationError
+
+    try:
+        item = dict(_reference_models()[1].model_validate(fields))
+    except ValidationError:
+        return None
+    return item["kind"], item["source"], item["at"], item["note"]
 
 
 def _evidence(front: _Front, entries: tuple[Any, ...], issues: list[Issue]) -> list[Evidence]:
@@ -575,22 +725,20 @@ def _evidence(front: _Front, entries: tuple[Any, ...], issues: list[Issue]) -> l
             if "kind" not in entry and "source" not in entry and len(entry) == 1:
                 ((kind, source),) = entry.items()  # `- session: abc` read as a mapping
                 fields = {"kind": kind, "source": source}
-        try:
-            item = _EvidenceEntry.model_validate(fields)
-        except ValidationError:
+        item = _evidence_fast(fields) or _evidence_checked(fields)
+        if item is None:
             issues.append(
                 _warning("invalid_evidence", "evidence entry needs a kind and a source "
                          "(`kind:source @date` or {kind, source, at, note})", line, "evidence")
             )  # fmt: skip
             continue
-        if item.kind not in EVIDENCE_KINDS:
+        kind, source, at, note = item
+        if kind not in EVIDENCE_KINDS:
             issues.append(
-                _warning("unknown_evidence_kind", f"unknown evidence kind {item.kind[:40]!r} "
+                _warning("unknown_evidence_kind", f"unknown evidence kind {kind[:40]!r} "
                          f"(known: {', '.join(EVIDENCE_KINDS)})", line, "evidence")
             )  # fmt: skip
-        found.setdefault(
-            (item.kind, item.source), Evidence(item.kind, item.source, line, item.at, item.note)
-        )
+        found.setdefault((kind, source), Evidence(kind, source, line, at, note))
     return list(found.values())
 
 
@@ -608,9 +756,7 @@ def _edge_type(key: str) -> str:
     return "_".join(_CAMEL_BOUNDARY.sub(" ", key).replace("-", " ").lower().split())
 
 
-def _frontmatter_links(
-    front: _Front, known: _KnownKeys, path: str, issues: list[Issue]
-) -> list[Link]:
+def _frontmatter_links(front: _Front, known: _Known, path: str, issues: list[Issue]) -> list[Link]:
     """Typed links of relation keys, then of other keys whose values are all wikilinks."""
     links: list[Link] = []
 
