@@ -726,7 +726,7 @@ _YAML = st.lists(_YAML_PIECES | st.text(max_size=4), max_size=16).map("".join) |
 def test_yaml_fast_path_agrees_with_the_constructor(block: str) -> None:
     """``_node_plain`` gives what ``_plain(construct_document(node))`` gives, or steps aside."""
     try:
-        node = parser._TextLoader(block).get_single_node()
+        node = parser._text_loader()(block).get_single_node()
     except Exception:  # a YAML error: neither path runs
         return
     if node is None:
@@ -735,7 +735,7 @@ def test_yaml_fast_path_agrees_with_the_constructor(block: str) -> None:
         fast = repr(parser._node_plain(node, [parser._MAX_NODES]))
     except parser._Unusual:
         return
-    loader = parser._TextLoader(block)
+    loader = parser._text_loader()(block)
     slow = parser._plain(loader.construct_document(loader.get_single_node()), [parser._MAX_NODES])
     assert fast == repr(slow)
     assert loader.duplicates == []
@@ -743,7 +743,7 @@ def test_yaml_fast_path_agrees_with_the_constructor(block: str) -> None:
 
 @given(st.text(max_size=6) | st.sampled_from(["", "~", "null", "Null", "NULL", "<<", "nul", "<"]))
 def test_fast_resolver_agrees_with_pyyaml(value: str) -> None:
-    loader = parser._TextLoader("")
+    loader = parser._text_loader()("")
     assert not loader.yaml_path_resolvers  # the fast resolver assumes none
     for kind, implicit in [
         (yaml.ScalarNode, (True, False)),
@@ -871,14 +871,14 @@ def test_simple_frontmatter_reads_as_pyyaml_does_long(block: str) -> None:
 # --------------------------------------------------------------------------- known keys
 
 
-def test_a_common_page_does_not_import_pydantic() -> None:
-    """The fast checks keep pydantic off a sync that parses only common pages."""
+def test_a_common_page_imports_neither_pydantic_nor_yaml() -> None:
+    """The fast paths keep both libraries off a sync that parses only common pages."""
     code = (
         "import sys; from vault_sync.parser import parse_page\n"
         "page = parse_page('---\\ntitle: T\\nkind: Rule\\ntags: [a, b]\\nvalid_from: 2024-01-02\\n"
         "evidence:\\n  - session:x @2024-01-01\\n---\\nbody [[L]]\\n', 'a.md')\n"
         "assert page.kind == 'rule' and page.evidence and not page.issues, page\n"
-        "print(sorted({'pydantic'} & set(sys.modules)))\n"
+        "print(sorted({'pydantic', 'yaml'} & set(sys.modules)))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"

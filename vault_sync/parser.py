@@ -8,12 +8,12 @@ Two halves, both total (no ``str`` input makes them raise; a hypothesis property
   ``CSafeLoader`` subclass whose bool/int/float/timestamp resolvers are removed, so every scalar
   stays the text the person wrote (``10:00``, ``no``, ``1.10``, ``010``, offset datetimes:
   case F8); null, ``~`` and empty stay ``None``. Blocks of simple ``key: value`` and list
-  lines, which YAML can read only one way, skip PyYAML (``_simple_front``), and the usual
-  nodes skip its constructor (``_node_plain``): both give what the loader gives, pinned by
-  hypothesis properties. Known keys are then checked with pydantic models (the reference),
-  which a plain-Python check of the valid shapes skips (``_known_fast``, ``_evidence_fast``:
-  same values, pinned by hypothesis properties), so pydantic is imported only for a page with
-  a value it must judge; every problem becomes an
+  lines, which YAML can read only one way, skip PyYAML (``_simple_front``; PyYAML is imported
+  only for the other blocks), and the usual nodes skip its constructor (``_node_plain``): both
+  give what the loader gives, pinned by hypothesis properties. Known keys are then checked
+  with pydantic models (the reference), which a plain-Python check of the valid shapes skips
+  (``_known_fast``, ``_evidence_fast``: same values, pinned by hypothesis properties), so
+  pydantic is imported only for a page with a value it must judge; every problem becomes an
   :class:`~vault_sync.page.Issue` with its 1-based file line.
 * **Body.** A line-based scanner with precompiled regexes, not markdown-it: markdown-it over
   every page costs half of the 10k-page cold-sync budget (TECH-NOTES §4: 2.0 s vs 0.30 s for a
@@ -36,10 +36,8 @@ import re
 import unicodedata
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, Protocol
 from urllib.parse import unquote
-
-import yaml
 
 from vault_sync.page import (
     EMBEDS,
@@ -61,6 +59,7 @@ from vault_sync.page import (
 )
 
 if TYPE_CHECKING:
+    import yaml
     from pydantic import BaseModel
 
 __all__ = ["parse_frontmatter", "parse_page"]
@@ -78,63 +77,82 @@ _MAX_NODES = 10_000
 _MAX_DEPTH = 32
 
 
-class _TextLoader(yaml.CSafeLoader):
-    """``CSafeLoader`` that keeps scalars as written and records duplicate keys.
+class _Loader(Protocol):
+    """What the general path uses of the loader that :func:`_text_loader` builds."""
 
-    Only the null and merge (``<<``) implicit resolvers are kept; bool, int, float,
-    timestamp and value (``=``) are removed (TECH-NOTES §3), so ``no`` stays ``"no"``.
-    Unknown explicit tags (``!foo x``) load as their plain scalar, list or mapping.
+    duplicates: list[tuple[str, int]]  # (key, 0-based line in the block)
+
+    def get_single_node(self) -> yaml.Node | None: ...
+    def construct_document(self, node: yaml.Node | None) -> Any: ...
+    def dispose(self) -> None: ...
+
+
+@functools.cache
+def _text_loader() -> Callable[[str], _Loader]:
+    """The loader class of the general path, built on first use.
+
+    Importing PyYAML costs ~10 ms at every sync's start, and most pages' frontmatter is read
+    by :func:`_simple_front` without it, so it is imported only when a block is not simple.
     """
+    import yaml
 
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self.duplicates: list[tuple[str, int]] = []  # (key, 0-based line in the block)
+    class _TextLoader(yaml.CSafeLoader):
+        """``CSafeLoader`` that keeps scalars as written and records duplicate keys.
 
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Hashable, Any]:
-        seen: set[str] = set()
-        for key_node, _ in node.value:
-            if isinstance(key_node, yaml.ScalarNode) and key_node.tag != _MERGE_TAG:
-                if key_node.value in seen:
-                    self.duplicates.append((key_node.value, key_node.start_mark.line))
-                seen.add(key_node.value)
-        return super().construct_mapping(node, deep)
-
-    def resolve(self, kind: type[yaml.Node], value: str, implicit: Any) -> str:
-        """``BaseResolver.resolve`` for our resolvers, without its per-node list building.
-
-        The C composer calls it once per node (~18 per page: 0.16 s of a 10k-page sync); only
-        a plain scalar starting with a kept resolver's first character (``~``, ``n``, ``N``,
-        ``<`` or empty) needs the regexes, so only those go to the original. No path resolvers
-        are registered here, so every other node gets its kind's default tag.
+        Only the null and merge (``<<``) implicit resolvers are kept; bool, int, float,
+        timestamp and value (``=``) are removed (TECH-NOTES §3), so ``no`` stays ``"no"``.
+        Unknown explicit tags (``!foo x``) load as their plain scalar, list or mapping.
         """
-        if kind is yaml.ScalarNode and implicit[0] and value[:1] in _RESOLVED_FIRST:
-            return super().resolve(kind, value, implicit)  # type: ignore[no-untyped-call,no-any-return]
-        return _DEFAULT_TAGS[kind]
 
+        def __init__(self, stream: str) -> None:
+            super().__init__(stream)
+            self.duplicates: list[tuple[str, int]] = []  # (key, 0-based line in the block)
 
-_TextLoader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag in (_NULL_TAG, _MERGE_TAG)]
-    for first, resolvers in yaml.CSafeLoader.yaml_implicit_resolvers.items()
-}
-#: First characters of plain scalars that one of the kept implicit resolvers may claim.
-_RESOLVED_FIRST = frozenset(k for k, v in _TextLoader.yaml_implicit_resolvers.items() if v)
-_DEFAULT_TAGS = {
-    yaml.ScalarNode: _TextLoader.DEFAULT_SCALAR_TAG,
-    yaml.SequenceNode: _TextLoader.DEFAULT_SEQUENCE_TAG,
-    yaml.MappingNode: _TextLoader.DEFAULT_MAPPING_TAG,
-}
+        def construct_mapping(
+            self, node: yaml.MappingNode, deep: bool = False
+        ) -> dict[Hashable, Any]:
+            seen: set[str] = set()
+            for key_node, _ in node.value:
+                if isinstance(key_node, yaml.ScalarNode) and key_node.tag != _MERGE_TAG:
+                    if key_node.value in seen:
+                        self.duplicates.append((key_node.value, key_node.start_mark.line))
+                    seen.add(key_node.value)
+            return super().construct_mapping(node, deep)
 
+        def resolve(self, kind: type[yaml.Node], value: str, implicit: Any) -> str:
+            """``BaseResolver.resolve`` for our resolvers, without its per-node list building.
 
-def _construct_untagged(loader: _TextLoader, node: yaml.Node) -> Any:
-    if isinstance(node, yaml.ScalarNode):
-        return loader.construct_scalar(node)
-    if isinstance(node, yaml.SequenceNode):
-        return loader.construct_sequence(node)
-    assert isinstance(node, yaml.MappingNode)
-    return loader.construct_mapping(node)
+            The C composer calls it once per node (~18 per page: 0.16 s of a 10k-page sync);
+            only a plain scalar starting with a kept resolver's first character (``~``, ``n``,
+            ``N``, ``<`` or empty) needs the regexes, so only those go to the original. No path
+            resolvers are registered here, so every other node gets its kind's default tag.
+            """
+            if kind is yaml.ScalarNode and implicit[0] and value[:1] in resolved_first:
+                return super().resolve(kind, value, implicit)  # type: ignore[no-untyped-call,no-any-return]
+            return default_tags[kind]
 
+    _TextLoader.yaml_implicit_resolvers = {
+        first: [(tag, rx) for tag, rx in resolvers if tag in (_NULL_TAG, _MERGE_TAG)]
+        for first, resolvers in yaml.CSafeLoader.yaml_implicit_resolvers.items()
+    }
+    #: First characters of plain scalars that one of the kept implicit resolvers may claim.
+    resolved_first = frozenset(k for k, v in _TextLoader.yaml_implicit_resolvers.items() if v)
+    default_tags = {
+        yaml.ScalarNode: _TextLoader.DEFAULT_SCALAR_TAG,
+        yaml.SequenceNode: _TextLoader.DEFAULT_SEQUENCE_TAG,
+        yaml.MappingNode: _TextLoader.DEFAULT_MAPPING_TAG,
+    }
 
-_TextLoader.add_constructor(None, _construct_untagged)
+    def construct_untagged(loader: _TextLoader, node: yaml.Node) -> Any:
+        if isinstance(node, yaml.ScalarNode):
+            return loader.construct_scalar(node)
+        if isinstance(node, yaml.SequenceNode):
+            return loader.construct_sequence(node)
+        assert isinstance(node, yaml.MappingNode)
+        return loader.construct_mapping(node)
+
+    _TextLoader.add_constructor(None, construct_untagged)
+    return _TextLoader
 
 
 class _TooComplex(Exception):
@@ -161,6 +179,8 @@ def _node_plain(node: yaml.Node, budget: list[int], depth: int = 0) -> Any:
     general path, which then decides exactly as before. A hypothesis property in
     ``tests/test_parser.py`` checks both paths agree.
     """
+    import yaml  # loaded already: only the general path gets here
+
     budget[0] -= 1
     if budget[0] < 0 or depth > _MAX_DEPTH:
         raise _Unusual
@@ -332,15 +352,17 @@ def _read_front(text: str) -> _Front:
     if simple is not None:
         front.mapping, front.key_lines, front.value_lines = simple
         return front
+    import yaml  # the general path: a block _simple_front cannot read
+
     first = 2  # the line after the opening ``---``
     last = front.body_line - 1  # the closing line
 
     def file_line(mark_line: int) -> int:
         return min(max(first + mark_line, first), last)
 
-    loader: _TextLoader | None = None
+    loader: _Loader | None = None
     try:
-        loader = _TextLoader(block)
+        loader = _text_loader()(block)
         node = loader.get_single_node()
         try:
             mapping = _node_plain(node, [_MAX_NODES]) if node is not None else None
