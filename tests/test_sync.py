@@ -303,9 +303,16 @@ def test_a_build_failing_between_batches_leaves_no_writer_and_the_next_sync_buil
     assert len(search_paths(vault, "shared", limit=50)) == 20
 
 
-@pytest.mark.parametrize("threads", [1, 2])  # 1: workers forked; 2 (a watcher): spawned
+@pytest.mark.parametrize(
+    ("threads", "spawn_allowed", "method"),
+    [(1, False, "fork"), (2, True, "spawn"), (2, False, None)],  # None: prepared in process
+)
 def test_pages_prepared_in_worker_processes_are_stored_as_in_process(
-    make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch, threads: int
+    make_vault: MakeVault,
+    monkeypatch: pytest.MonkeyPatch,
+    threads: int,
+    spawn_allowed: bool,
+    method: str | None,
 ) -> None:
     import vault_sync.sync as sync_module
 
@@ -322,10 +329,11 @@ def test_pages_prepared_in_worker_processes_are_stored_as_in_process(
         lambda *a, **kw: started.append(kw["mp_context"]) or real_pool(*a, **kw),
     )
     monkeypatch.setattr(sync_module.threading, "active_count", lambda: threads)
+    monkeypatch.setattr(sync_module, "_spawn_allowed", spawn_allowed)
     pooled = make_vault(CROSS_BATCH, name="pooled")
     sync(pooled)
-    assert started  # the workers really ran
-    assert started[0].get_start_method() == ("fork" if threads == 1 else "spawn")  # type: ignore[attr-defined]
+    methods = [context.get_start_method() for context in started]  # type: ignore[attr-defined]
+    assert methods == ([method] if method else [])
     for table in ("pages", "aliases", "tags", "links", "evidence", "issues"):
         assert _rows(inline, table) == _rows(pooled, table), table
     for word in ("shared", "word13", "alias4", "Title", "p3"):
@@ -373,4 +381,70 @@ def test_workers_of_a_killed_sync_exit_and_the_next_sync_builds(
     assert _processes_naming(str(vault)) == []  # no orphaned worker waits for work
     again = cli("--vault", str(vault), "sync")
     assert again.code == 0, again.err  # type: ignore[attr-defined]
+    assert sql(vault, "SELECT count(*) FROM pages")[0][0] == pages
+
+
+def _dying_chunk(config: Config, entries: list[object]):  # type: ignore[no-untyped-def]
+    """A worker's task that kills its worker on one page (run by forked workers, by name)."""
+    import vault_sync.sync as sync_module
+
+    if any(getattr(e, "path", "") == "d1/p9.md" for e in entries):
+        os._exit(3)
+    return [sync_module.prepare_page(config, e) for e in entries]  # type: ignore[arg-type]
+
+
+def test_a_worker_that_dies_leaves_its_pages_to_this_process(
+    make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import vault_sync.sync as sync_module
+
+    monkeypatch.setattr(sync_module, "BATCH_PAGES", 3)
+    monkeypatch.setattr(sync_module, "PARALLEL_CHUNK_PAGES", 2)
+    inline = make_vault(CROSS_BATCH, name="inline")
+    sync(inline)
+    monkeypatch.setattr(sync_module, "PARALLEL_MIN_PAGES", 1)
+    monkeypatch.setattr(sync_module, "_prepare_chunk", _dying_chunk)
+    pooled = make_vault(CROSS_BATCH, name="pooled")
+    _, report = sync(pooled)
+    assert report.added == len(CROSS_BATCH) and not report.errors
+    for table in ("pages", "links", "evidence"):
+        assert _rows(inline, table) == _rows(pooled, table), table
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc (Linux)")
+def test_ctrl_c_during_a_sync_with_workers_stops_it_quietly(make_vault: MakeVault) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    import vault_sync.sync as sync_module
+
+    pages = sync_module.PARALLEL_MIN_PAGES * 3
+    vault = make_vault({f"d{i % 7}/p{i}.md": f"word{i} common\n" for i in range(pages)})
+    sync(vault)
+    for path in vault.glob("d*/p*.md"):  # every page changed: a sync of modified pages,
+        path.write_text(path.read_text() + "changed\n")  # whose workers often wait idle
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vault_sync", "--vault", str(vault), "sync"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a terminal's foreground job
+    )
+    deadline = time.monotonic() + 30
+    while len(_processes_naming(str(vault))) < 3 and time.monotonic() < deadline:
+        time.sleep(0.02)  # the sync and its two (or more) workers
+    assert len(_processes_naming(str(vault))) >= 3, "no worker processes appeared"
+    time.sleep(0.3)  # the workers are preparing pages, or waiting for more
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does: the whole group gets SIGINT
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and err.strip() == "Aborted.", err
+    again = subprocess.run(
+        [sys.executable, "-m", "vault_sync", "--vault", str(vault), "sync"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert again.returncode == 0, again.stderr
     assert sql(vault, "SELECT count(*) FROM pages")[0][0] == pages

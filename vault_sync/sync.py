@@ -28,6 +28,7 @@ import time
 import unicodedata
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -394,9 +395,11 @@ WORKER_PARENT_POLL_S = 0.5
 
 
 def _worker_start(parent: int) -> None:
-    """Initializer of each worker process: exit as soon as the parent process is gone (a
-    writer killed mid-sync, SIGKILL included, must not leave its workers waiting forever for
-    work that will never come)."""
+    """Initializer of each worker process: ignore Ctrl-C (the terminal sends SIGINT to the
+    whole process group; the parent alone decides how to stop, and shuts its workers down),
+    and exit as soon as the parent process is gone (a writer killed mid-sync, SIGKILL
+    included, must not leave its workers waiting forever for work that will never come)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def watch_parent() -> None:
         while os.getppid() == parent:
@@ -420,10 +423,12 @@ class _Preparer:
 
     Use as a context manager; :meth:`batch` returns the prepared pages of batch ``number`` in
     order. Workers are forked where that is safe (Linux, and this process has no other
-    thread yet: a CLI ``sync`` or ``rebuild``), so they start at once and nothing is imported
-    again; otherwise (the watcher has threads; macOS) they are spawned, which imports the
-    caller's ``__main__`` module in each worker, as :mod:`multiprocessing` always does:
-    scripts that call :func:`sync_vault` need the usual ``if __name__ == "__main__":`` guard.
+    thread yet: a CLI ``sync`` or ``rebuild``, a script), so they start at once and nothing is
+    imported again. Otherwise they are spawned, which imports the process's ``__main__``
+    module again in each worker (:mod:`multiprocessing`'s rule), so only where
+    :func:`allow_spawned_workers` said that is safe (the ``vault-sync`` command does); in any
+    other process pages are prepared in it. A worker that dies (killed, out of memory) is
+    not fatal: the pages not yet prepared are prepared in this process.
     """
 
     def __init__(self, config: Config, work: Sequence[Sequence[str]], result: ScanResult):
@@ -432,9 +437,9 @@ class _Preparer:
         total = sum(len(b) for b in self.work)
         workers = min(os.cpu_count() or 1, 8)
         self.pool: ProcessPoolExecutor | None = None
-        if total >= PARALLEL_MIN_PAGES and workers > 1:
-            single = sys.platform == "linux" and threading.active_count() == 1
-            context = multiprocessing.get_context("fork" if single else "spawn")
+        fork = sys.platform == "linux" and threading.active_count() == 1
+        if total >= PARALLEL_MIN_PAGES and workers > 1 and (fork or _spawn_allowed):
+            context = multiprocessing.get_context("fork" if fork else "spawn")
             self.pool = ProcessPoolExecutor(
                 workers, mp_context=context, initializer=_worker_start, initargs=(os.getpid(),)
             )
@@ -461,13 +466,33 @@ class _Preparer:
 
     def batch(self, number: int) -> Iterator[Prepared]:
         """The prepared pages of batch ``number``, in batch order (next batch queued first)."""
-        if self.pool is None:
-            yield from (prepare_page(self.config, entry) for entry in self.work[number])
-            return
-        self._submit(number)
-        self._submit(number + 1)
-        for future in self.futures.pop(number):
-            yield from future.result()
+        done = 0
+        if self.pool is not None:
+            try:
+                self._submit(number)
+                self._submit(number + 1)
+                for future in self.futures.pop(number):
+                    chunk = future.result()
+                    yield from chunk
+                    done += len(chunk)
+                return
+            except BrokenProcessPool as exc:
+                logger.warning("worker processes stopped (%s): preparing pages here", exc)
+                self.pool.shutdown(wait=False, cancel_futures=True)
+                self.pool = None
+        yield from (prepare_page(self.config, entry) for entry in self.work[number][done:])
+
+
+_spawn_allowed = False
+
+
+def allow_spawned_workers() -> None:
+    """Declare that this process's ``__main__`` module can be imported again without running
+    anything (the ``vault-sync`` command's can), so a process with threads (the watcher) may
+    spawn worker processes for large syncs. Without it, such a process prepares pages itself;
+    a process with no other thread forks its workers, which imports nothing again."""
+    global _spawn_allowed
+    _spawn_allowed = True
 
 
 def _batches(paths: Sequence[str], entries: dict[str, FileEntry]) -> list[list[str]]:
