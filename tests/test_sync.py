@@ -448,3 +448,21 @@ def test_ctrl_c_during_a_sync_with_workers_stops_it_quietly(make_vault: MakeVaul
     )
     assert again.returncode == 0, again.stderr
     assert sql(vault, "SELECT count(*) FROM pages")[0][0] == pages
+
+
+def test_file_states_of_roots_are_exactly_the_roots_and_what_is_under_them(
+    make_vault: MakeVault,
+) -> None:
+    names = ["a.md", "a/b.md", "a/c/d.md", "a-b/x.md", "ab.md", "a0.md", "A/e.md", "%/f.md"]
+    names += ["_/g.md", "é/h.md", "e/i.md"]
+    vault = make_vault({name: f"{name}\n" for name in names})
+    sync(vault)
+    store = Sidecar.open(sidecar_path(load_config(vault)), readonly=True)
+    try:
+        assert set(store.file_states(["a"])) == {"a/b.md", "a/c/d.md"}
+        assert set(store.file_states(["a.md", "a/c"])) == {"a.md", "a/c/d.md"}
+        assert set(store.file_states(["%", "_", "é"])) == {"%/f.md", "_/g.md", "é/h.md"}
+        assert set(store.file_states(["A"])) == {"A/e.md"}  # exact case, as paths are keys
+        assert store.file_states(["nothing", "a/b"]) == {}
+    finally:
+        store.close()

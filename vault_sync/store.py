@@ -448,11 +448,14 @@ class Sidecar:
         sql = "SELECT path, hash, mtime_ns, size FROM pages"
         if roots is None:
             return {p: FileState(h, m, s) for p, h, m, s in self.db.execute(sql)}
+        # The root itself, and the paths under it as a range of the primary key: `root/` up
+        # to `root0` ('0' follows '/'), exact code-point order, one index seek per root. (A
+        # `LIKE 'root/%'` scanned the whole table per root: a 3,000-path watcher batch on an
+        # 8,000-page vault took 7.5 s instead of ~0.1 s; found by the fresh-user run.)
         found: dict[str, FileState] = {}
         for root in roots:
-            prefix = root.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
             rows = self.db.execute(
-                f"{sql} WHERE path = ? OR path LIKE ? ESCAPE '\\'", (root, f"{prefix}/%")
+                f"{sql} WHERE path = ? OR (path >= ? AND path < ?)", (root, f"{root}/", f"{root}0")
             )
             found.update((p, FileState(h, m, s)) for p, h, m, s in rows)
         return found
