@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -188,3 +189,31 @@ def test_second_sync_says_nothing_to_do(cli: CLI, vault: Path) -> None:
     assert "nothing to do" in again.out
     data = cli("--vault", str(vault), "sync", "--json").json()
     assert data["added"] == data["changed"] == data["deleted"] == 0
+
+
+def test_watch_json_log_turns_python_warnings_into_json_lines(
+    make_vault: Callable[..., Path],
+) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    vault = make_vault({"a.md": "one\n"})
+    script = (
+        "import sys, threading, warnings\n"
+        "from vault_sync.cli import main\n"
+        "threading.Timer(1.0, lambda: warnings.warn('a library warns', RuntimeWarning)).start()\n"
+        "main(sys.argv[1:])\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script, "--vault", str(vault), "watch", "--json-log"],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(3)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    lines = [line for line in err.splitlines() if line.strip()]
+    records = [json.loads(line) for line in lines]  # every line parses
+    assert any("a library warns" in json.dumps(r) for r in records), lines

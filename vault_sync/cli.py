@@ -214,8 +214,14 @@ def watch(vault: Path | None, json_log: bool) -> None:
     logging.getLogger("watchdog").addHandler(logging.NullHandler())
     logging.getLogger("watchdog").propagate = False
     if json_log:
+        # Python warnings (watchdog warns on inotify races in big bursts) become JSON lines
+        # too: every line of a --json-log stream must parse.
+        logging.captureWarnings(True)
+        warnings_log = logging.getLogger("py.warnings")
+        warnings_log.propagate = False
         for handler in logging.getLogger("vault_sync").handlers:
             handler.setFormatter(_JsonLogFormatter())
+            warnings_log.addHandler(handler)
     watcher = Watcher(config, run_sync, report)
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: watcher.stop())

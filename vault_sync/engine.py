@@ -201,6 +201,7 @@ def run_sync(
 
         lock.on_wait = release_held
     with lock:
+        layout.prune(config.store_path)  # e.g. the half-built set of a killed rebuild
         folder = layout.active_set(config.store_path)
         # Files as a writer left them (the stamp) need no full check; an unbroken chain of
         # such writers may stamp again after writing (a watcher batch's cheap check alone
