@@ -330,3 +330,14 @@ def test_damage_after_the_stamp_is_still_repaired_by_the_next_writer(cli: CLI, v
     assert result.code == 0, result.err
     assert "rebuilt" in result.err or "rebuilt" in result.out
     assert len(hits(cli, vault, "common")) == 30
+
+
+def test_a_sync_prunes_the_set_a_killed_rebuild_left(cli: CLI, vault: Path) -> None:
+    assert cli("--vault", str(vault), "sync").code == 0
+    killed = cli("--vault", str(vault), "rebuild", env={"VAULT_SYNC_FAULT": "after_journal"})
+    assert killed.code == -9
+    root = load_config(vault).store_path
+    assert len([n for n in os.listdir(root) if n.startswith("set-")]) == 2
+    (vault / "d0" / "p0.md").write_text("# Page 0\n\nedited common\n", encoding="utf-8")
+    assert cli("--vault", str(vault), "sync").code == 0
+    assert [n for n in os.listdir(root) if n.startswith("set-")] == [active(vault).name]
