@@ -341,3 +341,28 @@ def test_a_sync_prunes_the_set_a_killed_rebuild_left(cli: CLI, vault: Path) -> N
     (vault / "d0" / "p0.md").write_text("# Page 0\n\nedited common\n", encoding="utf-8")
     assert cli("--vault", str(vault), "sync").code == 0
     assert [n for n in os.listdir(root) if n.startswith("set-")] == [active(vault).name]
+
+
+def test_changed_sanitize_or_projects_settings_store_every_page_again(
+    cli: CLI, make_vault: Callable[..., Path]
+) -> None:
+    vault = make_vault(
+        {"a.md": "# Note\n\ninternal code ACME-SECRET-12345 here\n", "p/b.md": "b\n"}
+    )
+    assert cli("--vault", str(vault), "sync").code == 0
+
+    def found(text: str) -> str:
+        return cli("--vault", str(vault), "query", text, "--json").out  # type: ignore[no-any-return]
+
+    assert "ACME-SECRET-12345" in found("internal")
+    (vault / "vault-sync.toml").write_text(
+        '[sanitize]\nextra_patterns = ["ACME-SECRET-[0-9]+"]\n[projects]\n"p/**" = "pay"\n',
+        encoding="utf-8",
+    )
+    result = cli("--vault", str(vault), "sync")
+    assert result.code == 0 and "[sanitize] settings" in result.err, result.err
+    assert "ACME-SECRET-12345" not in found("internal")
+    assert "[REDACTED:custom]" in found("internal")
+    assert "custom" in cli("--vault", str(vault), "lint").out
+    assert hits(cli, vault, "b", "--project", "pay") == ["p/b.md"]
+    assert "nothing to do" in cli("--vault", str(vault), "sync").out  # the same settings again

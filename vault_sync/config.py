@@ -8,6 +8,8 @@ of these is refused, so a command run in ``/`` or ``$HOME`` never indexes it.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 import tomllib
@@ -57,6 +59,25 @@ class Config:
     def store_path(self) -> Path:
         """Absolute path of the store folder."""
         return self.vault / self.store_dir
+
+
+#: Bumped when a change to vault-sync changes what is stored for the same page (so stores
+#: written before it are rebuilt once): part of :func:`content_fingerprint`.
+CONTENT_VERSION = 1
+
+
+def content_fingerprint(config: Config) -> str:
+    """A digest (32 hex characters) of the settings that change what is stored for a page:
+    ``[projects]`` and ``[sanitize]`` (and :data:`CONTENT_VERSION`). Stores record the one they
+    were built with; a different one means every page must be stored again (a rebuild)."""
+    settings = {
+        "content_version": CONTENT_VERSION,
+        "projects": list(config.projects.items()),  # in order: the first match wins
+        "sanitize_extra_patterns": list(config.sanitize_extra_patterns),
+        "sanitize_allow": list(config.sanitize_allow),
+    }
+    text = json.dumps(settings, ensure_ascii=False, sort_keys=True)
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
 
 
 def _looks_like_vault(folder: Path) -> bool:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vault_sync import layout
-from vault_sync.config import Config
+from vault_sync.config import Config, content_fingerprint
 from vault_sync.errors import StoreError
 from vault_sync.index import Hit, IndexCorruptError, IndexSchemaMismatch, PageIndex
 from vault_sync.lock import WriterLock
@@ -116,6 +116,7 @@ def _build_new_set(
         try:  # generations keep counting up across rebuilds
             with store.transaction():
                 store.set_meta("generation", str(generation))
+                store.set_meta(CONTENT_KEY, content_fingerprint(config))
         finally:
             store.close()
     plan, report = sync_vault(
@@ -131,6 +132,29 @@ def _build_new_set(
         layout.activate(root, folder)
         layout.prune(root)
     return plan, report
+
+
+#: The sidecar ``meta`` key holding :func:`~vault_sync.config.content_fingerprint`.
+CONTENT_KEY = "content_fingerprint"
+
+
+def _content_changed(config: Config, folder: Path) -> str | None:
+    """Say why the set's pages must all be stored again, or ``None``: it was built with other
+    ``[projects]`` / ``[sanitize]`` settings (or by a vault-sync that stored pages otherwise),
+    so a pattern added to ``[sanitize]`` redacts pages already stored, too."""
+    try:
+        store = Sidecar.open(layout.sidecar_file(folder), readonly=True)
+    except StoreError:
+        return None  # the store checks report it
+    try:
+        built_with = store.get_meta(CONTENT_KEY)
+    except sqlite3.DatabaseError:
+        return None
+    finally:
+        store.close()
+    if built_with == content_fingerprint(config):
+        return None
+    return "the [projects] or [sanitize] settings (or vault-sync's page format) changed"
 
 
 def _generation_of(folder: Path | None) -> int:
@@ -211,6 +235,8 @@ def run_sync(
         if folder is not None and not trusted:
             problem = check_stores(folder) if full_check else _present(folder)
             trusted = full_check and problem is None
+        if folder is not None and problem is None:
+            problem = _content_changed(config, folder)
     if folder is not None and problem is None:
         try:
             plan, report = sync_vault(
