@@ -303,6 +303,19 @@ def test_a_build_failing_between_batches_leaves_no_writer_and_the_next_sync_buil
     assert len(search_paths(vault, "shared", limit=50)) == 20
 
 
+def _synced_in_process_then_pooled(make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Sync CROSS_BATCH in small batches with pages prepared in process (the vault to compare
+    with), then make every later sync prepare pages in worker processes, in tasks of 2."""
+    import vault_sync.sync as sync_module
+
+    monkeypatch.setattr(sync_module, "BATCH_PAGES", 3)
+    monkeypatch.setattr(sync_module, "PARALLEL_CHUNK_PAGES", 2)
+    inline = make_vault(CROSS_BATCH, name="inline")
+    sync(inline)
+    monkeypatch.setattr(sync_module, "PARALLEL_MIN_PAGES", 1)
+    return inline
+
+
 @pytest.mark.parametrize(
     ("threads", "spawn_allowed", "method"),
     [(1, False, "fork"), (2, True, "spawn"), (2, False, None)],  # None: prepared in process
@@ -316,11 +329,7 @@ def test_pages_prepared_in_worker_processes_are_stored_as_in_process(
 ) -> None:
     import vault_sync.sync as sync_module
 
-    monkeypatch.setattr(sync_module, "BATCH_PAGES", 3)
-    monkeypatch.setattr(sync_module, "PARALLEL_CHUNK_PAGES", 2)
-    inline = make_vault(CROSS_BATCH, name="inline")
-    sync(inline)
-    monkeypatch.setattr(sync_module, "PARALLEL_MIN_PAGES", 1)
+    inline = _synced_in_process_then_pooled(make_vault, monkeypatch)
     started: list[object] = []
     real_pool = sync_module.ProcessPoolExecutor
     monkeypatch.setattr(
@@ -398,11 +407,7 @@ def test_a_worker_that_dies_leaves_its_pages_to_this_process(
 ) -> None:
     import vault_sync.sync as sync_module
 
-    monkeypatch.setattr(sync_module, "BATCH_PAGES", 3)
-    monkeypatch.setattr(sync_module, "PARALLEL_CHUNK_PAGES", 2)
-    inline = make_vault(CROSS_BATCH, name="inline")
-    sync(inline)
-    monkeypatch.setattr(sync_module, "PARALLEL_MIN_PAGES", 1)
+    inline = _synced_in_process_then_pooled(make_vault, monkeypatch)
     monkeypatch.setattr(sync_module, "_prepare_chunk", _dying_chunk)
     pooled = make_vault(CROSS_BATCH, name="pooled")
     _, report = sync(pooled)
