@@ -217,3 +217,16 @@ def test_watch_json_log_turns_python_warnings_into_json_lines(
     lines = [line for line in err.splitlines() if line.strip()]
     records = [json.loads(line) for line in lines]  # every line parses
     assert any("a library warns" in json.dumps(r) for r in records), lines
+
+
+@pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="needs /proc (Linux)")
+def test_lint_reports_a_page_sync_could_not_read(cli: CLI, make_vault: Callable[..., Path]) -> None:
+    vault = make_vault({"a.md": "fine\n"})
+    (vault / "mem.md").symlink_to("/proc/self/mem")  # unreadable even for root: EIO
+    assert cli("--vault", str(vault), "sync").code == 0
+    (vault / "new.md").write_text("not synced yet, readable\n", encoding="utf-8")
+    lint = cli("--vault", str(vault), "lint", "--json")
+    assert lint.code == 1
+    found = {(p["path"], p["code"]) for p in lint.json()["problems"]}
+    assert ("mem.md", "unreadable") in found
+    assert not any(path == "new.md" for path, _ in found)

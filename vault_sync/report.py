@@ -367,7 +367,8 @@ def lint_vault(config: Config, sidecar: Sidecar) -> list[dict[str, Any]]:
                 )
     result = scan(config)
     scrubber = Scrubber.from_config(config)
-    for shown in scrubber.scrub_names([*result.pages, *sorted(result.attachments)]).values():
+    secret_names = scrubber.scrub_names([*result.pages, *sorted(result.attachments)])
+    for shown in secret_names.values():
         problems.append(
             _problem(
                 shown,
@@ -376,6 +377,17 @@ def lint_vault(config: Config, sidecar: Sidecar) -> list[dict[str, Any]]:
                 "the file name holds a secret: not indexed (rename the file)",
             )
         )
+    stored = {path for (path,) in sidecar.db.execute("SELECT path FROM pages")}
+    for path, page_file in result.pages.items():  # pages a sync could not read: not stored
+        if path in stored or path in secret_names:
+            continue
+        try:
+            with (config.vault / page_file.disk_path).open("rb") as f:
+                f.read(1)
+        except OSError as exc:
+            problems.append(
+                _problem(path, "error", "unreadable", f"cannot be read ({exc.strerror or exc})")
+            )
     for entry in result.unreadable:
         problems.append(
             _problem(
