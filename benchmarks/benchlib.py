@@ -148,8 +148,12 @@ class LogReader(threading.Thread):
         for raw in self.stream:
             now = time.perf_counter()
             try:
-                self.lines.append((now, json.loads(raw)))
+                data = json.loads(raw)
             except ValueError:
+                data = None
+            if isinstance(data, dict) and "level" not in data:  # a batch line
+                self.lines.append((now, data))
+            else:  # a log record (JSON too, with --json-log) or plain text
                 self.other.append(raw.rstrip())
             self.first.set()
 

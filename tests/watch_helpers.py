@@ -78,9 +78,9 @@ class WatchProcess:
                     data = json.loads(line)
                 except ValueError:
                     data = None
-                if isinstance(data, dict):
+                if isinstance(data, dict) and "level" not in data:  # a batch line
                     self.lines.append(data)
-                else:
+                else:  # a log record (also JSON with --json-log) or plain text
                     self.other.append(line)
                 self._cond.notify_all()
 
