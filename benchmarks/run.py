@@ -58,7 +58,8 @@ import benchlib
 import watch_latency
 from generate_vault import generate
 
-CORPORA_ROOT = Path("/work/shared/corpora")
+#: ../shared/corpora beside the repository, as CI lays it out (read only; copied before use).
+CORPORA_ROOT = Path(__file__).resolve().parent.parent.parent / "shared" / "corpora"
 CORPORA = ("obsidian-tasks-docs", "silverbullet-docs", "dnd-srd-zh")
 FLOOR_CMD = [sys.executable, str(Path(__file__).with_name("benchlib.py")), "floor"]
 QUERY_KINDS = ("one-word", "multi-word", "phrase", "CJK")

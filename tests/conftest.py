@@ -85,8 +85,16 @@ def cli() -> Callable[..., Result]:
     return run_cli
 
 
+def corpus(name: str) -> Path:
+    """The folder of a real corpus in ../shared/corpora, read only. CI lays ``shared/`` out
+    beside the repository; a missing corpus fails the test with this message, not a skip."""
+    root = CORPORA / name
+    assert root.is_dir(), f"corpus {root} missing: put the team's shared/ beside the repository"
+    return root
+
+
 def copy_corpus(name: str, dest: Path) -> Path:
     """Copy a corpus from ../shared/corpora into ``dest`` (never sync inside ../shared)."""
     target = dest / name
-    shutil.copytree(CORPORA / name, target, symlinks=True)
+    shutil.copytree(corpus(name), target, symlinks=True)
     return target

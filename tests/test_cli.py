@@ -219,7 +219,6 @@ def test_watch_json_log_turns_python_warnings_into_json_lines(
     assert any("a library warns" in json.dumps(r) for r in records), lines
 
 
-@pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="needs /proc (Linux)")
 def test_lint_reports_a_page_sync_could_not_read(cli: CLI, make_vault: Callable[..., Path]) -> None:
     vault = make_vault({"a.md": "fine\n"})
     (vault / "mem.md").symlink_to("/proc/self/mem")  # unreadable even for root: EIO

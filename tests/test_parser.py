@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from markdown_it.rules_inline import StateInline
 
+from tests.conftest import corpus
 from vault_sync import parser
 from vault_sync.page import (
     EMBEDS,
@@ -601,9 +602,6 @@ def test_differential_against_markdown_it_long(body: str) -> None:
     assert our_wikilinks(body, "d/p.md") == reference_wikilinks(body, "d/p.md")
 
 
-CORPORA = Path(__file__).resolve().parent.parent.parent / "shared" / "corpora"
-
-
 def blank_expressions(body: str) -> str:
     """Replace each brace-balanced ``${...}`` (no blank line inside) with spaces."""
     out, i = [], 0
@@ -635,17 +633,15 @@ def test_silverbullet_expressions_hold_no_links() -> None:
 _HTML_BLOCK = re.compile(r"^ {0,3}<[A-Za-z]", re.MULTILINE)
 
 
-@pytest.mark.parametrize("corpus", ["obsidian-tasks-docs", "silverbullet-docs", "dnd-srd-zh"])
-def test_differential_on_real_corpora(corpus: str) -> None:
+@pytest.mark.parametrize("name", ["obsidian-tasks-docs", "silverbullet-docs", "dnd-srd-zh"])
+def test_differential_on_real_corpora(name: str) -> None:
     """Same wikilinks as markdown-it on real vaults (read only), except inside HTML blocks.
 
     markdown-it leaves HTML blocks (``<details>`` ... ) unparsed; Obsidian and SilverBullet
     render links there, and so do we: there we may find more, never fewer. SilverBullet
     ``${...}`` expressions are blanked before markdown-it sees them (they hold Lua, no links).
     """
-    root = CORPORA / corpus
-    if not root.is_dir():
-        pytest.skip(f"{root} not present")
+    root = corpus(name)
     for file in sorted(root.rglob("*.md")):
         rel = file.relative_to(root).as_posix()
         body = parse_frontmatter(file.read_text("utf-8-sig", errors="replace"))[1]

@@ -374,7 +374,6 @@ def _processes_naming(text: str) -> list[int]:
     return found
 
 
-@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc (Linux)")
 def test_workers_of_a_killed_sync_exit_and_the_next_sync_builds(
     make_vault: MakeVault, cli: Callable[..., object]
 ) -> None:
@@ -416,7 +415,6 @@ def test_a_worker_that_dies_leaves_its_pages_to_this_process(
         assert _rows(inline, table) == _rows(pooled, table), table
 
 
-@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc (Linux)")
 def test_ctrl_c_during_a_sync_with_workers_stops_it_quietly(make_vault: MakeVault) -> None:
     import signal
     import subprocess

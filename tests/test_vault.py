@@ -6,13 +6,13 @@ import errno
 import hashlib
 import json
 import os
-import shutil
 import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import copy_corpus
 from vault_sync.config import Config
 from vault_sync.errors import VaultSyncError
 from vault_sync.vault import (
@@ -27,8 +27,6 @@ from vault_sync.vault import (
     read_page,
     scan,
 )
-
-CORPORA = Path("/work/shared/corpora")
 
 
 @pytest.fixture
@@ -588,11 +586,7 @@ def test_read_page_of_vanished_file_raises(root: Path) -> None:
     [("obsidian-tasks-docs", 118), ("silverbullet-docs", 225), ("dnd-srd-zh", 356)],
 )
 def test_corpora_page_counts(tmp_path: Path, corpus: str, count: int) -> None:
-    source = CORPORA / corpus
-    if not source.is_dir():
-        pytest.skip(f"corpus not present: {source}")
-    vault = tmp_path / corpus
-    shutil.copytree(source, vault, symlinks=True)
+    vault = copy_corpus(corpus, tmp_path)
     result = scan(Config(vault=vault))
     assert len(result.pages) == count
     assert result.unreadable == () and result.collisions == ()

@@ -498,7 +498,6 @@ def git(vault: Path, *args: str) -> None:
     )
 
 
-@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_git_checkout_and_stash_rewrite_many_files(
     make_vault: MakeVault, watch: StartWatch
 ) -> None:
