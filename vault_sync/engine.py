@@ -138,38 +138,34 @@ def _build_new_set(
 CONTENT_KEY = "content_fingerprint"
 
 
-def _content_changed(config: Config, folder: Path) -> str | None:
-    """Say why the set's pages must all be stored again, or ``None``: it was built with other
-    ``[projects]`` / ``[sanitize]`` settings (or by a vault-sync that stored pages otherwise),
-    so a pattern added to ``[sanitize]`` redacts pages already stored, too."""
+def _meta_of(folder: Path, key: str) -> str | None:
+    """A ``meta`` value of the set's sidecar, or ``None`` when it cannot be read (the store
+    checks report why)."""
     try:
         store = Sidecar.open(layout.sidecar_file(folder), readonly=True)
     except StoreError:
-        return None  # the store checks report it
+        return None
     try:
-        built_with = store.get_meta(CONTENT_KEY)
+        return store.get_meta(key)
     except sqlite3.DatabaseError:
         return None
     finally:
         store.close()
-    if built_with == content_fingerprint(config):
+
+
+def _content_changed(config: Config, folder: Path) -> str | None:
+    """Say why the set's pages must all be stored again, or ``None``: it was built with other
+    ``[projects]`` / ``[sanitize]`` settings (or by a vault-sync that stored pages otherwise),
+    so a pattern added to ``[sanitize]`` redacts pages already stored, too."""
+    built_with = _meta_of(folder, CONTENT_KEY)
+    if built_with is None or built_with == content_fingerprint(config):
         return None
     return "the [projects] or [sanitize] settings (or vault-sync's page format) changed"
 
 
 def _generation_of(folder: Path | None) -> int:
-    if folder is None:
-        return 0
-    try:
-        store = Sidecar.open(layout.sidecar_file(folder), readonly=True)
-    except StoreError:
-        return 0
-    try:
-        return store.generation
-    except sqlite3.DatabaseError:
-        return 0
-    finally:
-        store.close()
+    value = None if folder is None else _meta_of(folder, "generation")
+    return int(value) if value else 0
 
 
 def _present(folder: Path) -> str | None:
@@ -235,7 +231,8 @@ def run_sync(
         if folder is not None and not trusted:
             problem = check_stores(folder) if full_check else _present(folder)
             trusted = full_check and problem is None
-        if folder is not None and problem is None:
+        # A watcher reads its config once, so its cheap per-batch runs need not ask again.
+        if folder is not None and problem is None and full_check:
             problem = _content_changed(config, folder)
     if folder is not None and problem is None:
         try:

@@ -701,6 +701,7 @@ def sync_vault(
         store = Sidecar.open(store_dir / SIDECAR_NAME)
     try:
         pending = store.pending()
+        stored_attachments = store.attachments()
         if scope is None or pending:
             result = scanner(config)
             stored = store.file_states()
@@ -708,15 +709,15 @@ def sync_vault(
             result, in_scope = scan_paths(config, scope)
             roots = {unicodedata.normalize("NFC", p.strip("/")) for p in scope}
             stored = store.file_states(roots)
-            kept = {a for a in store.attachments() if not in_scope(a)}
+            kept = {a for a in stored_attachments if not in_scope(a)}
             result = replace(result, attachments=frozenset(kept | result.attachments))
-        known = stored.keys() | store.attachments()
+        known = stored.keys() | stored_attachments
         result, name_errors = _without_secret_names(result, scrubber_for(config), known)
         plan = make_plan(config, result, stored, pending)
         plan.errors.update(name_errors)
         gone = tuple(sorted(p for p in pending if p not in result.pages and p not in stored))
         plan = replace(plan, deleted=plan.deleted + gone)
-        current = result.unreadable or store.attachments() == set(result.attachments)
+        current = result.unreadable or stored_attachments == set(result.attachments)
         if plan.is_empty and current:
             report = SyncReport(0, 0, 0, 0, plan.unchanged, store.generation, 0, plan.errors, 0)
             return plan, report
