@@ -40,6 +40,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from vault_sync.secret_rules import VENDOR_FORMATS, SecretFormat
+
 if TYPE_CHECKING:
     from vault_sync.config import Config
 
@@ -47,18 +49,7 @@ logger = logging.getLogger(__name__)
 
 #: Every label, in precedence order (DESIGN §8): the earlier label wins an overlap.
 LABELS: tuple[str, ...] = (
-    "github_token",
-    "openai_key",
-    "anthropic_key",
-    "stripe_key",
-    "aws_key",
-    "aws_secret_key",
-    "google_api_key",
-    "google_oauth",
-    "slack_token",
-    "telegram_token",
-    "jwt",
-    "private_key",
+    *dict.fromkeys(row.label for row in VENDOR_FORMATS),
     "url_credentials",
     "auth_header",
     "bearer_token",
@@ -186,160 +177,34 @@ def _not_hex(value: str) -> bool:
     return any(c not in "0123456789abcdefABCDEF" for c in value)
 
 
-_PEM_END = r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+#: ``SecretFormat.before`` names -> the characters that may not precede a match.
+_BEFORE: dict[str, frozenset[str]] = {
+    "": frozenset(),
+    "word": _WORD,
+    "word_dash": _WORD_DASH,
+    "alnum": _ALNUM,
+    "digit": frozenset("0123456789"),
+}
+_BACK: dict[str, Callable[[str, int], int] | None] = {"": None, "digits": _digits_before}
+_CHECK: dict[str, Callable[[str], bool] | None] = {"": None, "not_hex": _not_hex}
+
+
+def _vendor_rule(row: SecretFormat) -> _Rule:
+    """The rule of one row of :data:`~vault_sync.secret_rules.VENDOR_FORMATS`."""
+    check = _CHECK[row.check]
+    span = _whole if row.group == 0 and check is None else _group(row.group, check)
+    return _Rule(
+        row.label,
+        re.compile(row.pattern),
+        row.triggers,
+        span,
+        _BACK[row.back],
+        _BEFORE[row.before],
+    )
 
 
 def _vendor_rules() -> list[_Rule]:
-    c = re.compile
-    return [
-        # GitHub: ghp_ (classic PAT), gho_ (OAuth), ghu_ (user-to-server), ghs_ (server-to-server),
-        # ghr_ (refresh) + 36 base62 chars; github_pat_ (fine-grained PAT) + 82 of [A-Za-z0-9_].
-        # Format: github.blog/2021-04-05-behind-githubs-new-authentication-token-formats and
-        # docs.github.com "About authentication to GitHub" (lengths may grow: up to 255).
-        _Rule(
-            "github_token",
-            c(r"(?:gh[pousr]_[A-Za-z0-9]{36,251}+|github_pat_[A-Za-z0-9_]{36,244}+)(?![\w-])"),
-            ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-            _whole,
-            # No left boundary: 36+ random characters after the prefix are a token even when
-            # glued to a word (`mytokenghp_…`, `_ghp_…`, `#tagghp_…`), found by a fresh user.
-        ),
-        # OpenAI: sk-proj- / sk-svcacct- / sk-admin- / sk-None- + [A-Za-z0-9_-] (about 160 chars
-        # today), and legacy user keys sk- + 48 base62 chars. Prefixes: platform.openai.com
-        # "API keys" and help.openai.com "project API keys". sk-ant- never matches here.
-        _Rule(
-            "openai_key",
-            c(r"sk-(?:(?:proj|svcacct|admin|None)-[\w-]{20,250}+|[A-Za-z0-9]{32,64}+)(?![\w-])"),
-            ("sk-",),
-            _whole,
-            before=_WORD_DASH,
-        ),
-        # Anthropic: sk-ant-api03-… (API keys), sk-ant-admin01-… (admin keys), sk-ant-oat01-…;
-        # about 95 chars of [A-Za-z0-9_-] after the version. docs.anthropic.com "API keys".
-        _Rule(
-            "anthropic_key",
-            c(r"sk-ant-[a-z]{2,8}[0-9]{2}-[\w-]{32,250}+(?![\w-])"),
-            ("sk-ant-",),
-            _whole,
-            before=_WORD_DASH,
-        ),
-        # Stripe: secret (sk_) and restricted (rk_) keys, live or test mode, and webhook signing
-        # secrets whsec_…; keys are up to 255 chars. docs.stripe.com/keys. Publishable keys
-        # (pk_…) are public by design and left alone.
-        _Rule(
-            "stripe_key",
-            c(
-                r"(?:[sr]k_(?:live|test)_[A-Za-z0-9]{10,247}+|whsec_[A-Za-z0-9+/=]{24,128}+)"
-                r"(?![\w+/=])"
-            ),
-            ("sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_"),
-            _whole,
-            before=_WORD,
-        ),
-        # AWS access key ids: AKIA (long-term) or ASIA (temporary, STS) + 16 upper-case base32.
-        # docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html ("Unique
-        # identifier prefixes"). The id alone is not a secret, but it pairs with one.
-        _Rule(
-            "aws_key",
-            c(r"A(?:KIA|SIA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
-            ("akia", "asia"),
-            _whole,
-            before=_ALNUM,
-        ),
-        # AWS secret access key: 40 chars of base64 ([A-Za-z0-9/+]) — only after a name such as
-        # aws_secret_access_key / SecretAccessKey (credentials file, env, STS JSON) ...
-        _Rule(
-            "aws_secret_key",
-            c(
-                r"(?i:aws_?secret_?(?:access_?)?key|secret_?access_?key)[\"']?[ \t]{0,8}"
-                r"(?::|=>?)?[ \t]{0,8}[\"']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
-            ),
-            ("aws_secret", "awssecret", "secret_access", "secretaccess"),
-            _group(1),
-        ),
-        # ... or within 120 chars after an access key id (CSV exports, `aws configure` notes).
-        # A bare 40-char string may be a git SHA, so it is never taken alone, nor all-hex here.
-        _Rule(
-            "aws_secret_key",
-            c(
-                r"A(?:KIA|SIA)[A-Z0-9]{16}(?![A-Za-z0-9])[\s\S]{1,120}?"
-                r"(?<![A-Za-z0-9/+=])([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
-            ),
-            ("akia", "asia"),
-            _group(1, _not_hex),
-            before=_ALNUM,
-        ),
-        # Google API key: AIza + 35 of [A-Za-z0-9_-] (39 in all). cloud.google.com/docs/
-        # authentication/api-keys.
-        _Rule(
-            "google_api_key",
-            c(r"AIza[\w-]{35}(?![\w-])"),
-            ("aiza",),
-            _whole,
-            before=_WORD_DASH,
-        ),
-        # Google OAuth: access tokens ya29.… (developers.google.com/identity/protocols/oauth2,
-        # "token sizes": up to 2048 bytes) and OAuth client secrets GOCSPX- + 28 chars (Google
-        # Cloud console client secrets since 2021). Refresh tokens (1//0…) are not matched:
-        # their 3-char prefix is too weak on its own.
-        _Rule(
-            "google_oauth",
-            c(r"(?:ya29\.[\w-]{20,2048}+|GOCSPX-[\w-]{28})(?![\w-])"),
-            ("ya29.", "gocspx-"),
-            _whole,
-            before=_WORD_DASH,
-        ),
-        # Slack tokens: xoxb- (bot), xoxp- (user), xoxa-/xoxo-/xoxs- (legacy workspace/session),
-        # xoxr- (refresh), xapp- (app-level). api.slack.com/authentication/token-types.
-        _Rule(
-            "slack_token",
-            c(r"(?:xox[abposr]-[A-Za-z0-9-]{10,250}+|xapp-[0-9]-[A-Za-z0-9-]{10,250}+)(?![\w-])"),
-            ("xox", "xapp-"),
-            _whole,
-            before=_WORD_DASH,
-        ),
-        # Slack incoming-webhook URLs carry their secret in the path: keep the host, redact
-        # T…/B…/secret. api.slack.com/messaging/webhooks.
-        _Rule(
-            "slack_token",
-            c(r"hooks\.slack\.com/services/(T[A-Z0-9]{6,16}/B[A-Z0-9]{6,16}/[A-Za-z0-9]{16,64})"),
-            ("hooks.slack.com",),
-            _group(1),
-        ),
-        # Telegram bot token: bot id (5-16 digits) ":" 35 chars of [A-Za-z0-9_-], in practice
-        # starting with "A". core.telegram.org/bots/api#authorizing-your-bot; often written
-        # after "bot" in API URLs, so a letter may precede the id.
-        _Rule(
-            "telegram_token",
-            c(r"(?<![0-9])[0-9]{5,16}+:A[\w-]{34}(?![\w-])"),
-            (":a",),
-            _whole,
-            _digits_before,
-            frozenset("0123456789"),
-        ),
-        # JSON Web Token (RFC 7519, JWS compact serialization RFC 7515 §7.1): base64url header
-        # starting eyJ ('{"'), payload starting ey, signature (empty for alg "none").
-        _Rule(
-            "jwt",
-            c(r"eyJ[\w-]{8,4096}+\.ey[\w-]{8,8192}+\.[\w-]{0,4096}+(?![\w-])"),
-            ("eyj",),
-            _whole,
-            before=_WORD_DASH,
-        ),
-        # PEM private keys (RFC 7468 §10-11; OpenSSH's own "OPENSSH PRIVATE KEY"; RSA/EC/DSA/
-        # ENCRYPTED variants; PGP "PRIVATE KEY BLOCK", RFC 4880 §6.2): the whole block from
-        # BEGIN to END. A block with no END (cut short) loses its header and base64 lines.
-        _Rule(
-            "private_key",
-            c(
-                r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
-                r"(?:(?:[^-]|-(?!----)){0,65536}+" + _PEM_END + r"|"
-                r"(?:[ \t]{0,8}\r?\n[ \t]{0,8}[A-Za-z0-9+/=]{16,128}+){0,2048}+)"
-            ),
-            ("-----begin",),
-            _whole,
-        ),
-    ]
+    return [_vendor_rule(row) for row in VENDOR_FORMATS]
 
 
 # Structural rules ------------------------------------------------------------------------------
