@@ -47,11 +47,20 @@ def test_query_json_shape_is_pinned(cli: CLI, vault: Path) -> None:
     assert result.code == 0, result.err
     data = result.json()
     assert list(data) == ["query", "hits"]
+    keys = ["id", "path", "title", "kind", "project", "status", "tags", "score", "snippet"]
+    assert [list(hit) for hit in data["hits"]] == [keys] * len(data["hits"])
     hit = data["hits"][0]
-    for key in ("id", "path", "title", "kind", "project", "score", "snippet"):
-        assert key in hit
-    assert hit["path"] == "Retry storm.md"
-    assert hit["kind"] == "decision"
+    assert isinstance(hit.pop("score"), float)
+    assert hit == {
+        "id": "Retry storm",
+        "path": "Retry storm.md",
+        "title": "Retry storm in the payment worker",
+        "kind": "decision",
+        "project": "payments",
+        "status": "active",
+        "tags": ["incident", "retries"],
+        "snippet": "# **Retry** **storm** The worker **retried** forever. See [[Queue backlog]].",
+    }
     assert "took_ms" not in data
     assert "took_ms" in cli("--vault", str(vault), "query", "x", "--json", "--timings").json()
 
@@ -123,6 +132,29 @@ def test_missing_vault_is_exit_2_without_traceback(cli: CLI, tmp_path: Path) -> 
     assert "does not exist" in result.err and "Traceback" not in result.err
 
 
+@pytest.mark.parametrize("root", ["/", "/proc/self", "/sys", "/dev", "/dev/shm"])
+def test_system_folders_are_refused_as_vaults(root: str) -> None:
+    # In process: the landed head accepted these, and a CLI run would have indexed them.
+    from vault_sync.config import find_vault
+    from vault_sync.errors import NotAVaultError
+
+    with pytest.raises(NotAVaultError, match="refusing"):
+        find_vault(root)
+
+
+def test_system_folder_and_empty_vault_are_one_line_exit_2(cli: CLI, vault: Path) -> None:
+    result = cli("--vault", "/", "status")
+    assert (result.code, result.err) == (
+        2,
+        "Error: refusing / as a vault: it is the file system root\n",
+    )
+    for args in (("--vault", "", "status"), ("status", "--vault", "")):
+        result = cli(*args, cwd=vault)
+        assert result.code == 2, args
+        assert "must name a folder, not empty text" in result.err and "Traceback" not in result.err
+    assert not (vault / ".vault-sync").exists()
+
+
 def test_empty_folder_is_refused_outside_a_vault(cli: CLI, tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
@@ -151,10 +183,16 @@ def test_query_syntax_error_is_exit_2(cli: CLI, vault: Path) -> None:
 
 
 def test_odd_query_text_is_not_an_error(cli: CLI, vault: Path) -> None:
-    for text in ("retry: storm", "a(b", "x*", "title:", "AND", "-", "[[Bug 12]]"):
+    # Each text's exit code is exact: only a query with no searchable word is a usage error.
+    assert cli("--vault", str(vault), "sync").code == 0
+    codes = {"retry: storm": 0, "a(b": 0, "x*": 0, "title:": 0, "AND": 0, "[[Bug 12]]": 0, "-": 2}
+    for text, code in codes.items():
         result = cli("--vault", str(vault), "query", text, "--json")
-        assert result.code in (0, 2), (text, result.err)
-        assert "Traceback" not in result.err
+        assert result.code == code, (text, result.err)
+        if code:
+            assert result.err == f"Error: no searchable words in query: {text!r}\n"
+        else:
+            assert result.err == ""
 
 
 def test_not_utf8_and_huge_page(cli: CLI, vault: Path) -> None:
@@ -197,13 +235,20 @@ def test_watch_json_log_turns_python_warnings_into_json_lines(
     import signal
     import subprocess
     import sys
-    import time
+    import threading
 
     vault = make_vault({"a.md": "one\n"})
+    go = vault.parent / "go"
+    # The warning is raised only once the test has seen the watcher's first batch line (so
+    # --json-log is in force), and the test stops the watcher once it has read the warning.
     script = (
-        "import sys, threading, warnings\n"
+        "import os, sys, threading, warnings\n"
         "from vault_sync.cli import main\n"
-        "threading.Timer(1.0, lambda: warnings.warn('a library warns', RuntimeWarning)).start()\n"
+        "def warn_when_told():\n"
+        f"    while not os.path.exists({str(go)!r}):\n"
+        "        threading.Event().wait(0.01)\n"
+        "    warnings.warn('a library warns', RuntimeWarning)\n"
+        "threading.Thread(target=warn_when_told, daemon=True).start()\n"
         "main(sys.argv[1:])\n"
     )
     proc = subprocess.Popen(
@@ -211,12 +256,20 @@ def test_watch_json_log_turns_python_warnings_into_json_lines(
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(3)
+    killer = threading.Timer(120, proc.kill)  # a hang fails the test, never blocks the suite
+    killer.start()
+    records = []
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        records.append(json.loads(line))  # every line parses
+        if "reconcile" in records[-1]:
+            go.touch()
+        if "a library warns" in line:
+            break
     proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=30)
-    lines = [line for line in err.splitlines() if line.strip()]
-    records = [json.loads(line) for line in lines]  # every line parses
-    assert any("a library warns" in json.dumps(r) for r in records), lines
+    proc.communicate(timeout=30)
+    killer.cancel()
+    assert any("a library warns" in json.dumps(r) for r in records), records
 
 
 def test_lint_reports_a_page_sync_could_not_read(cli: CLI, make_vault: Callable[..., Path]) -> None:

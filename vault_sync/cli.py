@@ -38,12 +38,24 @@ def _notice(message: str | None) -> None:
         click.echo(f"vault-sync: {message}", err=True)
 
 
+def _vault_path(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Path | None:
+    if value is None:
+        return None
+    if not value:
+        raise click.BadParameter("must name a folder, not empty text")
+    return Path(value)
+
+
 def vault_option(func: F) -> F:
-    """Add ``--vault PATH`` to a command (also accepted before the command name)."""
+    """Add ``--vault PATH`` to a command (also accepted before the command name).
+
+    Empty text is a usage error (exit 2), never the working directory.
+    """
     return click.option(
         "--vault",
         "vault",
-        type=click.Path(file_okay=True, dir_okay=True, path_type=Path),
+        type=click.Path(file_okay=True, dir_okay=True, path_type=str),
+        callback=_vault_path,
         default=None,
         help="The vault folder (default: $VAULT_SYNC_VAULT, else discovered upward from"
         " the working directory).",
