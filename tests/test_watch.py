@@ -683,6 +683,29 @@ def test_c2_store_folder_deleted_under_a_running_watcher_is_rebuilt(
     assert_same_as_rebuild(vault, ["common", "afterdelete"])
 
 
+@pytest.mark.parametrize("how", ["rename", "delete"])
+def test_watcher_whose_vault_folder_is_renamed_or_deleted_stops_and_never_recreates_it(
+    make_vault: MakeVault, watch: StartWatch, how: str
+) -> None:
+    vault = make_vault({"a.md": "one\n", "sub/b.md": "two\n"})
+    watcher = watch(vault)
+    moved = vault.with_name(vault.name + "-moved")
+    if how == "rename":
+        vault.rename(moved)
+        (moved / "sub/c.md").write_text("saved after the rename\n", encoding="utf-8")
+    else:
+        shutil.rmtree(vault)
+    try:
+        code = watcher.proc.wait(TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(f"the watcher kept running:\n{watcher.log()}") from None
+    watcher.kill()  # joins the reader
+    assert code == 1, watcher.log()
+    assert f"vault folder {vault} was moved or deleted" in watcher.log()
+    assert "Traceback" not in watcher.log()
+    assert not vault.exists()  # no empty store made at the old path
+
+
 # --------------------------------------------------------------------------- C3: kill -9
 
 FAULT_POINTS = ["after_journal", "during_batch", "after_index_commit", "after_sidecar_commit"]

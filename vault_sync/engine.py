@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from vault_sync import layout
 from vault_sync.config import Config, content_fingerprint
-from vault_sync.errors import StoreError
+from vault_sync.errors import StoreError, VaultGoneError
 from vault_sync.index import Hit, IndexCorruptError, IndexSchemaMismatch, PageIndex
 from vault_sync.lock import WriterLock
 from vault_sync.store import Sidecar
@@ -44,8 +44,12 @@ def writer_lock(config: Config) -> WriterLock:
     """The vault's writer lock (waiting up to ``lock_timeout_s``), on a claimed store folder.
 
     Raises:
+        VaultGoneError: the vault folder no longer exists (moved or deleted): its store is
+            never made again at the old path.
         StoreError: ``store_dir`` is a file or a folder holding files vault-sync did not make.
     """
+    if not config.vault.is_dir():
+        raise VaultGoneError(f"vault folder {config.vault} was moved or deleted")
     layout.claim(config.store_path)
     return WriterLock(config.store_path, config.lock_timeout_s)
 

@@ -14,6 +14,7 @@ escapes is a bug and shows its traceback.
     ├── PageNotFoundError          exit 1  `show` reference matched nothing
     ├── AmbiguousPageError         exit 1  `show` reference matched several pages
     ├── LockTimeoutError           exit 1  another writer held the lock too long
+    ├── VaultGoneError             exit 1  the vault folder was moved or deleted under a writer
     └── StoreError                 exit 1  a store cannot be opened or is from a newer version
 """
 
@@ -54,6 +55,11 @@ class AmbiguousPageError(VaultSyncError):
 
 class LockTimeoutError(VaultSyncError):
     """The writer lock stayed busy longer than ``lock_timeout_s``; names the holder."""
+
+
+class VaultGoneError(VaultSyncError):
+    """The vault folder no longer exists at its path (moved, renamed or deleted): a writer
+    stops rather than recreate it with an empty store."""
 
 
 class StoreError(VaultSyncError):

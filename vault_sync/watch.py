@@ -44,7 +44,7 @@ from watchdog.events import (
 from watchdog.observers import Observer
 
 from vault_sync.config import WATCH_STATE_NAME, Config
-from vault_sync.errors import LockTimeoutError, VaultSyncError
+from vault_sync.errors import LockTimeoutError, VaultGoneError, VaultSyncError
 from vault_sync.index import release_held
 from vault_sync.sync import Plan, SyncReport
 
@@ -239,6 +239,9 @@ class Watcher:
         self.state = WatchState(pid=os.getpid(), started=_utc_now())
         self._next_reconcile = 0.0
         self._last_apply = 0.0
+        #: (st_dev, st_ino) of the vault folder at start: a watcher whose root is renamed
+        #: or deleted stops, and never recreates the old path (issue 14).
+        self._root_id: tuple[int, int] | None = None
 
     # -- one batch ------------------------------------------------------------------------
 
@@ -250,6 +253,7 @@ class Watcher:
         Raises:
             LockTimeoutError: another writer held the lock; the caller retries.
         """
+        self._check_root()
         started = time.perf_counter()
         scope = None if batch.reconcile else batch.paths
         if batch.reconcile:
@@ -280,9 +284,31 @@ class Watcher:
         self.state.last_batch = line
         return line
 
+    def _check_root(self) -> None:
+        """Stop when the vault folder is gone or replaced (renamed, moved, deleted): following
+        events of a moved folder would recreate the old path with an empty store.
+
+        Raises:
+            VaultGoneError: the vault path no longer names the folder the watcher started on.
+        """
+        try:
+            st = os.stat(self.config.vault)
+            now = (st.st_dev, st.st_ino)
+        except OSError:
+            now = None
+        if self._root_id is None:
+            self._root_id = now
+        if now is None or now != self._root_id:
+            raise VaultGoneError(
+                f"vault folder {self.config.vault} was moved or deleted; stopped watching"
+                " (start watch again on its new path)"
+            )
+
     def _flush(self, batch: Batch) -> None:
         try:
             line = self.apply(batch)
+        except VaultGoneError:
+            raise
         except LockTimeoutError as exc:  # never drop a batch: put it back and retry
             self.batcher.add(batch.paths, reconcile=batch.reconcile)
             self._error(str(exc))
@@ -321,6 +347,7 @@ class Watcher:
         Raises:
             VaultSyncError: the first reconcile failed (the vault or store is unusable).
         """
+        self._check_root()
         self._claim()
         overflow = _OverflowHandler(self.batcher)
         logging.getLogger(OVERFLOW_LOGGER).addHandler(overflow)
@@ -335,6 +362,7 @@ class Watcher:
             self._write_state()
             self._next_reconcile = time.monotonic() + self.config.reconcile_s
             while not self.stopping.wait(TICK_MS / 1000):
+                self._check_root()
                 if self.config.reconcile_s and time.monotonic() >= self._next_reconcile:
                     self.batcher.add(reconcile=True)
                     self._next_reconcile = time.monotonic() + self.config.reconcile_s
@@ -345,6 +373,7 @@ class Watcher:
                     self._last_apply = 0.0
             pending = self.batcher.take()  # a clean stop applies what was already seen
             if pending.paths or pending.reconcile:
+                self._check_root()
                 self._flush(pending)
         finally:
             release_held()
