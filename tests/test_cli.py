@@ -282,3 +282,21 @@ def test_lint_reports_a_page_sync_could_not_read(cli: CLI, make_vault: Callable[
     found = {(p["path"], p["code"]) for p in lint.json()["problems"]}
     assert ("mem.md", "unreadable") in found
     assert not any(path == "new.md" for path, _ in found)
+
+
+def test_a_newline_or_tab_in_a_file_name_never_splits_a_one_line_problem(
+    cli: CLI, make_vault: Callable[..., Path]
+) -> None:
+    vault = make_vault({"bad\nname.md": "---\ntitle: a: b\n---\nbody\n", "tab\tx.md": "[[gone]]\n"})
+    assert cli("--vault", str(vault), "sync").code == 0
+    lint = cli("--vault", str(vault), "lint")
+    assert lint.code == 1
+    assert lint.out.splitlines() == [
+        "bad\\nname.md:2: error yaml_error: invalid YAML in frontmatter: mapping values are not"
+        " allowed in this context",
+        "tab\\tx.md:1: warning unresolved_link: [[gone]] names no page",
+        "1 errors, 1 warnings",
+    ]
+    hits = cli("--vault", str(vault), "query", "body").out.splitlines()
+    assert hits[0].startswith("1. bad\\nname  [bad\\nname.md]  (note)  score "), hits
+    assert len(hits) == 2, hits  # the hit line and its snippet

@@ -469,3 +469,24 @@ def test_file_states_of_roots_are_exactly_the_roots_and_what_is_under_them(
         assert store.file_states(["nothing", "a/b"]) == {}
     finally:
         store.close()
+
+
+def test_two_concurrent_syncs_never_both_report_the_same_changes(make_vault: MakeVault) -> None:
+    vault = make_vault({"a.md": "one\n"})
+    sync(vault)
+    write_pages(vault, {f"n{i}.md": f"new page {i}\n" for i in range(5)})
+    (vault / "a.md").write_text("one, edited\n", encoding="utf-8")
+    others: list[tuple[int, int]] = []
+
+    def another_sync_wins(total: int) -> None:
+        # Called once this sync has its plan, before it takes the lock to apply it: the
+        # other writer applies the same changes first (a second CLI sync started together).
+        if not others:
+            _, other = sync(vault)
+            others.append((other.added, other.changed))
+
+    _, ours = sync(vault, progress_start=another_sync_wins)
+    assert others == [(5, 1)]
+    assert (ours.added, ours.changed, ours.deleted) == (0, 0, 0)
+    assert not ours.did_work
+    assert ours.generation == 2

@@ -67,6 +67,17 @@ def json_option(func: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print JSON for agents.")(func)
 
 
+def _line(text: str) -> str:
+    """``text`` as one line of output: characters that are not printable (a newline or tab in
+    a file name, a control byte) are shown as Python escapes (``\\n``), as bytes that are not
+    UTF-8 already are (``\\xff``), so one problem is always one line."""
+    if text.isprintable():
+        return text
+    return "".join(
+        c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text
+    )
+
+
 def _config(vault: Path | None) -> Config:
     ctx = click.get_current_context()
     chosen = vault or (ctx.find_root().obj or {}).get("vault")
@@ -156,7 +167,7 @@ def _print_report(plan: Any, report: Any, as_json: bool, verb: str) -> None:
             f" (generation {report.generation}, {report.took_ms:.0f} ms)"
         )
     for path, message in sorted(report.errors.items()):
-        click.echo(f"warning: {path}: {message}", err=True)
+        click.echo(_line(f"warning: {path}: {message}"), err=True)
     if plan.kept:
         click.echo(
             f"warning: {len(plan.kept)} stored pages kept: their folder could not be read",
@@ -292,9 +303,9 @@ def redact(
         return
     for p in done:
         for r in p.found:
-            click.echo(f"{r.path}:{r.line}: {r.label}")
+            click.echo(_line(f"{r.path}:{r.line}: {r.label}"))
         if p.skipped and (p.found or not write):
-            click.echo(f"{p.path}: {p.skipped}", err=True)
+            click.echo(_line(f"{p.path}: {p.skipped}"), err=True)
     if write:
         rewritten = sum(1 for p in done if p.written)
         click.echo(
@@ -388,7 +399,7 @@ def query(
         click.echo("no pages found")
     for rank, hit in enumerate(hits, 1):
         meta = ", ".join(x for x in (hit.kind, hit.project) if x)
-        click.echo(f"{rank}. {hit.title}  [{hit.path}]  ({meta})  score {hit.score:.3f}")
+        click.echo(_line(f"{rank}. {hit.title}  [{hit.path}]  ({meta})  score {hit.score:.3f}"))
         if hit.snippet:
             click.echo(f"   {hit.snippet}")
         if explain and hit.explain:
@@ -467,7 +478,7 @@ def lint(vault: Path | None, as_json: bool) -> None:
     else:
         for p in problems:
             where = f"{p['path']}:{p['line']}" if p.get("line") else p["path"]
-            click.echo(f"{where}: {p['severity']} {p['code']}: {p['message']}")
+            click.echo(_line(f"{where}: {p['severity']} {p['code']}: {p['message']}"))
         click.echo(f"{errors} errors, {warnings} warnings")
     if errors:
         sys.exit(1)

@@ -523,6 +523,7 @@ def apply_plan(
     progress: ProgressFn | None = None,
     hold_writer: bool = False,
     building: bool = False,
+    planned_at: int | None = None,
 ) -> SyncReport:
     """Apply a plan in bounded batches, one generation each (DESIGN §4).
 
@@ -540,6 +541,8 @@ def apply_plan(
             the sidecar is bulk-loaded (:meth:`~vault_sync.store.Sidecar.begin_bulk_load`),
             and links are resolved and the index committed once, in the last batch, instead
             of in every batch (a crash loses the set, which is discarded anyway).
+        planned_at: the generation the plan was read from; when the stores are at another
+            one once the lock is taken, nothing is applied (another writer did this work).
 
     Returns:
         The report.
@@ -562,6 +565,8 @@ def apply_plan(
             for number, batch in enumerate(work):
                 first, last = number == 0, number == len(work) - 1
                 with lock:
+                    if first and planned_at is not None and store.generation != planned_at:
+                        raise _StalePlan
                     generation = _apply_batch(
                         config,
                         store,
@@ -670,6 +675,45 @@ def _apply_batch(
     return generation
 
 
+#: How often a writer plans again when another writer applied a batch between its plan and
+#: its first batch (the last attempt applies without checking: apply is idempotent).
+PLAN_ATTEMPTS = 3
+
+
+class _StalePlan(Exception):  # control flow inside this module, never raised out of it
+    """The stores moved on (a newer generation) between reading them for a plan and taking
+    the lock to apply it: the plan may repeat another writer's work and report it as ours."""
+
+
+def _scan_and_plan(
+    config: Config,
+    store: Sidecar,
+    scanner: Callable[[Config], ScanResult],
+    scope: Iterable[str] | None,
+) -> tuple[Plan, ScanResult, bool]:
+    """Scan (the vault, or ``scope``) and plan against ``store``. Returns ``(plan, scan,
+    current)``; ``current`` is False when the stored attachment list must be rewritten."""
+    pending = store.pending()
+    stored_attachments = store.attachments()
+    if scope is None or pending:
+        result = scanner(config)
+        stored = store.file_states()
+    else:
+        result, in_scope = scan_paths(config, scope)
+        roots = {unicodedata.normalize("NFC", p.strip("/")) for p in scope}
+        stored = store.file_states(roots)
+        kept = {a for a in stored_attachments if not in_scope(a)}
+        result = replace(result, attachments=frozenset(kept | result.attachments))
+    known = stored.keys() | stored_attachments
+    result, name_errors = _without_secret_names(result, scrubber_for(config), known)
+    plan = make_plan(config, result, stored, pending)
+    plan.errors.update(name_errors)
+    gone = tuple(sorted(p for p in pending if p not in result.pages and p not in stored))
+    plan = replace(plan, deleted=plan.deleted + gone)
+    current = bool(result.unreadable) or stored_attachments == set(result.attachments)
+    return plan, result, current
+
+
 def sync_vault(
     config: Config,
     store_dir: Path,
@@ -700,40 +744,31 @@ def sync_vault(
     with lock:
         store = Sidecar.open(store_dir / SIDECAR_NAME)
     try:
-        pending = store.pending()
-        stored_attachments = store.attachments()
-        if scope is None or pending:
-            result = scanner(config)
-            stored = store.file_states()
-        else:
-            result, in_scope = scan_paths(config, scope)
-            roots = {unicodedata.normalize("NFC", p.strip("/")) for p in scope}
-            stored = store.file_states(roots)
-            kept = {a for a in stored_attachments if not in_scope(a)}
-            result = replace(result, attachments=frozenset(kept | result.attachments))
-        known = stored.keys() | stored_attachments
-        result, name_errors = _without_secret_names(result, scrubber_for(config), known)
-        plan = make_plan(config, result, stored, pending)
-        plan.errors.update(name_errors)
-        gone = tuple(sorted(p for p in pending if p not in result.pages and p not in stored))
-        plan = replace(plan, deleted=plan.deleted + gone)
-        current = result.unreadable or stored_attachments == set(result.attachments)
-        if plan.is_empty and current:
-            report = SyncReport(0, 0, 0, 0, plan.unchanged, store.generation, 0, plan.errors, 0)
+        for attempt in range(PLAN_ATTEMPTS):
+            seen = store.generation
+            plan, result, current = _scan_and_plan(config, store, scanner, scope)
+            if plan.is_empty and current:
+                gen = store.generation
+                report = SyncReport(0, 0, 0, 0, plan.unchanged, gen, 0, plan.errors, 0)
+                return plan, report
+            total = len(plan.new) + len(plan.modified) + len(plan.moved)
+            progress = progress_start(total) if progress_start else None
+            try:
+                report = apply_plan(
+                    config,
+                    plan,
+                    result,
+                    lock=lock,
+                    store=store,
+                    index_dir=store_dir / INDEX_NAME,
+                    progress=progress,
+                    hold_writer=hold_writer,
+                    building=building,
+                    planned_at=seen if attempt < PLAN_ATTEMPTS - 1 else None,
+                )
+            except _StalePlan:
+                continue  # another writer applied a batch since: plan again from its result
             return plan, report
-        total = len(plan.new) + len(plan.modified) + len(plan.moved)
-        progress = progress_start(total) if progress_start else None
-        report = apply_plan(
-            config,
-            plan,
-            result,
-            lock=lock,
-            store=store,
-            index_dir=store_dir / INDEX_NAME,
-            progress=progress,
-            hold_writer=hold_writer,
-            building=building,
-        )
-        return plan, report
+        raise AssertionError("unreachable: the last attempt never checks for a stale plan")
     finally:
         store.close()
