@@ -83,7 +83,9 @@ def test_watcher_helpers_wait_for_the_first_log_line_and_stop(tmp_path: Path) ->
     script = "import sys, time; print('{\"ms\": 1}', file=sys.stderr, flush=True); time.sleep(60)"
     proc, log = benchlib.start_watcher([sys.executable, "-c", script])
     try:
-        assert benchlib.wait_for_watcher(tmp_path, proc, log, timeout=30) >= 0
+        waited = benchlib.wait_for_watcher(tmp_path, proc, log, timeout=30)
+        assert log.first.is_set(), "it returned on the first log line, not the state file"
+        assert 0 < waited < 30_000, waited  # ms, within the timeout
     finally:
         benchlib.stop_process(proc, timeout=5)
     assert proc.returncode is not None

@@ -576,16 +576,18 @@ def test_c1_readers_never_fail_or_block_and_a_cli_sync_waits_its_turn(
     for t in threads:
         t.start()
     try:
+        # Counted, not timed: a loaded machine gets as many reads and syncs as a fast one.
         syncs = []
-        deadline = time.monotonic() + 6
-        while time.monotonic() < deadline:
+        deadline = time.monotonic() + 10 * TIMEOUT_S  # a hang fails; the counts end the loop
+        while len(syncs) < 4 or len(runs) < 12:
+            assert time.monotonic() < deadline, (len(syncs), len(runs))
             syncs.append(cli(vault, "sync", "--json"))
     finally:
         stop.set()
         for t in threads:
             t.join(60)
     assert all(s.code == 0 for s in syncs), [s.err for s in syncs if s.code]
-    assert len(runs) >= 6, runs
+    assert len(runs) >= 12, runs
     failed = [r for r in runs if r[0] != 0]
     assert not failed, failed
     slow = [r for r in runs if r[1] >= 5]
@@ -766,7 +768,10 @@ def test_c3_cli_sync_killed_in_its_second_batch_recovers(
     (vault / "d0" / "p0.md").unlink()
     killed = cli(vault, "sync", env={"VAULT_SYNC_FAULT": f"{point}@2"})
     assert killed.code == -signal.SIGKILL, killed.err
-    assert len(paths_for(vault, "common")) >= 1000, "readers keep serving a complete generation"
+    # Every page but the deleted p0 holds "common" in each generation: a reader sees exactly
+    # 1,499 whatever the kill point (the index may be a batch ahead of the sidecar).
+    served = paths_for(vault, "common", limit=2000)
+    assert len(served) == 1499, "readers keep serving a complete generation"
     again = cli(vault, "sync")
     assert again.code == 0, again.err
     assert doc_count(vault) == 1499
@@ -851,4 +856,8 @@ def test_watcher_stops_cleanly_on_sigint_and_status_shows_it(
     assert watcher.proc.wait(TIMEOUT_S) == 0, watcher.log()
     state = watcher.state()
     assert state is not None and state["running"] is False
-    assert "not running" in cli(vault, "status").out or "stopped" in cli(vault, "status").out
+    watcher_line = [x for x in cli(vault, "status").out.splitlines() if x.startswith("watcher:")]
+    assert len(watcher_line) == 1, watcher_line
+    assert watcher_line[0].startswith(f"watcher: not running (pid {watcher.proc.pid}, "), (
+        watcher_line
+    )

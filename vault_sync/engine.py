@@ -84,9 +84,9 @@ def check_stores(folder: Path) -> str | None:
     except StoreError as exc:
         return str(exc)
     try:
-        verdict = store.db.execute("PRAGMA quick_check").fetchone()[0]
-        if verdict != "ok":
-            return f"sidecar damaged: {verdict}"
+        verdict = _quick_check(store)
+        if verdict is not None:
+            return verdict
         pages, pending = store.page_count(), bool(store.pending())
     except sqlite3.DatabaseError as exc:
         return f"sidecar damaged: {exc}"
@@ -304,6 +304,14 @@ class Reader:
         self.sidecar.close()
 
 
+def _quick_check(store: Sidecar) -> str | None:
+    """SQLite's ``quick_check`` as one line (``sidecar damaged: ...``), or None when "ok".
+
+    Its verdict can span lines (one per damaged b-tree page): a notice is one line."""
+    verdict = str(store.db.execute("PRAGMA quick_check").fetchone()[0])
+    return None if verdict == "ok" else "sidecar damaged: " + " ".join(verdict.split())
+
+
 def _open_set(config: Config, *, check_sidecar: bool) -> Reader:
     folder = layout.active_set(config.store_path)
     if folder is None:
@@ -311,9 +319,9 @@ def _open_set(config: Config, *, check_sidecar: bool) -> Reader:
     sidecar = Sidecar.open(layout.sidecar_file(folder), readonly=True)
     try:
         if check_sidecar:
-            verdict = sidecar.db.execute("PRAGMA quick_check").fetchone()[0]
-            if verdict != "ok":
-                raise StoreError(f"sidecar damaged: {verdict}")
+            verdict = _quick_check(sidecar)
+            if verdict is not None:
+                raise StoreError(verdict)
         index = PageIndex.open(layout.index_dir(folder))
     except BaseException:
         sidecar.close()
