@@ -415,18 +415,6 @@ def test_a_worker_that_dies_leaves_its_pages_to_this_process(
         assert _rows(inline, table) == _rows(pooled, table), table
 
 
-def _generation(config: Config) -> int:
-    """The active set's recorded generation, read as a reader does (0 before the first)."""
-    folder = layout.active_set(config.store_path)
-    if folder is None:
-        return 0
-    store = Sidecar.open(layout.sidecar_file(folder), readonly=True)
-    try:
-        return store.generation
-    finally:
-        store.close()
-
-
 def test_ctrl_c_during_a_sync_with_workers_stops_it_quietly(make_vault: MakeVault) -> None:
     import signal
     import subprocess
@@ -446,21 +434,28 @@ def test_ctrl_c_during_a_sync_with_workers_stops_it_quietly(make_vault: MakeVaul
         text=True,
         start_new_session=True,  # its own process group, as a terminal's foreground job
     )
-    config = load_config(vault)
-    before = _generation(config)
+    db = sqlite3.connect(f"file:{sidecar_path(load_config(vault))}?mode=ro", uri=True)
 
-    def mid_sync() -> bool:  # workers are up and the first batch is committed, not the last
-        assert proc.poll() is None, "the sync finished before it could be interrupted"
-        return len(_processes_naming(str(vault))) >= 3 and _generation(config) > before
+    def generation() -> int:
+        return int(db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()[0])
 
-    deadline = time.monotonic() + 60
-    while not mid_sync():
-        assert time.monotonic() < deadline, "no worker processes or no first batch"
-        time.sleep(0.01)
-    # Stop the group where it is, so Ctrl-C lands mid-sync however loaded the machine is.
-    os.killpg(proc.pid, signal.SIGSTOP)
+    before, batches = generation(), pages // 1000
+    try:
+        deadline = time.monotonic() + 60
+        while generation() == before:  # a cheap poll: the first of six batches is committed
+            assert proc.poll() is None, "the sync finished before it could be interrupted"
+            assert time.monotonic() < deadline, "no first batch"
+            time.sleep(0.005)
+        # Stop the group where it is, so Ctrl-C lands mid-sync however loaded the machine is.
+        os.killpg(proc.pid, signal.SIGSTOP)
+        at = generation()
+        workers = len(_processes_naming(str(vault)))
+    finally:
+        db.close()
     os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does: the whole group gets SIGINT
     os.killpg(proc.pid, signal.SIGCONT)
+    assert at < before + batches, "stopped after the last batch: not mid-sync"
+    assert workers >= 3, "the sync and its two (or more) workers"
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and err.strip() == "Aborted.", err
