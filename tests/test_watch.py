@@ -262,6 +262,32 @@ def test_w6_inotify_overflow_warning_triggers_a_reconcile_that_finds_missed_file
     assert_same_as_rebuild(vault, ["lostword"])
 
 
+def test_w6_a_real_inotify_overflow_is_met_by_a_reconcile(
+    make_vault: MakeVault, watch: StartWatch
+) -> None:
+    """A real overflow, made deterministic: the watcher is stopped (SIGSTOP) while more
+    events than the kernel queues are made in a folder it watches, then continued; watchdog
+    reads the overflow and logs it, and the watcher's reconcile finds every file."""
+    vault = make_vault({"a.md": "alpha\n", "burst/first.md": "first\n"})  # burst/ is watched
+    watcher = watch(vault)
+    start = watcher.count()
+    queued = int(Path("/proc/sys/fs/inotify/max_queued_events").read_text())
+    files = max(6000, queued // 2)  # each write makes 4 events: create, open, modify, close
+    os.kill(watcher.proc.pid, signal.SIGSTOP)
+    try:
+        for i in range(files):
+            (vault / "burst" / f"b{i}.md").write_text(f"overflowword b{i}x\n", "utf-8")
+    finally:
+        os.kill(watcher.proc.pid, signal.SIGCONT)
+    line = watcher.wait_line(lambda x: x["reconcile"] and x["added"] > 0, start, timeout=180)
+    assert line["added"] <= files, line
+    wait_until(lambda: doc_count(vault) == files + 2, timeout=180, what=watcher.log()[-2000:])
+    for i in (0, files // 2, files - 1):
+        assert paths_for(vault, f"b{i}x") == [f"burst/b{i}.md"]
+    stop_clean(watcher)
+    assert sorted(indexed(vault)) == sorted(scan(load_config(vault)).pages)
+
+
 # --------------------------------------------------------------------------- R: renames, deletes
 
 
