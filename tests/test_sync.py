@@ -8,6 +8,7 @@ import time
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -167,6 +168,36 @@ def test_killed_sync_is_repaired_by_the_next(
     assert again.code == 0, again.err  # type: ignore[attr-defined]
     assert sql(vault, "SELECT count(*) FROM pages")[0][0] == 20
     assert len(search_paths(vault, "common", limit=100)) == 20
+
+
+@pytest.mark.parametrize("point", ["after_journal", "during_batch", "after_index_commit"])
+def test_a_killed_incremental_sync_is_redone_from_its_journal_without_a_rebuild(
+    make_vault: MakeVault, cli: Callable[..., Any], point: str
+) -> None:
+    vault = make_vault({f"p{i}.md": f"word{i} common\n" for i in range(20)})
+    assert cli("--vault", str(vault), "sync").code == 0
+    config = load_config(vault)
+    active = layout.active_set(config.store_path)
+    for i in range(5):
+        (vault / f"p{i}.md").write_text(f"word{i} common edited{i}\n", encoding="utf-8")
+        (vault / f"n{i}.md").write_text(f"new{i} common\n", encoding="utf-8")
+    (vault / "p19.md").unlink()
+    killed = cli("--vault", str(vault), "sync", env={"VAULT_SYNC_FAULT": point})
+    assert killed.code == -9, killed.err
+    assert sql(vault, "SELECT count(*) FROM pending")[0][0] == 11  # the batch's journal
+    again = cli("--vault", str(vault), "sync")
+    assert again.code == 0, again.err
+    # Redone from the journal: the same set, no repair notice, the batch's own counts.
+    assert again.err == "", again.err
+    assert layout.active_set(config.store_path) == active
+    assert again.out.startswith("sync: 5 added, 5 changed, 0 moved, 1 deleted, 14 unchanged"), (
+        again.out
+    )
+    assert sql(vault, "SELECT count(*) FROM pending")[0][0] == 0
+    assert sql(vault, "SELECT count(*) FROM pages")[0][0] == 24
+    assert len(search_paths(vault, "common", limit=100)) == 24
+    assert search_paths(vault, "edited3") == ["p3.md"]
+    assert search_paths(vault, "word19") == []
 
 
 def test_near_identical_names_are_distinct_pages_and_reported_n2(
