@@ -247,3 +247,61 @@ def test_redact_write_keeps_what_the_frontmatter_means(
     assert text.endswith("---\nbody [REDACTED:github_token]\n")
     after = cli("--vault", str(root), "show", "p", "--json").json()["frontmatter"]
     assert after == before  # the stores already showed the redacted values: nothing moved
+
+
+def _secret_words(secret: str) -> list[str]:
+    """The runs of letters and digits (8 or more) of a secret: what any analyzer would index."""
+    import re
+
+    return re.findall(r"[A-Za-z0-9]{8,}", secret)
+
+
+def test_no_planted_secret_is_found_by_a_query_in_any_index_field(
+    cli: CLI, make_vault: Callable[..., Path]
+) -> None:
+    """Search-only fields (headings, tags_text, name, the CJK and code fields) are never read
+    back: a secret that reached one is found only by searching. Every planted secret, in every
+    place a page can hold text, is searched for in every indexed field and through `query`."""
+    import json
+
+    import tantivy
+
+    from vault_sync.index import register_analyzers
+
+    text, secrets = secret_page()
+    s = {label: POSITIVE[label][1] for label in BUILTIN}
+    ctx = {label: POSITIVE[label][0] for label in BUILTIN}  # with the words that make it one
+    more = (
+        "---\n"
+        f"title: Runbook {ctx['bearer_token']}\n"
+        f"tags: [ops, {s['stripe_key']}]\n"
+        f"summary: rotate {ctx['google_oauth']}\n"
+        "---\n"
+        f"# Runbook\n\n## Step {ctx['auth_header']}\n\n### Then {ctx['aws_secret_key']}\n\n"
+        f"fixes:: [[Bug {s['anthropic_key']}]]\n\ncommon words\n"
+    )
+    pages = {"notes/deploy.md": text, "ops/runbook.md": more, "clean.md": "clean\n"}
+    pages[f"ops/{s['slack_token']}.md"] = "a page whose file name is a secret\n"
+    root = make_vault(pages)
+    assert cli("--vault", str(root), "sync").code == 0
+    folder = layout.active_set(load_config(root).store_path)
+    assert folder is not None
+    index_dir = layout.index_dir(folder)
+    meta = json.loads((index_dir / "meta.json").read_text(encoding="utf-8"))
+    fields = [f["name"] for f in meta["schema"] if f["type"] == "text"]
+    assert {"headings", "tags_text", "name", "body_code", "body_ident"} <= set(fields)
+    index = tantivy.Index.open(str(index_dir))
+    register_analyzers(index)
+    searcher = index.searcher()
+    found = []
+    for label, secret in secrets.items():
+        for word in _secret_words(secret):
+            for field in fields:
+                query = index.parse_query(f'{field}:"{word}"')
+                if searcher.search(query, limit=1).count:
+                    found.append((label, word, field))
+            result = cli("--vault", str(root), "query", word, "--json")
+            assert result.code == 0, result.err
+            if result.json()["hits"]:
+                found.append((label, word, "query"))
+    assert not found, found
