@@ -464,6 +464,9 @@ def test_ctrl_c_during_a_sync_with_workers_stops_it_quietly(make_vault: MakeVaul
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,  # its own process group, as a terminal's foreground job
+        # As a terminal's job gets it: Ctrl-C not ignored (a shell's background job, which may
+        # run this suite, starts with SIGINT ignored, and exec keeps that).
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     db = sqlite3.connect(f"file:{sidecar_path(load_config(vault))}?mode=ro", uri=True)
 
@@ -487,8 +490,8 @@ def test_ctrl_c_during_a_sync_with_workers_stops_it_quietly(make_vault: MakeVaul
     os.killpg(proc.pid, signal.SIGCONT)
     assert at < before + batches, "stopped after the last batch: not mid-sync"
     assert workers >= 3, "the sync and its two (or more) workers"
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (out, err)
     assert "Traceback" not in err and err.strip() == "Aborted.", err
     again = subprocess.run(
         [sys.executable, "-m", "vault_sync", "--vault", str(vault), "sync"],
