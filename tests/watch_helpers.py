@@ -302,6 +302,9 @@ WORDS = [
 ]
 NAMES = [f"n{i}" for i in range(24)] + ["Note", "note", "Summer 2020", "x y"]
 FOLDERS = ["f0", "f1", "f2", "f0/deep", "f1/a/b"]
+#: Non-Markdown files pages link to (issue 14: an attachment that appears or goes must
+#: re-resolve the links naming it, as a rebuild would).
+ATTACHMENTS = ["pic0.png", "pic1.png", "f0/doc.pdf", "f1/a/b/sheet.csv", "f2/pic0.png"]
 
 
 class RandomOps:
@@ -371,6 +374,15 @@ class RandomOps:
             lines.append(f"see [[{target}]] #tag{rng.randrange(4)}")
         if rng.random() < 0.3:
             lines.append("## Intro\n\nmore text")
+        if rng.random() < 0.3:
+            name = rng.choice(ATTACHMENTS)
+            form = rng.randrange(3)
+            if form == 0:
+                lines.append(f"![[{name.rsplit('/', 1)[-1]}]]")  # by file name
+            elif form == 1:
+                lines.append(f"see [[{name}]]")  # by vault path
+            else:
+                lines.append(f"[file](/{name})")  # a Markdown link from the root
         return "\n".join(lines) + "\n"
 
     def _new_path(self) -> str:
@@ -449,6 +461,24 @@ class RandomOps:
         (self.vault / rel).unlink()
         return [rel]
 
+    def attach(self) -> list[str]:
+        """Add a linked attachment, or delete or rename one that exists."""
+        rel = self.rng.choice(ATTACHMENTS)
+        path = self.vault / rel
+        if not path.exists():
+            made = self._parents(rel)
+            path.write_bytes(bytes([self.rng.randrange(256) for _ in range(16)]))
+            return [*made, rel]
+        if self.rng.random() < 0.5:
+            path.unlink()
+            return [rel]
+        dst = self.rng.choice([a for a in ATTACHMENTS if a != rel])
+        if (self.vault / dst).exists():
+            return []
+        made = self._parents(dst)
+        os.replace(path, self.vault / dst)
+        return [*made, rel, dst]
+
     def move_folder(self) -> list[str]:
         folders = self.folders()
         if not folders:
@@ -484,6 +514,7 @@ class RandomOps:
             (2, self.delete),
             (1, self.move_folder),
             (0.4, self.delete_folder),
+            (1.5, self.attach),
         ]
         op = self.rng.choices([o for _, o in ops], weights=[w for w, _ in ops])[0]
         return op()
