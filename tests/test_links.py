@@ -117,3 +117,38 @@ def test_the_remembering_resolver_answers_as_resolve_does(
     for target, folder, origin in links * 2:  # the second round answers from the memo
         source = f"{folder}/src.md".lstrip("/")
         assert resolver(target, source, origin) == resolve(names, target, source, origin)
+
+
+def test_each_resolution_step_answers_in_a_subfolder_before_the_later_steps() -> None:
+    """Every page sits in a folder and links come from another one, so no earlier rule (an
+    exact path from the root) answers for a later one: each link is answered by its own step,
+    while every later step would give another page (issue 14: at the root, trying the title
+    before the stem passed every test)."""
+    t = table(
+        ("d/n.md", "N", ()),
+        ("d/n.md.md", "N twin", ()),  # what path_no_ext would answer for "d/n.md"
+        ("a/Target.md", "T-a", ()),
+        ("b/Other.md", "Target", ("Ttl",)),  # title "Target": what the title rule would give
+        ("c/Third.md", "C", ("Target", "Al")),  # alias "Target": what the alias rule would give
+        ("b/Ttl2.md", "Ttl", ()),
+        ("proj/sub/Rel.md", "Rel", ()),
+        ("sub/Both.md", "Both root", ()),
+        ("proj/sub/Both.md", "Both here", ()),
+    )
+    steps = {
+        "d/n.md": ("d/n.md", "path"),
+        "d/n": ("d/n.md", "path_no_ext"),
+        "sub/Rel": ("proj/sub/Rel.md", "relative"),  # from the linking page's folder
+        "sub/Both": ("sub/Both.md", "path_no_ext"),  # the vault root first, then the folder
+        "Target": ("a/Target.md", "stem"),  # before the title (b/) and the alias (c/)
+        "Ttl": ("b/Ttl2.md", "title"),  # before the alias of b/Other.md
+        "Al": ("c/Third.md", "alias"),
+    }
+    for target, (path, rule) in steps.items():
+        found = resolve(t, target, "proj/s.md", WIKI)
+        assert (found.status, found.target_path, found.rule) == (
+            LinkStatus.RESOLVED,
+            path,
+            rule,
+        ), target
+        assert Resolver(t)(target, "proj/s.md", WIKI) == found, target
