@@ -17,7 +17,7 @@ LAYERS = {
     "errors": 0,
     "config": 0,
     "page": 1,
-    "parser": 2,
+    "parser": 2,  # a package: frontmatter, keys, body (PACKAGE_ORDER)
     "sanitize": 2,
     "secret_rules": 2,
     "links": 2,
@@ -44,7 +44,19 @@ LAYERS = {
 ALLOWED_SAME_LAYER: set[tuple[str, str]] = {("config", "errors"), ("sanitize", "secret_rules")}
 
 
-def _imports(path: Path) -> set[str]:
+#: Inside a package, a module imports only the package's modules listed before it.
+PACKAGE_ORDER = {"parser": ["frontmatter", "body", "keys", "__init__"]}
+
+
+def _modules() -> list[tuple[str, Path]]:
+    """``(layer name, file)`` of every module; a package's modules take the package's name."""
+    found = [(path.stem, path) for path in sorted(PACKAGE.glob("*.py"))]
+    for package in sorted(p for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()):
+        found += [(package.name, path) for path in sorted(package.glob("*.py"))]
+    return found
+
+
+def _imports(path: Path, depth: int = 1) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found: set[str] = set()
     for node in ast.walk(tree):
@@ -54,20 +66,20 @@ def _imports(path: Path) -> set[str]:
             and node.module.startswith("vault_sync")
         ):
             parts = node.module.split(".")
-            if len(parts) > 1:
-                found.add(parts[1])
-            else:
+            if len(parts) > depth:
+                found.add(parts[depth])
+            elif len(parts) == depth:
                 found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.Import):
             for alias in node.names:
-                if alias.name.startswith("vault_sync."):
-                    found.add(alias.name.split(".")[1])
+                parts = alias.name.split(".")
+                if parts[0] == "vault_sync" and len(parts) > depth:
+                    found.add(parts[depth])
     return found
 
 
 def test_modules_import_only_lower_layers() -> None:
-    for path in sorted(PACKAGE.glob("*.py")):
-        name = path.stem
+    for name, path in _modules():
         assert name in LAYERS, f"{name}.py has no layer in this test (and in STYLE.md)"
         for imported in _imports(path):
             if imported == "__version__" or imported == name:
@@ -79,8 +91,19 @@ def test_modules_import_only_lower_layers() -> None:
             )
 
 
+def test_package_modules_import_only_earlier_ones() -> None:
+    packages = {name for name, path in _modules() if path.parent != PACKAGE}
+    assert packages == set(PACKAGE_ORDER), "each package needs its order in PACKAGE_ORDER"
+    for package, order in PACKAGE_ORDER.items():
+        folder = PACKAGE / package
+        assert sorted(p.stem for p in folder.glob("*.py")) == sorted(order), package
+        for index, module in enumerate(order):
+            imported = _imports(folder / f"{module}.py", depth=2) & set(order)
+            assert imported <= set(order[:index]), f"{package}.{module} imports {imported}"
+
+
 def test_public_functions_and_classes_have_docstrings() -> None:
-    for path in sorted(PACKAGE.glob("*.py")):
+    for _, path in _modules():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         assert ast.get_docstring(tree), f"{path.name} has no module docstring"
         for node in tree.body:

@@ -23,7 +23,6 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_inline import StateInline
 
 from tests.conftest import corpus
-from vault_sync import parser
 from vault_sync.page import (
     EMBEDS,
     REFERENCES,
@@ -34,7 +33,7 @@ from vault_sync.page import (
     Severity,
     path_id,
 )
-from vault_sync.parser import parse_frontmatter, parse_page
+from vault_sync.parser import body, frontmatter, keys, parse_frontmatter, parse_page
 
 PAGES = Path(__file__).resolve().parent / "pages"
 
@@ -259,13 +258,13 @@ def test_known_keys() -> None:
 
 
 def test_known_keys_model_covers_every_relation_key() -> None:
-    assert {*RELATION_TYPES, REFERENCES} <= set(parser._reference_models()[0].model_fields)
+    assert {*RELATION_TYPES, REFERENCES} <= set(keys._reference_models()[0].model_fields)
 
 
 def test_known_keys_fields_are_the_reference_models_fields() -> None:
     """``_Known`` has the pydantic model's fields, in order, with the same defaults."""
-    model = parser._reference_models()[0]
-    known = parser._Known()
+    model = keys._reference_models()[0]
+    known = keys._Known()
     assert list(model.model_fields) == list(known._fields)
     assert all(getattr(known, k) == f.default for k, f in model.model_fields.items())
 
@@ -722,24 +721,26 @@ _YAML = st.lists(_YAML_PIECES | st.text(max_size=4), max_size=16).map("".join) |
 def test_yaml_fast_path_agrees_with_the_constructor(block: str) -> None:
     """``_node_plain`` gives what ``_plain(construct_document(node))`` gives, or steps aside."""
     try:
-        node = parser._text_loader()(block).get_single_node()
+        node = frontmatter._text_loader()(block).get_single_node()
     except Exception:  # a YAML error: neither path runs
         return
     if node is None:
         return
     try:
-        fast = repr(parser._node_plain(node, [parser._MAX_NODES]))
-    except parser._Unusual:
+        fast = repr(frontmatter._node_plain(node, [frontmatter._MAX_NODES]))
+    except frontmatter._Unusual:
         return
-    loader = parser._text_loader()(block)
-    slow = parser._plain(loader.construct_document(loader.get_single_node()), [parser._MAX_NODES])
+    loader = frontmatter._text_loader()(block)
+    slow = frontmatter._plain(
+        loader.construct_document(loader.get_single_node()), [frontmatter._MAX_NODES]
+    )
     assert fast == repr(slow)
     assert loader.duplicates == []
 
 
 @given(st.text(max_size=6) | st.sampled_from(["", "~", "null", "Null", "NULL", "<<", "nul", "<"]))
 def test_fast_resolver_agrees_with_pyyaml(value: str) -> None:
-    loader = parser._text_loader()("")
+    loader = frontmatter._text_loader()("")
     assert not loader.yaml_path_resolvers  # the fast resolver assumes none
     for kind, implicit in [
         (yaml.ScalarNode, (True, False)),
@@ -782,7 +783,7 @@ _LINK_TEXT = st.lists(_WIKI_LIKE | _MD_LIKE | _LINK_BITS, max_size=4).map("".joi
 @settings(max_examples=1000, deadline=None)
 @given(_LINK_TEXT)
 def test_possessive_link_patterns_match_the_reference(text: str) -> None:
-    fast_wiki, fast_md = re.compile(parser._WIKI_PATTERN), re.compile(parser._MD_LINK_PATTERN)
+    fast_wiki, fast_md = re.compile(body._WIKI_PATTERN), re.compile(body._MD_LINK_PATTERN)
     for at in range(len(text)):
         for reference, fast in ((_WIKI_REFERENCE, fast_wiki), (_MD_LINK_REFERENCE, fast_md)):
             want, got = reference.match(text, at), fast.match(text, at)
@@ -795,8 +796,8 @@ def test_possessive_link_patterns_match_the_reference(text: str) -> None:
 @given(_LINK_TEXT | st.text(alphabet=st.sampled_from(list("#`<!-$\\{[ (a1\n_")), max_size=24))
 def test_token_start_skips_only_what_cannot_start_a_token(text: str) -> None:
     for at in range(len(text)):
-        if parser._TOKEN.match(text, at) is not None:
-            assert parser._TOKEN_START.match(text, at) is not None, (text, at)
+        if body._TOKEN.match(text, at) is not None:
+            assert body._TOKEN_START.match(text, at) is not None, (text, at)
 
 
 _SIMPLE_YAML_PIECES = st.sampled_from(
@@ -851,9 +852,9 @@ _SIMPLE_BLOCK = st.lists(
 def test_simple_frontmatter_reads_as_pyyaml_does(block: str) -> None:
     """``_simple_front`` gives what the general path gives, or steps aside."""
     text = f"---\n{block}---\nbody\n"
-    fast = parser._read_front(text)
-    with mock.patch.object(parser, "_simple_front", return_value=None):
-        general = parser._read_front(text)
+    fast = frontmatter._read_front(text)
+    with mock.patch.object(frontmatter, "_simple_front", return_value=None):
+        general = frontmatter._read_front(text)
     assert repr(fast) == repr(general)
 
 
@@ -882,7 +883,7 @@ def test_a_common_page_imports_neither_pydantic_nor_yaml() -> None:
     assert [w.message[:38] for w in bad.warnings] == ["kind: 'nope' is not valid (Input shoul"]
 
 
-_KNOWN_KEYS = sorted(parser._KNOWN)
+_KNOWN_KEYS = sorted(keys._KNOWN)
 _FRONT_TEXTS = st.sampled_from(
     [
         "", " ", "x", " a b ", "note", "Decision", " GOTCHA ", "bogus", "active", "Archived ",
@@ -934,10 +935,10 @@ _VALID_MAPPINGS = st.fixed_dictionaries(
 def test_known_keys_fast_path_agrees_with_pydantic(mapping: dict[str, Any]) -> None:
     """``_known_fast`` gives what the pydantic model gives, or steps aside; and it steps aside
     only where pydantic reports a problem (so valid pages never pay for pydantic)."""
-    data = {k: v for k, v in mapping.items() if k in parser._KNOWN}
+    data = {k: v for k, v in mapping.items() if k in keys._KNOWN}
     issues: list[Any] = []
-    checked = parser._known_checked(data, parser._Front(mapping=mapping), issues)
-    fast = parser._known_fast(data)
+    checked = keys._known_checked(data, frontmatter._Front(mapping=mapping), issues)
+    fast = keys._known_fast(data)
     if fast is not None:
         assert repr(fast) == repr(checked)  # repr: Kind.RULE == "rule", but not its repr
         assert issues == []
@@ -945,18 +946,18 @@ def test_known_keys_fast_path_agrees_with_pydantic(mapping: dict[str, Any]) -> N
         assert issues
     for entry in checked.evidence:
         fields = entry if isinstance(entry, dict) else None
-        if isinstance(entry, str) and (m := parser._EVIDENCE_TEXT.match(entry)):
+        if isinstance(entry, str) and (m := keys._EVIDENCE_TEXT.match(entry)):
             fields = {"kind": m[1], "source": m[2], "at": m[3]}
-        fast_entry = parser._evidence_fast(fields)
+        fast_entry = keys._evidence_fast(fields)
         if fast_entry is not None:
-            assert repr(fast_entry) == repr(parser._evidence_checked(fields))
+            assert repr(fast_entry) == repr(keys._evidence_checked(fields))
 
 
 def _without_fast_paths(text: str, path: str) -> Page:
     """``parse_page`` with every known-key and evidence check done by pydantic."""
     with (
-        mock.patch.object(parser, "_known_fast", return_value=None),
-        mock.patch.object(parser, "_evidence_fast", return_value=None),
+        mock.patch.object(keys, "_known_fast", return_value=None),
+        mock.patch.object(keys, "_evidence_fast", return_value=None),
     ):
         return parse_page(text, path)
 
