@@ -21,6 +21,8 @@ LAYERS = {
     "sanitize": 2,
     "secret_rules": 2,
     "links": 2,
+    "ignore": 2,
+    "pagefile": 2,
     "vault": 3,
     "store": 3,
     "index": 3,

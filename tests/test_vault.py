@@ -15,16 +15,14 @@ import pytest
 from tests.conftest import copy_corpus
 from vault_sync.config import Config
 from vault_sync.errors import VaultSyncError
+from vault_sync.ignore import build_ignore_matcher, is_ignored_name
+from vault_sync.pagefile import content_hash, read_page
 from vault_sync.vault import (
     FileEntry,
     Lister,
     SkippedSymlink,
     VaultUnreadableError,
-    build_ignore_matcher,
-    content_hash,
     describe_name,
-    is_ignored_name,
-    read_page,
     scan,
 )
 

@@ -407,10 +407,11 @@ def run_redact(
         PageNotFoundError, AmbiguousPageError: a reference names no page, or several.
         PageChangedError: a page changed between being read and being written.
     """
+    from vault_sync.pagefile import content_hash, write_page
     from vault_sync.redaction import PageRedaction, redact_bytes
     from vault_sync.report import find_page
     from vault_sync.sync import scrubber_for
-    from vault_sync.vault import content_hash, scan, write_page
+    from vault_sync.vault import scan
 
     result = scan(config)
     if every_page:

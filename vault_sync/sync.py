@@ -37,9 +37,10 @@ from vault_sync.config import Config
 from vault_sync.index import INDEX_NAME, PageIndex, discard_uncommitted, document_fields
 from vault_sync.lock import WriterLock
 from vault_sync.page import Issue, Page, Severity
+from vault_sync.pagefile import read_page
 from vault_sync.sanitize import Scrubber, line_of
 from vault_sync.store import SIDECAR_NAME, FileState, PageRecord, Sidecar
-from vault_sync.vault import FileEntry, ScanResult, read_page, scan, scan_paths
+from vault_sync.vault import FileEntry, ScanResult, scan, scan_paths
 
 logger = logging.getLogger(__name__)
 

@@ -1,9 +1,9 @@
-"""The folder: walk the vault with the ignore rules, read pages, hash them (DESIGN §2, §4).
+"""The folder: walk the vault with the ignore rules, listing pages and attachments (DESIGN §2, §4).
 
 :func:`scan` lists every page (``*.md``) and attachment under the vault root that no ignore rule
-leaves out, with its ``stat`` (mtime in ns, size in bytes) but not its content; :func:`read_page`
-reads one page once and returns its text and content hash. Nothing here parses a page or
-touches a store.
+(:mod:`vault_sync.ignore`) leaves out, with its ``stat`` (mtime in ns, size in bytes) but not
+its content; :func:`scan_paths` does the same for a watcher batch's paths. Reading and writing a
+page's bytes is :mod:`vault_sync.pagefile`. Nothing here reads a page or touches a store.
 
 Paths are vault-relative POSIX strings in NFC, the key everything else uses; the on-disk name
 (NFD on macOS, or whatever a tool wrote) is kept beside it for file operations. Two on-disk
@@ -16,63 +16,27 @@ Proof of absence (DESIGN §4, case R4): a folder that cannot be listed, and any 
 the root itself cannot be listed, :func:`scan` raises :class:`VaultUnreadableError`. No
 ``OSError`` from a single entry ever escapes :func:`scan`: every filesystem call of the walk
 (``scandir``, ``DirEntry.is_dir/is_file/is_symlink/stat``, ``stat``, ``realpath``) is guarded.
-
-Ignore rules, cheapest first (each prunes a folder, so nothing below it is listed):
-
-1. Dot-names: every file or folder whose name starts with ``.`` (``.git/``, ``.obsidian/``,
-   ``.trash/``, ``.vault-sync/``, ``.DS_Store``, ``.gitignore``, emacs lock files ``.#n.md``,
-   vim swap files ``.n.md.swp``, atomic-save temp files ``.n.md.tmp123``).
-2. Temp/swap/backup file names, see :data:`TEMP_NAME_RE` and :func:`is_ignored_name`.
-3. The store folder ``config.store_dir``, also when it is not a dot-folder.
-4. Obsidian's excluded files: ``userIgnoreFilters`` in ``.obsidian/app.json``.
-5. ``config.ignore`` globs (gitignore syntax, relative to the vault root).
-6. ``.gitignore`` files at the root and in any folder (gitignore semantics: patterns are
-   relative to the file's folder, a deeper file overrides a shallower one, the last matching
-   line wins, ``!`` re-includes, and nothing under an ignored folder can be re-included).
 """
 
 from __future__ import annotations
 
-import contextlib
 import errno
-import hashlib
-import json
 import logging
 import os
-import re
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
-
-from pathspec import GitIgnoreSpec
 
 from vault_sync.config import Config
-from vault_sync.errors import ConfigError, VaultSyncError
+from vault_sync.errors import VaultSyncError
+from vault_sync.ignore import IgnoreMatcher, _Chain, _is_temp_name, _nfc, build_ignore_matcher
 
 logger = logging.getLogger(__name__)
 
 #: The one test seam of :func:`scan`: lists a folder given its absolute path (``os.scandir``).
 Lister = Callable[[str], Iterable[os.DirEntry[str]]]
 
-#: File names left out as editor/tool temp, swap or backup files (dot-names are left out
-#: anyway). Sources: ``n.md~`` is the backup of vim (``backupext``) and emacs; ``#n.md#`` is
-#: emacs' auto-save file; ``n.md.tmp`` / ``n.md.tmp123`` are atomic-save temp files (a ``.tmp``
-#: last extension, optionally followed by a unique tag without a dot, so ``x.tmpl.md`` is
-#: still a page); ``.swp/.swo/.swn`` are vim swap files written outside a dot-name (``:set
-#: directory``), ``.swx`` vim's swap-folder probe; ``.crswap`` is Chromium's File System Access
-#: temp file. ``*.bak`` is NOT left out: no editor in the save sequences of TECH-NOTES §2 writes
-#: one, it is never a page either way, and leaving it out would only hide an attachment a
-#: person linked on purpose.
-TEMP_NAME_RE = re.compile(r"~$|^#.+#$|\.tmp[^.]*$|\.sw[ponx]$|\.crswap$", re.IGNORECASE)
-
-#: vim's write probe (``bufwrite.c``): it creates ``4913`` to test the folder, and if that name
-#: exists tries ``4913 + 123 * k``; the first 100 names of that sequence are left out.
-_VIM_PROBE_FIRST, _VIM_PROBE_STEP, _VIM_PROBE_COUNT = 4913, 123, 100
-
-_OBSIDIAN_APP_JSON = ".obsidian/app.json"
 _PAGE_SUFFIX = ".md"
-_UTF8_BOM = b"\xef\xbb\xbf"
 
 
 class VaultUnreadableError(VaultSyncError):
@@ -159,15 +123,6 @@ class ScanResult:
         )
 
 
-def content_hash(data: bytes) -> str:
-    """Return the content hash of a page: BLAKE2b with a 16-byte digest, 32 hex characters."""
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
-
-
-def _nfc(text: str) -> str:
-    return text if text.isascii() else unicodedata.normalize("NFC", text)
-
-
 def describe_name(name: str) -> str:
     """Return an on-disk name (or path) so that names equal after NFC read differently.
 
@@ -188,87 +143,6 @@ def describe_name(name: str) -> str:
     return f"{shown} ({form})"
 
 
-def _is_temp_name(name: str) -> bool:
-    if name.isdigit() and len(name) < 7:
-        k, rest = divmod(int(name) - _VIM_PROBE_FIRST, _VIM_PROBE_STEP)
-        if rest == 0 and 0 <= k < _VIM_PROBE_COUNT:
-            return True
-    return TEMP_NAME_RE.search(name) is not None
-
-
-def is_ignored_name(path: str, *, is_dir: bool = False) -> bool:
-    """Return whether the name rules alone leave ``path`` out: cheap, no I/O, for event filters.
-
-    Covers the dot-name rule on every component and the temp/swap/backup rule
-    (:data:`TEMP_NAME_RE`, vim's ``4913`` probe) on the last one when it is a file. The store
-    folder, ``.gitignore``, Obsidian and config rules need :class:`IgnoreMatcher`.
-
-    Args:
-        path: vault-relative POSIX path (disk or NFC form), without ``./`` or ``..``.
-        is_dir: whether ``path`` names a folder (temp rules apply to files only).
-    """
-    parts = path.split("/")
-    if any(part.startswith(".") for part in parts):
-        return True
-    return not is_dir and _is_temp_name(parts[-1])
-
-
-class Patterns:
-    """Compiled gitignore-syntax lines (``pathspec.GitIgnoreSpec``) with a one-regex pre-check.
-
-    ``GitIgnoreSpec.check_file`` costs about 2 µs per path (it tries every line); most paths
-    match no line, so one alternation of all line regexes rejects them first (0.3 µs). When
-    pathspec's compiled lines cannot be joined, every path takes the full check.
-    """
-
-    __slots__ = ("_any", "bad", "spec")
-
-    def __init__(self, lines: Iterable[str]) -> None:
-        good: list[str] = []
-        #: ``(1-based line number, line)`` of lines no gitignore rule can read (``[z-a]``):
-        #: left out, so one bad line never stops a scan; callers report them.
-        self.bad: list[tuple[int, str]] = []
-        for number, line in enumerate(lines, 1):
-            try:
-                GitIgnoreSpec.from_lines([_nfc(line)])
-            except (ValueError, re.error):  # pathspec raises re.error or its own ValueErrors
-                self.bad.append((number, line))
-                continue
-            good.append(_nfc(line))
-        self.spec = GitIgnoreSpec.from_lines(good)
-        self._any = _join_regexes(self.spec)
-
-    def __len__(self) -> int:
-        return sum(1 for p in self.spec.patterns if p.include is not None)
-
-    def check(self, path: str) -> bool | None:
-        """Return ``True`` (ignored), ``False`` (re-included by ``!``) or ``None`` (no line).
-
-        Args:
-            path: POSIX path relative to the patterns' folder, with a trailing ``/`` for a folder.
-        """
-        if self._any is not None and self._any.match(path) is None:
-            return None
-        include: bool | None = self.spec.check_file(path).include
-        return include
-
-
-def _join_regexes(spec: GitIgnoreSpec) -> re.Pattern[str] | None:
-    parts: list[str] = []
-    for pattern in spec.patterns:
-        if pattern.include is None:
-            continue  # a blank or comment line
-        regex = getattr(pattern, "regex", None)
-        if not isinstance(regex, re.Pattern) or not isinstance(regex.pattern, str):
-            return None
-        parts.append(regex.pattern.replace("(?P<ps_d>", "(?:"))  # names must be unique
-    try:
-        return re.compile("|".join(f"(?:{part})" for part in parts)) if parts else None
-    except re.error:
-        return None
-
-
-_Chain = tuple[tuple[str, Patterns], ...]  # (folder NFC path + "/" or "", patterns), root first
 _Ident = tuple[int, int]  # (st_dev, st_ino) of a folder
 
 
@@ -305,175 +179,6 @@ def _is_symlink(entry: os.DirEntry[str]) -> bool:
         return entry.is_symlink()
     except OSError:
         return False
-
-
-class IgnoreMatcher:
-    """Every ignore rule of a vault, built once per scan by :func:`build_ignore_matcher`.
-
-    ``.gitignore`` files are read lazily and cached by folder; rebuild the matcher when a
-    ``.gitignore``, ``.obsidian/app.json`` or the config changes.
-
-    Attributes:
-        vault: the vault root.
-        store_dir: the store folder, vault-relative NFC POSIX path.
-        globs: ``config.ignore`` compiled, or ``None``.
-        prefixes: Obsidian path-prefix filters (NFC).
-        regexes: Obsidian ``/regex/`` filters.
-        warnings: problems met while reading rule files, one line each.
-    """
-
-    def __init__(
-        self,
-        vault: Path,
-        store_dir: str,
-        globs: Patterns | None,
-        prefixes: tuple[str, ...],
-        regexes: tuple[re.Pattern[str], ...],
-        warnings: list[str],
-    ) -> None:
-        self.vault = vault
-        self.store_dir = store_dir
-        self.globs = globs
-        self.prefixes = prefixes
-        self.regexes = regexes
-        self.warnings = warnings
-        self._gitignores: dict[str, Patterns | None] = {}
-
-    @property
-    def has_patterns(self) -> bool:
-        """Whether any rule besides the name rules and the store folder applies to files."""
-        return bool(self.globs or self.prefixes or self.regexes)
-
-    def gitignore(self, folder: str) -> Patterns | None:
-        """Return the compiled ``.gitignore`` of ``folder`` (disk-form relative path, ``""`` for
-        the root), or ``None`` when it has none or it cannot be read (a warning is kept)."""
-        if folder not in self._gitignores:
-            self._gitignores[folder] = self._load_gitignore(folder)
-        return self._gitignores[folder]
-
-    def _load_gitignore(self, folder: str) -> Patterns | None:
-        rel = f"{folder}/.gitignore" if folder else ".gitignore"
-        try:
-            data = (self.vault / rel).read_bytes()
-        except (FileNotFoundError, NotADirectoryError):
-            return None
-        except OSError as exc:
-            self.warnings.append(f"{_nfc(rel)}: cannot read: {exc.strerror or exc}")
-            return None
-        patterns = Patterns(data.decode("utf-8-sig", errors="replace").splitlines())
-        for number, line in patterns.bad:
-            self.warnings.append(f"{_nfc(rel)}:{number}: pattern {line!r} cannot be read; ignored")
-        return patterns if len(patterns) else None
-
-    def matches(self, path: str, *, is_dir: bool, chain: _Chain) -> bool:
-        """Return whether one entry is left out, given its folder's ``.gitignore`` chain.
-
-        Args:
-            path: vault-relative NFC path of the entry (its folders already known to be in).
-            is_dir: whether it is a folder.
-            chain: ``(folder prefix, patterns)`` of every ``.gitignore`` above it, root first.
-        """
-        name = path.rpartition("/")[2]
-        if name.startswith(".") or (not is_dir and _is_temp_name(name)):
-            return True
-        return self.matches_patterns(path, is_dir=is_dir, chain=chain)
-
-    def matches_patterns(self, path: str, *, is_dir: bool, chain: _Chain) -> bool:
-        """:meth:`matches` without the name rules (the walk applies those inline)."""
-        if is_dir:
-            if path == self.store_dir:
-                return True
-            if self.prefixes and (path + "/").startswith(self.prefixes):
-                return True
-        elif (self.prefixes and path.startswith(self.prefixes)) or (
-            self.regexes and any(rx.search(path) for rx in self.regexes)
-        ):
-            return True
-        suffix = "/" if is_dir else ""
-        if self.globs is not None and self.globs.check(path + suffix):
-            return True
-        for base, patterns in reversed(chain):
-            include = patterns.check(path[len(base) :] + suffix if base else path + suffix)
-            if include is not None:
-                return include
-        return False
-
-    def is_ignored(self, path: str, *, is_dir: bool = False) -> bool:
-        """Return whether any rule leaves out ``path`` or one of its folders (for a watcher).
-
-        Args:
-            path: vault-relative POSIX path in disk form (``.gitignore`` files are opened by it).
-            is_dir: whether ``path`` names a folder.
-        """
-        parts = path.split("/")
-        chain: _Chain = ()
-        for depth in range(len(parts)):
-            folder = "/".join(parts[:depth])
-            spec = self.gitignore(folder)
-            if spec is not None:
-                chain = (*chain, (f"{_nfc(folder)}/" if folder else "", spec))
-            last = depth == len(parts) - 1
-            here = _nfc("/".join(parts[: depth + 1]))
-            if self.matches(here, is_dir=is_dir or not last, chain=chain):
-                return True
-        return False
-
-
-def _obsidian_filters(
-    vault: Path, warnings: list[str]
-) -> tuple[tuple[str, ...], tuple[re.Pattern[str], ...]]:
-    """Read ``userIgnoreFilters`` from ``.obsidian/app.json``: Obsidian's "Excluded files".
-
-    Each filter is a path prefix (``"Archive/"``, matched with ``startswith`` on the vault
-    path, case-sensitive, as Obsidian does) or a ``/regex/`` (searched anywhere in a file's
-    path; JavaScript syntax, read by :mod:`re`, which agrees on the common subset). A missing
-    file yields no filters; a broken file or filter yields a warning, never an error.
-    """
-    try:
-        data = json.loads((vault / _OBSIDIAN_APP_JSON).read_bytes())
-    except FileNotFoundError:
-        return (), ()
-    except (OSError, ValueError) as exc:
-        warnings.append(f"{_OBSIDIAN_APP_JSON}: ignored, cannot read: {exc}")
-        return (), ()
-    filters = data.get("userIgnoreFilters", []) if isinstance(data, dict) else None
-    if not isinstance(filters, list):
-        warnings.append(f"{_OBSIDIAN_APP_JSON}: userIgnoreFilters is not a list, ignored")
-        return (), ()
-    prefixes: list[str] = []
-    regexes: list[re.Pattern[str]] = []
-    for item in filters:
-        if not isinstance(item, str) or not item:
-            warnings.append(f"{_OBSIDIAN_APP_JSON}: userIgnoreFilters entry {item!r} ignored")
-        elif len(item) > 2 and item.startswith("/") and item.endswith("/"):
-            try:
-                regexes.append(re.compile(_nfc(item[1:-1])))
-            except re.error as exc:
-                warnings.append(f"{_OBSIDIAN_APP_JSON}: bad regex {item!r} ignored: {exc}")
-        else:
-            prefixes.append(_nfc(item))
-    return tuple(prefixes), tuple(regexes)
-
-
-def build_ignore_matcher(config: Config) -> IgnoreMatcher:
-    """Build the full ignore matcher of a vault (rules in the module docstring).
-
-    Args:
-        config: the vault's configuration (``vault``, ``store_dir``, ``ignore``).
-
-    Returns:
-        A matcher; problems with ``.obsidian/app.json`` are in its ``warnings``.
-    """
-    warnings: list[str] = []
-    prefixes, regexes = _obsidian_filters(config.vault, warnings)
-    globs = Patterns(config.ignore) if config.ignore else None
-    if globs is not None and globs.bad:
-        raise ConfigError(
-            f"{config.vault / 'vault-sync.toml'}: ignore: pattern {globs.bad[0][1]!r} is not"
-            " valid gitignore syntax"
-        )
-    store_dir = _nfc(PurePosixPath(config.store_dir.replace(os.sep, "/")).as_posix())
-    return IgnoreMatcher(config.vault, store_dir, globs, prefixes, regexes, warnings)
 
 
 @dataclass
@@ -716,36 +421,6 @@ def scan(config: Config, *, listdir: Lister = os.scandir) -> ScanResult:
     return result
 
 
-def read_page(vault: Path, entry: FileEntry) -> tuple[str, str, str | None]:
-    """Read one page once: its text, its content hash and any decoding problem.
-
-    Bad content never raises: bytes that are not UTF-8 become U+FFFD and the problem is
-    returned for ``lint``. A leading UTF-8 BOM is dropped (it is hashed, being on disk).
-
-    Args:
-        vault: the vault root.
-        entry: the page, as :func:`scan` found it (opened by ``entry.disk_path``).
-
-    Returns:
-        ``(text, content_hash, decode_error)``: the text decoded as ``utf-8-sig``, the hash
-        of the raw bytes (:func:`content_hash`), and ``None`` or a message like
-        ``"not valid UTF-8 at byte 123 (line 4)"`` (0-based file byte offset, 1-based line).
-
-    Raises:
-        OSError: the file cannot be read (``FileNotFoundError`` when it vanished after the
-            scan); the caller decides what that means.
-    """
-    data = (vault / entry.disk_path).read_bytes()
-    digest = content_hash(data)
-    try:
-        return data.decode("utf-8-sig"), digest, None
-    except UnicodeDecodeError as exc:
-        offset = exc.start + (len(_UTF8_BOM) if data.startswith(_UTF8_BOM) else 0)
-        line = data.count(b"\n", 0, offset) + 1
-        text = data.decode("utf-8-sig", errors="replace")
-        return text, digest, f"not valid UTF-8 at byte {offset} (line {line})"
-
-
 def _under_any(path: str, roots: frozenset[str]) -> bool:
     """Whether ``path`` equals one of ``roots`` or lies under one (checked prefix by prefix)."""
     if path in roots:
@@ -823,49 +498,3 @@ def scan_paths(
         state.walk(full, disk, key, ancestors, chain)
     scope = frozenset(_nfc(p) for p in wanted)
     return state.result(), lambda path: _under_any(path, scope)
-
-
-class PageChangedError(VaultSyncError):
-    """A page changed on disk between being read and being written: the write is refused."""
-
-
-def write_page(vault: Path, disk_path: str, data: bytes, expected_hash: str) -> None:
-    """Replace one page's bytes atomically, refusing if it changed since it was read.
-
-    The one write path for pages (DESIGN Invariant 5): the new bytes go to a temporary file
-    in the same folder (a dot-name, so walkers and the watcher ignore it), are fsynced, keep
-    the page's permission bits, and replace the page with one ``os.replace``; the folder is
-    fsynced after. Callers keep every byte they did not mean to change.
-
-    Args:
-        vault: the vault root.
-        disk_path: the page's vault-relative on-disk path.
-        data: the complete new content.
-        expected_hash: :func:`content_hash` of the bytes the caller read.
-
-    Raises:
-        PageChangedError: the page's bytes no longer hash to ``expected_hash``.
-        OSError: the page or its folder cannot be written.
-    """
-    target = vault / disk_path
-    if content_hash(target.read_bytes()) != expected_hash:
-        raise PageChangedError(f"{disk_path} changed since it was read; not written")
-    mode = target.stat().st_mode & 0o7777
-    tmp = target.with_name(f".{target.name}.vault-sync-{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(tmp, mode)
-        if content_hash(target.read_bytes()) != expected_hash:  # last look before replacing
-            raise PageChangedError(f"{disk_path} changed since it was read; not written")
-        os.replace(tmp, target)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-    folder = os.open(target.parent, os.O_RDONLY)
-    try:
-        os.fsync(folder)
-    finally:
-        os.close(folder)
