@@ -104,6 +104,21 @@ def test_package_modules_import_only_earlier_ones() -> None:
             assert imported <= set(order[:index]), f"{package}.{module} imports {imported}"
 
 
+def test_every_exception_is_in_the_tree_errors_draws() -> None:
+    """Exceptions live in errors.py and its docstring draws each (private signals aside)."""
+    import vault_sync.errors as errors
+
+    drawn = set((errors.__doc__ or "").split())
+    for _, path in _modules():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ClassDef) or node.name.startswith("_"):
+                continue
+            bases = {b.id for b in node.bases if isinstance(b, ast.Name)}
+            if any(b.endswith(("Error", "Exception", "Mismatch")) for b in bases):
+                assert path.name == "errors.py", f"{path.name}: {node.name} belongs in errors.py"
+                assert node.name in drawn, f"{node.name} is not drawn in errors.py's docstring"
+
+
 def test_public_functions_and_classes_have_docstrings() -> None:
     for _, path in _modules():
         tree = ast.parse(path.read_text(encoding="utf-8"))

@@ -14,7 +14,8 @@ import pytest
 from tests.test_sanitize import POSITIVE
 from vault_sync import layout
 from vault_sync.config import load_config
-from vault_sync.pagefile import PageChangedError, content_hash, write_page
+from vault_sync.errors import PageChangedError
+from vault_sync.pagefile import content_hash, write_page
 from vault_sync.sanitize import LABELS
 
 CLI = Callable[..., Any]

@@ -14,14 +14,13 @@ import pytest
 
 from tests.conftest import copy_corpus
 from vault_sync.config import Config
-from vault_sync.errors import VaultSyncError
+from vault_sync.errors import VaultSyncError, VaultUnreadableError
 from vault_sync.ignore import build_ignore_matcher, is_ignored_name
 from vault_sync.pagefile import content_hash, read_page
 from vault_sync.vault import (
     FileEntry,
     Lister,
     SkippedSymlink,
-    VaultUnreadableError,
     describe_name,
     scan,
 )

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from vault_sync import layout
 from vault_sync.config import Config, content_fingerprint
-from vault_sync.errors import StoreError, VaultGoneError
-from vault_sync.index import Hit, IndexCorruptError, IndexSchemaMismatch, PageIndex
+from vault_sync.errors import IndexCorruptError, IndexSchemaMismatch, StoreError, VaultGoneError
+from vault_sync.index import Hit, PageIndex
 from vault_sync.lock import WriterLock
 from vault_sync.store import Sidecar
 

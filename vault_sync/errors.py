@@ -15,7 +15,17 @@ escapes is a bug and shows its traceback.
     ├── AmbiguousPageError         exit 1  `show` reference matched several pages
     ├── LockTimeoutError           exit 1  another writer held the lock too long
     ├── VaultGoneError             exit 1  the vault folder was moved or deleted under a writer
+    ├── WatcherRunningError        exit 1  another watcher already runs for this vault
+    ├── VaultUnreadableError       exit 1  the vault root cannot be listed: nothing is proven absent
+    ├── PageChangedError           exit 1  a page changed after it was read: not written
     └── StoreError                 exit 1  a store cannot be opened or is from a newer version
+        ├── IndexCorruptError      exit 1  an index file is damaged, truncated or missing
+        ├── IndexSchemaMismatch    exit 1  the index was written with another schema: rebuild it
+        └── IndexBusyError         exit 1  another tantivy writer holds the index lock
+
+Every exception class of the package is defined here (``tests/test_architecture.py`` pins it),
+except private control-flow signals that never leave their module (the parser's
+``_TooComplex``, ``_Unusual`` and ``_Refused``; sync's ``_StalePlan``).
 """
 
 from __future__ import annotations
@@ -64,3 +74,27 @@ class VaultGoneError(VaultSyncError):
 
 class StoreError(VaultSyncError):
     """A derived store cannot be used (from a newer schema version, unwritable, ...)."""
+
+
+class WatcherRunningError(VaultSyncError):
+    """Another watcher already runs for this vault."""
+
+
+class VaultUnreadableError(VaultSyncError):
+    """The vault root cannot be listed, so a scan can prove nothing absent (DESIGN §4, R4)."""
+
+
+class PageChangedError(VaultSyncError):
+    """A page changed on disk between being read and being written: the write is refused."""
+
+
+class IndexCorruptError(StoreError):
+    """The index cannot be opened or read: a damaged, truncated or missing file."""
+
+
+class IndexSchemaMismatch(StoreError):
+    """The index on disk was written with another schema or other analyzers: rebuild it."""
+
+
+class IndexBusyError(StoreError):
+    """Another tantivy writer holds the index lock (the vault's writer lock was bypassed)."""

@@ -31,7 +31,13 @@ from typing import Any
 
 import tantivy
 
-from vault_sync.errors import QuerySyntaxError, StoreError
+from vault_sync.errors import (
+    IndexBusyError,
+    IndexCorruptError,
+    IndexSchemaMismatch,
+    QuerySyntaxError,
+    StoreError,
+)
 from vault_sync.page import Page
 
 logger = logging.getLogger(__name__)
@@ -180,18 +186,6 @@ _CLAUSE = re.compile(r'(-?)"([^"]*)"|(-?)([^\s"]+)')
 #: Segment files are named ``<32 hex digits>.<ext>`` (TECH-NOTES §1.1 layout).
 _SEGMENT_FILE = re.compile(r"^[0-9a-f]{32}\.")
 _FOOTER_MAGIC = 1337  # tantivy's footer magic number (``0x539``), after the JSON footer
-
-
-class IndexCorruptError(StoreError):
-    """The index cannot be opened or read: a damaged, truncated or missing file."""
-
-
-class IndexSchemaMismatch(StoreError):
-    """The index on disk was written with another schema or other analyzers: rebuild it."""
-
-
-class IndexBusyError(StoreError):
-    """Another tantivy writer holds the index lock (the vault's writer lock was bypassed)."""
 
 
 # --------------------------------------------------------------------------- schema

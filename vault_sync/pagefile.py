@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Protocol
 
-from vault_sync.errors import VaultSyncError
+from vault_sync.errors import PageChangedError
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 
@@ -61,10 +61,6 @@ def read_page(vault: Path, entry: OnDisk) -> tuple[str, str, str | None]:
         line = data.count(b"\n", 0, offset) + 1
         text = data.decode("utf-8-sig", errors="replace")
         return text, digest, f"not valid UTF-8 at byte {offset} (line {line})"
-
-
-class PageChangedError(VaultSyncError):
-    """A page changed on disk between being read and being written: the write is refused."""
 
 
 def write_page(vault: Path, disk_path: str, data: bytes, expected_hash: str) -> None:

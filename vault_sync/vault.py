@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from vault_sync.config import Config
-from vault_sync.errors import VaultSyncError
+from vault_sync.errors import VaultUnreadableError
 from vault_sync.ignore import IgnoreMatcher, _Chain, _is_temp_name, _nfc, build_ignore_matcher
 
 logger = logging.getLogger(__name__)
@@ -37,10 +37,6 @@ logger = logging.getLogger(__name__)
 Lister = Callable[[str], Iterable[os.DirEntry[str]]]
 
 _PAGE_SUFFIX = ".md"
-
-
-class VaultUnreadableError(VaultSyncError):
-    """The vault root cannot be listed, so a scan can prove nothing absent (DESIGN §4, R4)."""
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,7 @@ from watchdog.events import (
 from watchdog.observers import Observer
 
 from vault_sync.config import WATCH_STATE_NAME, Config
-from vault_sync.errors import LockTimeoutError, VaultGoneError, VaultSyncError
+from vault_sync.errors import LockTimeoutError, VaultGoneError, VaultSyncError, WatcherRunningError
 from vault_sync.index import release_held
 from vault_sync.sync import Plan, SyncReport
 
@@ -52,10 +52,6 @@ logger = logging.getLogger(__name__)
 
 #: Held by a running watcher for its lifetime (a second watcher on the vault is refused).
 WATCH_LOCK_NAME = "watch.lock"
-
-
-class WatcherRunningError(VaultSyncError):
-    """Another watcher already runs for this vault."""
 
 
 #: watchdog's inotify backend reports a queue overflow only as a log record here (TECH-NOTES §2).
