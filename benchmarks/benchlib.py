@@ -188,7 +188,7 @@ def wait_for_watcher(
     """Wait until the watcher's start-up reconcile is done: its first ``--json-log`` line, or
     its state file naming its pid. Returns the wait in ms; raises if it exits or times out
     (``timeout`` in seconds)."""
-    from vault_sync.config import WATCH_STATE_NAME
+    from vault_sync.layout import WATCH_STATE_NAME
 
     state = vault / ".vault-sync" / WATCH_STATE_NAME
     started = time.perf_counter()

@@ -38,9 +38,10 @@ from tests.watch_helpers import (
     wait_until,
 )
 from vault_sync import layout
-from vault_sync.config import WATCH_STATE_NAME, load_config
+from vault_sync.config import load_config
 from vault_sync.engine import run_sync, writer_lock
 from vault_sync.errors import VaultSyncError
+from vault_sync.layout import WATCH_STATE_NAME
 from vault_sync.vault import scan, scan_paths
 from vault_sync.watch import OVERFLOW_LOGGER, EventHandler, Watcher
 

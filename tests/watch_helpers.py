@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from vault_sync import layout
-from vault_sync.config import WATCH_STATE_NAME, load_config
+from vault_sync.config import load_config
 from vault_sync.engine import open_reader, run_rebuild
 from vault_sync.index import PageIndex
+from vault_sync.layout import WATCH_STATE_NAME
 from vault_sync.vault import scan
 
 T = TypeVar("T")

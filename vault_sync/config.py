@@ -23,8 +23,6 @@ from vault_sync.errors import ConfigError, NotAVaultError
 CONFIG_NAME = "vault-sync.toml"
 ENV_VAULT = "VAULT_SYNC_VAULT"
 DEFAULT_STORE_DIR = ".vault-sync"
-#: The watcher's state file in the store folder, read by ``status``.
-WATCH_STATE_NAME = "watch.json"
 
 
 @dataclass(frozen=True)

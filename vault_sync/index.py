@@ -44,8 +44,6 @@ logger = logging.getLogger(__name__)
 
 #: Bump when a field, an analyzer or the document layout changes. The sidecar stores it, and
 #: the analyzer names below carry it, so an index of another version fails to open.
-#: The index folder inside the store folder (``.vault-sync/index``).
-INDEX_NAME = "index"
 SCHEMA_VERSION = 2
 
 #: Writer heap in bytes: tantivy needs >= 15 MB per thread (TECH-NOTES §1.1); 64 MB holds a

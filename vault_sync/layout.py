@@ -5,10 +5,14 @@
     .vault-sync/                 (config ``store_dir``)
         VAULT_SYNC_STORE         marker: this folder belongs to vault-sync
         write.lock, writer.json  the writer lock and its holder (lock.py)
+        watch.lock, watch.json   held by a running watcher; its state, read by ``status``
         current                  the name of the active set, e.g. ``set-000002``
         set-000002/index/        tantivy index
         set-000002/sidecar.sqlite
         set-000002/checked.json  the store files as the last writer left them (write_stamp)
+        set-000002/BUILDING      while a set is being built: the builder's pid
+
+Every one of these names is defined here, once (``*_NAME``), and used from here.
 
 Readers open the set named by ``current``. A rebuild (or a repair) builds a new set beside the
 active one and then switches ``current`` with one atomic rename, so readers see the old stores
@@ -29,23 +33,29 @@ import re
 import shutil
 from pathlib import Path
 
-from vault_sync.config import WATCH_STATE_NAME
 from vault_sync.errors import StoreError
-from vault_sync.index import INDEX_NAME
-from vault_sync.lock import HOLDER_NAME, LOCK_NAME
-from vault_sync.store import SIDECAR_NAME
 
+#: Marks the store folder as vault-sync's own (:func:`claim`).
 MARKER_NAME = "VAULT_SYNC_STORE"
+#: Names the active set (:func:`activate`).
 CURRENT_NAME = "current"
+#: The writer lock (``lock.WriterLock``) and the file naming its holder.
+LOCK_NAME = "write.lock"
+HOLDER_NAME = "writer.json"
+#: Held by a running watcher for its lifetime (a second watcher on the vault is refused).
+WATCH_LOCK_NAME = "watch.lock"
+#: The watcher's state file, read by ``status``.
+WATCH_STATE_NAME = "watch.json"
+#: Inside a set: the SQLite sidecar, the tantivy index folder, the build marker, the stamp.
+SIDECAR_NAME = "sidecar.sqlite"
+INDEX_NAME = "index"
+BUILDING_NAME = "BUILDING"
+#: A set's stamp: the (size, mtime, inode) of every store file, as the last writer left them.
+STAMP_NAME = "checked.json"
+#: Set folders: ``set-`` and six digits, numbered up (:func:`new_set`).
+_SET_FORMAT = "set-{:06d}"
 _SET = re.compile(r"set-(\d{6})\Z")
-_OWN_FILES = {
-    MARKER_NAME,
-    CURRENT_NAME,
-    LOCK_NAME,
-    HOLDER_NAME,
-    WATCH_STATE_NAME,
-    "watch.lock",  # watch.WATCH_LOCK_NAME (watch sits above this module)
-}
+_OWN_FILES = {MARKER_NAME, CURRENT_NAME, LOCK_NAME, HOLDER_NAME, WATCH_STATE_NAME, WATCH_LOCK_NAME}
 
 
 def _is_own(name: str) -> bool:
@@ -89,14 +99,11 @@ def active_set(root: Path) -> Path | None:
     return folder if _SET.match(name) and folder.is_dir() else None
 
 
-BUILDING_NAME = "BUILDING"
-
-
 def new_set(root: Path) -> Path:
     """Create and return an empty set folder numbered after every existing one, marked as
     being built by this process (``BUILDING`` holds the pid) until :func:`activate`."""
     numbers = [int(m[1]) for n in os.listdir(root) if (m := _SET.match(n))]
-    folder = root / f"set-{max(numbers, default=0) + 1:06d}"
+    folder = root / _SET_FORMAT.format(max(numbers, default=0) + 1)
     folder.mkdir()
     (folder / BUILDING_NAME).write_text(str(os.getpid()), encoding="utf-8")
     return folder
@@ -147,10 +154,6 @@ def sidecar_file(folder: Path) -> Path:
 def index_dir(folder: Path) -> Path:
     """The tantivy index folder of a set."""
     return folder / INDEX_NAME
-
-
-#: A set's stamp: the (size, mtime, inode) of every store file, as the last writer left them.
-STAMP_NAME = "checked.json"
 
 
 def _store_files(folder: Path) -> dict[str, list[int]]:

@@ -18,9 +18,7 @@ from pathlib import Path
 from types import TracebackType
 
 from vault_sync.errors import LockTimeoutError
-
-LOCK_NAME = "write.lock"
-HOLDER_NAME = "writer.json"
+from vault_sync.layout import HOLDER_NAME, LOCK_NAME
 
 
 class WriterLock:

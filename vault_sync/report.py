@@ -15,8 +15,9 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from vault_sync.config import WATCH_STATE_NAME, Config
+from vault_sync.config import Config
 from vault_sync.errors import AmbiguousPageError, PageNotFoundError
+from vault_sync.layout import WATCH_STATE_NAME
 from vault_sync.page import name_key
 from vault_sync.sanitize import Scrubber
 from vault_sync.store import Sidecar

@@ -33,8 +33,6 @@ from vault_sync.errors import StoreError
 from vault_sync.links import LinkStatus, NameTable, Resolver, link_keys, page_keys
 from vault_sync.page import Page, name_key, path_id, path_stem
 
-SIDECAR_NAME = "sidecar.sqlite"
-
 
 def _script(db: sqlite3.Connection, sql: str) -> None:
     """Run ``;``-separated statements inside the caller's transaction.

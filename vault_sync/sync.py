@@ -33,13 +33,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from vault_sync import layout
 from vault_sync.config import Config
-from vault_sync.index import INDEX_NAME, PageIndex, discard_uncommitted, document_fields
+from vault_sync.index import PageIndex, discard_uncommitted, document_fields
 from vault_sync.lock import WriterLock
 from vault_sync.page import Issue, Page, Severity
 from vault_sync.pagefile import read_page
 from vault_sync.sanitize import Scrubber, line_of
-from vault_sync.store import SIDECAR_NAME, FileState, PageRecord, Sidecar
+from vault_sync.store import FileState, PageRecord, Sidecar
 from vault_sync.vault import FileEntry, ScanResult, scan, scan_paths
 
 logger = logging.getLogger(__name__)
@@ -743,7 +744,7 @@ def sync_vault(
         ``(plan, report)``.
     """
     with lock:
-        store = Sidecar.open(store_dir / SIDECAR_NAME)
+        store = Sidecar.open(layout.sidecar_file(store_dir))
     try:
         for attempt in range(PLAN_ATTEMPTS):
             seen = store.generation
@@ -761,7 +762,7 @@ def sync_vault(
                     result,
                     lock=lock,
                     store=store,
-                    index_dir=store_dir / INDEX_NAME,
+                    index_dir=layout.index_dir(store_dir),
                     progress=progress,
                     hold_writer=hold_writer,
                     building=building,

@@ -43,15 +43,13 @@ from watchdog.events import (
 )
 from watchdog.observers import Observer
 
-from vault_sync.config import WATCH_STATE_NAME, Config
+from vault_sync.config import Config
 from vault_sync.errors import LockTimeoutError, VaultGoneError, VaultSyncError, WatcherRunningError
 from vault_sync.index import release_held
+from vault_sync.layout import WATCH_LOCK_NAME, WATCH_STATE_NAME
 from vault_sync.sync import Plan, SyncReport
 
 logger = logging.getLogger(__name__)
-
-#: Held by a running watcher for its lifetime (a second watcher on the vault is refused).
-WATCH_LOCK_NAME = "watch.lock"
 
 
 #: watchdog's inotify backend reports a queue overflow only as a log record here (TECH-NOTES §2).
