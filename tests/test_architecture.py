@@ -16,6 +16,7 @@ PACKAGE = REPO / "vault_sync"
 LAYERS = {
     "errors": 0,
     "config": 0,
+    "atomic": 0,
     "page": 1,
     "parser": 2,  # a package: frontmatter, keys, body (PACKAGE_ORDER)
     "sanitize": 2,

@@ -33,6 +33,7 @@ import re
 import shutil
 from pathlib import Path
 
+from vault_sync.atomic import write_atomic
 from vault_sync.errors import StoreError
 
 #: Marks the store folder as vault-sync's own (:func:`claim`).
@@ -58,8 +59,15 @@ _SET = re.compile(r"set-(\d{6})\Z")
 _OWN_FILES = {MARKER_NAME, CURRENT_NAME, LOCK_NAME, HOLDER_NAME, WATCH_STATE_NAME, WATCH_LOCK_NAME}
 
 
+#: A temporary file :func:`~vault_sync.atomic.write_atomic` left behind (killed mid-write).
+_TEMP = re.compile(r"\.(.+)\.vault-sync-\d+\.tmp\Z")
+
+
 def _is_own(name: str) -> bool:
-    return name in _OWN_FILES or bool(_SET.match(name)) or name.startswith(f"{CURRENT_NAME}.tmp")
+    if name in _OWN_FILES or _SET.match(name) or name.startswith(f"{CURRENT_NAME}.tmp"):
+        return True
+    temp = _TEMP.match(name)
+    return temp is not None and temp[1] in _OWN_FILES
 
 
 def claim(root: Path) -> None:
@@ -111,9 +119,7 @@ def new_set(root: Path) -> Path:
 
 def activate(root: Path, folder: Path) -> None:
     """Point ``current`` at ``folder`` with one atomic rename (readers switch at once)."""
-    tmp = root / f"{CURRENT_NAME}.tmp{os.getpid()}"
-    tmp.write_text(folder.name + "\n", encoding="utf-8")
-    os.replace(tmp, root / CURRENT_NAME)
+    write_atomic(root / CURRENT_NAME, f"{folder.name}\n".encode())
     (folder / BUILDING_NAME).unlink(missing_ok=True)
 
 
@@ -123,13 +129,21 @@ def _being_built(folder: Path) -> bool:
         pid = int((folder / BUILDING_NAME).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    if pid == os.getpid():
-        return False
+    return pid != os.getpid() and process_alive(pid)
+
+
+def process_alive(pid: int) -> bool:
+    """Whether a process with this pid exists (signal 0 probes without sending anything).
+
+    The one liveness check of the pids the store folder records (``BUILDING``, the watcher's
+    ``watch.json``). A pid another user owns (``EPERM``) or one the OS cannot take (too large)
+    counts as alive: nothing is deleted, nothing is claimed on a guess.
+    """
     try:
-        os.kill(pid, 0)
+        os.kill(int(pid), 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
+    except (PermissionError, OverflowError, ValueError):
         return True
     return True
 
@@ -175,9 +189,7 @@ def _store_files(folder: Path) -> dict[str, list[int]]:
 def write_stamp(folder: Path) -> None:
     """Record the store files of ``folder`` as a writer leaves them consistent (checked, then
     written only by vault-sync). Call under the writer lock."""
-    tmp = folder / f"{STAMP_NAME}.tmp{os.getpid()}"
-    tmp.write_text(json.dumps(_store_files(folder), sort_keys=True), encoding="utf-8")
-    os.replace(tmp, folder / STAMP_NAME)
+    write_atomic(folder / STAMP_NAME, json.dumps(_store_files(folder), sort_keys=True).encode())
 
 
 def stamp_matches(folder: Path) -> bool:

@@ -8,12 +8,11 @@ pages (``lint --fix`` redaction now, agent edits later). Neither walks the vault
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
 from pathlib import Path
 from typing import Protocol
 
+from vault_sync.atomic import write_atomic
 from vault_sync.errors import PageChangedError
 
 _UTF8_BOM = b"\xef\xbb\xbf"
@@ -66,10 +65,11 @@ def read_page(vault: Path, entry: OnDisk) -> tuple[str, str, str | None]:
 def write_page(vault: Path, disk_path: str, data: bytes, expected_hash: str) -> None:
     """Replace one page's bytes atomically, refusing if it changed since it was read.
 
-    The one write path for pages (DESIGN Invariant 5): the new bytes go to a temporary file
-    in the same folder (a dot-name, so walkers and the watcher ignore it), are fsynced, keep
-    the page's permission bits, and replace the page with one ``os.replace``; the folder is
-    fsynced after. Callers keep every byte they did not mean to change.
+    The one write path for pages (DESIGN Invariant 5), through
+    :func:`vault_sync.atomic.write_atomic`: a temporary dot-name file in the same folder
+    (walkers and the watcher ignore it), fsynced, with the page's permission bits, checked
+    once more, then one ``os.replace`` and a fsync of the folder. Callers keep every byte they
+    did not mean to change.
 
     Args:
         vault: the vault root.
@@ -85,21 +85,9 @@ def write_page(vault: Path, disk_path: str, data: bytes, expected_hash: str) -> 
     if content_hash(target.read_bytes()) != expected_hash:
         raise PageChangedError(f"{disk_path} changed since it was read; not written")
     mode = target.stat().st_mode & 0o7777
-    tmp = target.with_name(f".{target.name}.vault-sync-{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(tmp, mode)
-        if content_hash(target.read_bytes()) != expected_hash:  # last look before replacing
+
+    def unchanged() -> None:  # the last look before replacing
+        if content_hash(target.read_bytes()) != expected_hash:
             raise PageChangedError(f"{disk_path} changed since it was read; not written")
-        os.replace(tmp, target)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-    folder = os.open(target.parent, os.O_RDONLY)
-    try:
-        os.fsync(folder)
-    finally:
-        os.close(folder)
+
+    write_atomic(target, data, mode=mode, before_replace=unchanged)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import posixpath
 import re
 from collections import defaultdict
@@ -17,7 +16,7 @@ from typing import Any
 
 from vault_sync.config import Config
 from vault_sync.errors import AmbiguousPageError, PageNotFoundError
-from vault_sync.layout import WATCH_STATE_NAME
+from vault_sync.layout import WATCH_STATE_NAME, process_alive
 from vault_sync.page import name_key
 from vault_sync.sanitize import Scrubber
 from vault_sync.store import Sidecar
@@ -189,7 +188,9 @@ def vault_status(config: Config, sidecar: Sidecar) -> dict[str, Any]:
     if watch_file.is_file():
         try:
             watch_state = json.loads(watch_file.read_text(encoding="utf-8"))
-            watch_state["alive"] = bool(watch_state.get("running")) and _alive(watch_state["pid"])
+            watch_state["alive"] = bool(watch_state.get("running")) and process_alive(
+                watch_state["pid"]
+            )
         except (OSError, ValueError, KeyError, TypeError):
             watch_state = {"error": f"unreadable {watch_file}"}
     links = _counts(sidecar, "SELECT status, count(*) FROM links GROUP BY status")
@@ -232,17 +233,6 @@ def vault_status(config: Config, sidecar: Sidecar) -> dict[str, Any]:
         },
         "watcher": watch_state,
     }
-
-
-def _alive(pid: int) -> bool:
-    """Whether a process with this pid exists (signal 0 probes without sending anything)."""
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError, ValueError):
-        return True
-    return True
 
 
 def format_status(s: dict[str, Any]) -> list[str]:

@@ -43,6 +43,7 @@ from watchdog.events import (
 )
 from watchdog.observers import Observer
 
+from vault_sync.atomic import write_atomic
 from vault_sync.config import Config
 from vault_sync.errors import LockTimeoutError, VaultGoneError, VaultSyncError, WatcherRunningError
 from vault_sync.index import release_held
@@ -327,11 +328,9 @@ class Watcher:
 
     def _write_state(self) -> None:
         self.state.queue_depth = self.batcher.depth
-        path = self.config.store_path / WATCH_STATE_NAME
-        tmp = path.with_name(f"{WATCH_STATE_NAME}.tmp{os.getpid()}")
+        data = json.dumps(self.state.__dict__, sort_keys=True).encode()
         with contextlib.suppress(OSError):
-            tmp.write_text(json.dumps(self.state.__dict__, sort_keys=True), encoding="utf-8")
-            os.replace(tmp, path)
+            write_atomic(self.config.store_path / WATCH_STATE_NAME, data)
 
     # -- the loop -------------------------------------------------------------------------
 
