@@ -7,7 +7,8 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -63,13 +64,22 @@ class Result:
         return json.loads(self.out)
 
 
+#: Run a command as the unprivileged user ``nobody`` (uid and gid 65534, no groups). CI runs
+#: as root, which reads and writes everything: permission cases need another user.
+NOBODY = ("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups")
+
+
 def run_cli(
-    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 120
+    *args: str,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 120,
+    user: tuple[str, ...] = (),
 ) -> Result:
-    """Run ``python -m vault_sync ARGS`` as a real subprocess."""
+    """Run ``python -m vault_sync ARGS`` as a real subprocess (``user=NOBODY``: unprivileged)."""
     full_env = {**os.environ, **(env or {})}
     proc = subprocess.run(
-        [sys.executable, "-m", "vault_sync", *args],
+        [*user, sys.executable, "-m", "vault_sync", *args],
         cwd=cwd,
         env=full_env,
         capture_output=True,
@@ -98,3 +108,27 @@ def copy_corpus(name: str, dest: Path) -> Path:
     target = dest / name
     shutil.copytree(corpus(name), target, symlinks=True)
     return target
+
+
+@pytest.fixture
+def open_folder() -> Iterator[Path]:
+    """A fresh folder the user ``nobody`` owns, mode 0755, outside pytest's temp folders
+    (those are mode 0700 and root's: ``nobody`` could not even reach them). Needs root."""
+    assert os.geteuid() == 0, "permission tests run as root (as CI does), acting as nobody"
+    root = Path(tempfile.mkdtemp(prefix="vault-sync-test-", dir="/var/tmp"))
+    root.chmod(0o755)
+    os.chown(root, 65534, 65534)
+    try:
+        yield root
+    finally:
+        for folder, _dirs, _files in os.walk(root):
+            os.chmod(folder, 0o755)  # folders a test made unreadable
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def give_to_nobody(root: Path) -> None:
+    """Make ``nobody`` the owner of everything under ``root`` (a vault written by root)."""
+    for folder, dirs, files in os.walk(root):
+        for name in (*dirs, *files):
+            os.chown(os.path.join(folder, name), 65534, 65534)
+    os.chown(root, 65534, 65534)

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Result, run_cli, write_pages
+from tests.conftest import NOBODY, Result, give_to_nobody, run_cli, write_pages
 from tests.watch_helpers import (
     TIMEOUT_S,
     RandomOps,
@@ -54,8 +54,13 @@ def watch() -> Iterator[StartWatch]:
     """Start real ``vault-sync watch --json-log`` processes; all are killed at teardown."""
     started: list[WatchProcess] = []
 
-    def start(vault: Path, env: dict[str, str] | None = None, ready: bool = True) -> WatchProcess:
-        proc = WatchProcess(vault, env)
+    def start(
+        vault: Path,
+        env: dict[str, str] | None = None,
+        ready: bool = True,
+        user: tuple[str, ...] = (),
+    ) -> WatchProcess:
+        proc = WatchProcess(vault, env, user)
         started.append(proc)
         if ready:
             proc.wait_ready()
@@ -419,6 +424,39 @@ def test_r4_unreadable_folder_in_a_watcher_batch_deletes_nothing(
     assert report.changed == 1 and report.deleted == 0, report
     assert set(plan.kept) == {"locked/c.md", "locked/d.md", "locked/deep/e.md"}
     assert len(paths_for(vault, "rfour")) == 5
+
+
+def test_r4_a_page_in_a_folder_made_unreadable_under_the_watcher_keeps_its_rows(
+    open_folder: Path, watch: StartWatch
+) -> None:
+    """Issue 14, fault 1, as a real unprivileged user: root makes a folder unreadable and
+    appends to a page inside it; the watcher (nobody) cannot stat the page, which proves
+    nothing about its absence, so its last good rows stay, and lint and status say why."""
+    vault = write_pages(
+        open_folder / "vault",
+        {".obsidian/app.json": "{}", "a.md": "rsix alpha\n", "sub/p.md": "rsix inside\n"},
+    )
+    give_to_nobody(vault)
+    env = {"HOME": str(open_folder)}
+    assert run_cli("--vault", str(vault), "sync", user=NOBODY, env=env).code == 0
+    watcher = watch(vault, env=env, user=NOBODY)
+    (vault / "sub").chmod(0o000)
+    sentinel(vault, watcher, "r6a")  # the folder's own event is a batch of its own
+    with (vault / "sub/p.md").open("a", encoding="utf-8") as f:  # root may still write there
+        f.write("appended while unreadable\n")
+    sentinel(vault, watcher, "r6b")  # a batch naming only sub/p.md (and the sentinel)
+    assert sorted(paths_for(vault, "rsix")) == ["a.md", "sub/p.md"], watcher.log()
+    lint = run_cli("--vault", str(vault), "lint", "--json", user=NOBODY, env=env)
+    assert ("sub", "unreadable") in {(p["path"], p["code"]) for p in lint.json()["problems"]}
+    stop_clean_or_errors = watcher.stop()
+    assert stop_clean_or_errors == 0, watcher.log()
+    again = run_cli("--vault", str(vault), "sync", user=NOBODY, env=env)
+    assert again.code == 0 and again.out.startswith("sync: nothing to do"), again.out
+    assert "1 stored pages kept: their folder could not be read" in again.err
+    (vault / "sub").chmod(0o755)
+    back = run_cli("--vault", str(vault), "sync", user=NOBODY, env=env)
+    assert back.out.startswith("sync: 0 added, 1 changed, 0 moved, 0 deleted"), back.out
+    assert paths_for(vault, "appended") == ["sub/p.md"]
 
 
 def test_r5_move_then_recreate_in_one_window_gives_two_pages(

@@ -54,10 +54,13 @@ class WatchProcess:
     :attr:`other` so a failing test shows them.
     """
 
-    def __init__(self, vault: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, vault: Path, env: dict[str, str] | None = None, user: tuple[str, ...] = ()
+    ) -> None:
         self.vault = vault
+        command = [sys.executable, "-m", "vault_sync", "--vault", str(vault), "watch"]
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "vault_sync", "--vault", str(vault), "watch", "--json-log"],
+            [*user, *command, "--json-log"],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,

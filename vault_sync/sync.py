@@ -41,7 +41,7 @@ from vault_sync.page import Issue, Page, Severity
 from vault_sync.pagefile import read_page
 from vault_sync.sanitize import Scrubber, line_of
 from vault_sync.store import FileState, PageRecord, Sidecar
-from vault_sync.vault import FileEntry, ScanResult, scan, scan_paths
+from vault_sync.vault import FileEntry, ScanResult, proven_absent, scan, scan_paths
 
 logger = logging.getLogger(__name__)
 
@@ -640,7 +640,7 @@ def _apply_batch(
             _fault_point("during_batch")
         if record is None or fields is None:
             errors[entry.path] = error or "cannot read"
-            if not os.path.lexists(config.vault / entry.disk_path):
+            if proven_absent(config.vault / entry.disk_path):
                 gone.append(entry.path)
             continue
         records.append(record)

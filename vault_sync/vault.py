@@ -23,6 +23,7 @@ from __future__ import annotations
 import errno
 import logging
 import os
+import stat
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -117,6 +118,25 @@ class ScanResult:
         return not any(
             path == u.path or path.startswith(u.path + "/") or not u.path for u in self.unreadable
         )
+
+
+def proven_absent(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is known not to exist: ``lstat`` says no such file (``ENOENT``) or a
+    parent is not a folder (``ENOTDIR``). Any other failure — a folder without search
+    permission (``EACCES``), an I/O error — proves nothing, so a page there is kept
+    (DESIGN §4: "deleting needs proof of absence"; ``os.path.exists`` answers False for both).
+    """
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    except OSError:
+        return False
+    return False
+
+
+def _nfc(text: str) -> str:
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
 
 
 def describe_name(name: str) -> str:
@@ -460,12 +480,15 @@ def scan_paths(
         key = _nfc(disk)
         name = key.rsplit("/", 1)[-1]
         full = os.path.join(root, disk)
-        try:
-            is_dir = os.path.isdir(full)
-            exists = is_dir or os.path.isfile(full)
+        try:  # not os.path.isdir / isfile: they answer False when the stat fails (EACCES)
+            mode = os.stat(full).st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            continue  # proven absent
         except OSError as exc:
             state.unreadable.append(Unreadable(key, exc.strerror or str(exc)))
             continue
+        is_dir = stat.S_ISDIR(mode)
+        exists = is_dir or stat.S_ISREG(mode)
         if not exists or matcher.is_ignored(disk, is_dir=is_dir):
             continue
         if not is_dir:
