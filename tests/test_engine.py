@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import NOBODY, Result, give_to_nobody, run_cli, write_pages
 from vault_sync import layout
 from vault_sync.config import load_config
 
@@ -372,3 +373,37 @@ def test_changed_sanitize_or_projects_settings_store_every_page_again(
     assert "custom" in cli("--vault", str(vault), "lint").out
     assert hits(cli, vault, "b", "--project", "pay") == ["p/b.md"]
     assert "nothing to do" in cli("--vault", str(vault), "sync").out  # the same settings again
+
+
+@pytest.mark.parametrize("locked", ["sub", "sub/p.md"])
+def test_rebuild_that_cannot_read_stored_pages_keeps_the_current_stores(
+    open_folder: Path, locked: str
+) -> None:
+    """Issue 14, fault 2, as nobody: an unreadable folder or file is not a deleted page."""
+    vault = write_pages(
+        open_folder / "vault",
+        {".obsidian/app.json": "{}", "a.md": "rtwo alpha\n", "sub/p.md": "rtwo inside\n"},
+    )
+    give_to_nobody(vault)
+    env = {"HOME": str(open_folder)}
+
+    def nobody(*args: str) -> Result:
+        return run_cli("--vault", str(vault), *args, user=NOBODY, env=env)
+
+    assert nobody("sync").code == 0
+    active = layout.active_set(load_config(vault).store_path)
+    (vault / locked).chmod(0o000)
+    result = nobody("rebuild")
+    assert (result.code, result.out) == (1, ""), result.out + result.err
+    assert result.err == (
+        "Error: rebuild kept the current stores: 1 stored pages cannot be read now"
+        " (sub/p.md; see vault-sync lint); make them readable and rebuild again\n"
+    )
+    assert layout.active_set(load_config(vault).store_path) == active
+    assert active is not None
+    sets = [n for n in os.listdir(load_config(vault).store_path) if n.startswith("set-")]
+    assert sets == [active.name], "the set built without the pages was discarded"
+    query = nobody("query", "rtwo", "--json")
+    assert sorted(h["path"] for h in query.json()["hits"]) == ["a.md", "sub/p.md"]
+    (vault / locked).chmod(0o755 if locked == "sub" else 0o644)
+    assert nobody("rebuild").code == 0

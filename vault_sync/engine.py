@@ -24,7 +24,13 @@ from typing import TYPE_CHECKING, Any
 
 from vault_sync import layout
 from vault_sync.config import Config, content_fingerprint
-from vault_sync.errors import IndexCorruptError, IndexSchemaMismatch, StoreError, VaultGoneError
+from vault_sync.errors import (
+    IndexCorruptError,
+    IndexSchemaMismatch,
+    StoreError,
+    UnreadablePagesError,
+    VaultGoneError,
+)
 from vault_sync.index import Hit, PageIndex
 from vault_sync.lock import WriterLock
 from vault_sync.store import Sidecar
@@ -101,14 +107,44 @@ def check_stores(folder: Path) -> str | None:
     return None
 
 
+def _lost_pages(config: Config, old: Path, new: Path) -> list[str]:
+    """Pages of the set ``old`` missing from the built set ``new`` whose files are not proven
+    gone (an unreadable folder or file): a rebuild must not drop their last good rows."""
+    from vault_sync.vault import proven_absent
+
+    try:
+        before = Sidecar.open(layout.sidecar_file(old), readonly=True)
+    except StoreError:
+        return []  # a set whose sidecar cannot be opened holds no rows to keep
+    try:
+        stored = before.disk_paths()
+    except sqlite3.DatabaseError:
+        return []
+    finally:
+        before.close()
+    after = Sidecar.open(layout.sidecar_file(new), readonly=True)
+    try:
+        built = after.disk_paths()
+    finally:
+        after.close()
+    vault = config.vault
+    return sorted(p for p, d in stored.items() if p not in built and not proven_absent(vault / d))
+
+
 def _build_new_set(
     config: Config,
     lock: WriterLock,
     progress_start: ProgressStart | None,
     scanner: Scanner,
     generation: int,
+    keep_from: Path | None = None,
 ) -> tuple[Plan, SyncReport]:
-    """Build a complete store set beside the active one, then switch to it and prune."""
+    """Build a complete store set beside the active one, then switch to it and prune.
+
+    Raises:
+        UnreadablePagesError: ``keep_from`` (the active set of a ``rebuild``) holds pages the
+            build could not read; the built set is discarded and ``keep_from`` stays active.
+    """
     from vault_sync.sync import sync_vault
 
     root = config.store_path
@@ -131,6 +167,15 @@ def _build_new_set(
         scanner=scanner,
         building=True,  # nobody reads this set until it is activated below
     )
+    lost = _lost_pages(config, keep_from, folder) if keep_from is not None else []
+    if lost:
+        with lock:
+            layout.prune(root)  # the built set, never activated
+        shown = ", ".join(lost[:5]) + (", ..." if len(lost) > 5 else "")
+        raise UnreadablePagesError(
+            f"rebuild kept the current stores: {len(lost)} stored pages cannot be read now"
+            f" ({shown}; see vault-sync lint); make them readable and rebuild again"
+        )
     with lock:
         layout.write_stamp(folder)  # built from the vault by this process: consistent
         layout.activate(root, folder)
@@ -274,13 +319,16 @@ def run_rebuild(
     Raises:
         LockTimeoutError: another writer held the lock too long.
         StoreError: the store folder is not vault-sync's own.
+        UnreadablePagesError: pages the current stores hold cannot be read now (under an
+            unreadable folder, or unreadable files): the current stores stay active.
     """
     from vault_sync.vault import scan
 
     lock = writer_lock(config)
     with lock:
-        generation = _generation_of(layout.active_set(config.store_path))
-    return _build_new_set(config, lock, progress_start, scan, generation)
+        active = layout.active_set(config.store_path)
+        generation = _generation_of(active)
+    return _build_new_set(config, lock, progress_start, scan, generation, keep_from=active)
 
 
 @dataclass

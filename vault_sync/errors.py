@@ -18,6 +18,7 @@ escapes is a bug and shows its traceback.
     ├── WatcherRunningError        exit 1  another watcher already runs for this vault
     ├── VaultUnreadableError       exit 1  the vault root cannot be listed: nothing is proven absent
     ├── PageChangedError           exit 1  a page changed after it was read: not written
+    ├── UnreadablePagesError       exit 1  a rebuild would lose pages it cannot read now
     └── StoreError                 exit 1  a store cannot be opened or is from a newer version
         ├── IndexCorruptError      exit 1  an index file is damaged, truncated or missing
         ├── IndexSchemaMismatch    exit 1  the index was written with another schema: rebuild it
@@ -70,6 +71,11 @@ class LockTimeoutError(VaultSyncError):
 class VaultGoneError(VaultSyncError):
     """The vault folder no longer exists at its path (moved, renamed or deleted): a writer
     stops rather than recreate it with an empty store."""
+
+
+class UnreadablePagesError(VaultSyncError):
+    """A rebuild could not read pages the current stores hold (an unreadable folder or file):
+    it keeps the current stores, which still hold their last good rows, and names them."""
 
 
 class StoreError(VaultSyncError):

@@ -458,6 +458,10 @@ class Sidecar:
             found.update((p, FileState(h, m, s)) for p, h, m, s in rows)
         return found
 
+    def disk_paths(self) -> dict[str, str]:
+        """Return ``{path: disk_path}`` of every stored page (the on-disk name of each)."""
+        return dict(self.db.execute("SELECT path, disk_path FROM pages"))
+
     def page_count(self) -> int:
         """Number of stored pages."""
         return int(self.db.execute("SELECT count(*) FROM pages").fetchone()[0])

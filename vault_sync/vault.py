@@ -135,10 +135,6 @@ def proven_absent(path: str | os.PathLike[str]) -> bool:
     return False
 
 
-def _nfc(text: str) -> str:
-    return text if text.isascii() else unicodedata.normalize("NFC", text)
-
-
 def describe_name(name: str) -> str:
     """Return an on-disk name (or path) so that names equal after NFC read differently.
 
