@@ -4,6 +4,9 @@ repaired, and readers never see a half-built store."""
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -407,3 +410,76 @@ def test_rebuild_that_cannot_read_stored_pages_keeps_the_current_stores(
     assert sorted(h["path"] for h in query.json()["hits"]) == ["a.md", "sub/p.md"]
     (vault / locked).chmod(0o755 if locked == "sub" else 0o644)
     assert nobody("rebuild").code == 0
+
+
+def _root_store_vault(open_folder: Path) -> tuple[Path, Callable[..., Result]]:
+    """A vault and its stores made by root; the returned function runs the CLI as nobody."""
+    vault = write_pages(
+        open_folder / "vault",
+        {".obsidian/app.json": "{}", "a.md": "rthree alpha [[b]]\n", "b.md": "# B\n\nrthree\n"},
+    )
+    assert run_cli("--vault", str(vault), "sync").code == 0  # as root
+
+    def nobody(*args: str) -> Result:
+        return run_cli("--vault", str(vault), *args, user=NOBODY, env={"HOME": str(open_folder)})
+
+    return vault, nobody
+
+
+def _store_files(vault: Path) -> dict[str, tuple[int, int]]:
+    root = load_config(vault).store_path
+    return {
+        str(p.relative_to(root)): (p.stat().st_size, p.stat().st_mtime_ns)
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_a_store_another_user_made_is_read_read_only(open_folder: Path) -> None:
+    """Issue 14, fault 3: every read command answers as nobody, from a store root made (no
+    write lock, no -shm, no repair), and leaves every store file as it was."""
+    vault, nobody = _root_store_vault(open_folder)
+    before = _store_files(vault)
+    query = nobody("query", "rthree", "--json")
+    assert (query.code, query.err) == (0, ""), query.err
+    assert sorted(h["path"] for h in query.json()["hits"]) == ["a.md", "b.md"]
+    status = nobody("status", "--json")
+    assert (status.code, status.err, status.json()["pages"]) == (0, "", 2), status.err
+    show = nobody("show", "b", "--json")
+    assert (show.code, show.err) == (0, ""), show.err
+    lint = nobody("lint", "--json")
+    assert (lint.code, lint.err, lint.json()["errors"]) == (0, "", 0), lint.err
+    assert _store_files(vault) == before
+
+
+def test_a_read_that_needs_a_sync_it_cannot_make_says_so_in_one_line(open_folder: Path) -> None:
+    vault, nobody = _root_store_vault(open_folder)
+    store = load_config(vault).store_path
+    shutil.rmtree(store)
+    result = nobody("query", "rthree")
+    assert result.code == 1, result.err
+    assert result.err.startswith("Error: the stores need a sync (no store yet), which failed: ")
+    assert result.err.count("\n") == 1 and "Traceback" not in result.err, result.err
+    assert not store.exists()
+
+
+def test_a_sidecar_with_a_wal_but_no_shm_is_refused_in_one_line(open_folder: Path) -> None:
+    """mode=ro needs the -shm of a WAL database; immutable=1 would skip the -wal's commits."""
+    vault, nobody = _root_store_vault(open_folder)
+    folder = layout.active_set(load_config(vault).store_path)
+    assert folder is not None
+    sidecar = layout.sidecar_file(folder)
+    script = (  # a root writer that dies leaving its commits in the -wal
+        "import os, sqlite3, sys\n"
+        "db = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+        "db.execute('PRAGMA wal_autocheckpoint=0')\n"
+        "db.execute(\"UPDATE meta SET value = value WHERE key = 'generation'\")\n"
+        "os._exit(0)\n"
+    )
+    subprocess.run([sys.executable, "-c", script, str(sidecar)], check=True)
+    assert Path(f"{sidecar}-wal").exists()
+    Path(f"{sidecar}-shm").unlink()
+    result = nobody("status")
+    assert result.code == 1, result.out
+    assert result.err.count("\n") == 1 and "Traceback" not in result.err, result.err
+    assert "sidecar.sqlite-wal file holds commits that need a sidecar.sqlite-shm" in result.err

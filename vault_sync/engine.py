@@ -56,7 +56,10 @@ def writer_lock(config: Config) -> WriterLock:
     """
     if not config.vault.is_dir():
         raise VaultGoneError(f"vault folder {config.vault} was moved or deleted")
-    layout.claim(config.store_path)
+    try:
+        layout.claim(config.store_path)
+    except OSError as exc:  # a vault or store folder this user cannot write
+        raise StoreError(f"cannot write the store folder {config.store_path}: {exc}") from exc
     return WriterLock(config.store_path, config.lock_timeout_s)
 
 
@@ -401,9 +404,23 @@ def open_reader(config: Config, *, check_sidecar: bool = False) -> Reader:
         return _open_set(config, check_sidecar=check_sidecar)
     except (StoreError, ValueError, OSError, sqlite3.DatabaseError) as exc:
         reason = str(exc)
-    _, report, rebuilt = run_sync(config)
+    report, rebuilt = _sync_for_reader(config, reason)
     reader = _open_set(config, check_sidecar=False)
     return replace(reader, notice=_repair_notice(config, reason, report, rebuilt))
+
+
+def _sync_for_reader(config: Config, reason: str) -> tuple[SyncReport, str | None]:
+    """A read that found no usable store acts as a writer (DESIGN §3); when it cannot (the
+    store is another user's, read-only), one line says what the read needed and why not.
+
+    Raises:
+        StoreError: the sync could not be made (the message names both reasons).
+    """
+    try:
+        _, report, rebuilt = run_sync(config)
+    except StoreError as exc:
+        raise StoreError(f"the stores need a sync ({reason}), which failed: {exc}") from exc
+    return report, rebuilt
 
 
 def search(config: Config, text: str, **options: Any) -> tuple[list[Hit], str | None]:
@@ -428,7 +445,7 @@ def search(config: Config, text: str, **options: Any) -> tuple[list[Hit], str | 
         reason = str(exc)
     finally:
         reader.close()
-    _, report, rebuilt = run_sync(config)
+    report, rebuilt = _sync_for_reader(config, reason)
     reader = _open_set(config, check_sidecar=False)
     try:
         hits = reader.index.search(text, **options)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import threading
 import time
@@ -62,8 +63,51 @@ def release_held() -> None:
     """Finish and drop every writer this process holds (:meth:`PageIndex.batch` ``hold``):
     waits for their merges, which releases tantivy's lock for other processes."""
     while _HELD:
-        _, raw = _HELD.popitem()
+        path, raw = _HELD.popitem()
         raw.wait_merging_threads()
+        share_files(Path(path))
+
+
+def _open_shadow(path: Path, exc: ValueError) -> tantivy.Index:
+    """Open, for reading, an index whose folder this user cannot write (a store made by
+    another user, a read-only mount): tantivy takes a lock even to read, on a file it must
+    open for writing. A private folder of symlinks to the index's files (never its lock
+    files) gives it lock files of its own; segment files are immutable, so reading them
+    through links is safe. The folder goes when the process exits.
+
+    Raises:
+        PermissionError: a file of the index cannot be read by this user either.
+    """
+    import atexit
+    import shutil
+    import tempfile
+
+    shadow = Path(tempfile.mkdtemp(prefix="vault-sync-index-"))
+    atexit.register(shutil.rmtree, shadow, True)
+    for file in path.iterdir():
+        if not file.name.startswith(".tantivy-"):
+            if not os.access(file, os.R_OK):
+                raise PermissionError(f"{file.name} is not readable") from exc
+            (shadow / file.name).symlink_to(file)
+    return tantivy.Index(_schema(), path=str(shadow), reuse=True)
+
+
+#: tantivy's own files that it writes atomically through a private (mode 0600) temp file.
+_PRIVATE_FILES = ("meta.json", ".managed.json")
+
+
+def share_files(path: Path) -> None:
+    """Give tantivy's ``meta.json`` and ``.managed.json`` the read permissions of the index
+    folder (0755 -> 0644, 0700 -> 0600): tantivy writes them mode 0600, so a store made by
+    one user could not be read by any other, even where its folder lets them read."""
+    try:
+        mode = path.stat().st_mode & 0o666
+        for name in _PRIVATE_FILES:
+            file = path / name
+            if file.exists() and file.stat().st_mode & 0o777 != mode:
+                file.chmod(mode)
+    except OSError:
+        pass  # a courtesy to other users; never fails a write
 
 
 def discard_uncommitted(path: Path) -> None:
@@ -778,10 +822,20 @@ class PageIndex:
         if verify and existing:
             verify_checksums(path)
         try:
-            index = tantivy.Index(_schema(), path=str(path), reuse=True)
+            try:
+                index = tantivy.Index(_schema(), path=str(path), reuse=True)
+            except ValueError as exc:
+                if "Failed to acquire Lockfile" not in str(exc):
+                    raise
+                index = _open_shadow(path, exc)  # a folder this user cannot write
             register_analyzers(index)
             index.searcher()
+        except PermissionError as exc:
+            raise StoreError(f"index at {path} cannot be read by this user: {exc}") from exc
         except ValueError as exc:
+            if "PermissionDenied" in str(exc):
+                msg = f"index at {path} cannot be read by this user: {_first_line(exc)}"
+                raise StoreError(msg) from exc
             if "schema does not match" in str(exc):
                 raise IndexSchemaMismatch(
                     f"index at {path} has another schema (expected version {SCHEMA_VERSION}):"
@@ -852,8 +906,10 @@ class PageIndex:
         self._index.reload()
         if hold:
             _HELD[str(self.path)] = raw
+            share_files(self.path)  # merges still running rewrite it: release_held again
         else:
             raw.wait_merging_threads()
+            share_files(self.path)
 
     def commit_in_background(self) -> Callable[[], None]:
         """Commit, in a thread, the adds a ``batch(commit=False)`` of this process left
@@ -884,6 +940,7 @@ class PageIndex:
             if failed:
                 msg = f"cannot commit to index at {self.path}: {_first_line(failed[0])}"
                 raise StoreError(msg) from failed[0]
+            share_files(self.path)
             self._index.reload()
 
         return join

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
-from vault_sync.errors import LockTimeoutError
+from vault_sync.errors import LockTimeoutError, StoreError
 from vault_sync.layout import HOLDER_NAME, LOCK_NAME
 
 
@@ -32,7 +32,12 @@ class WriterLock:
     def __init__(self, store: Path, timeout_s: float) -> None:
         from filelock import FileLock  # ~15 ms to import: only writers pay it, never `query`
 
-        store.mkdir(parents=True, exist_ok=True)
+        try:
+            store.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"cannot make the store folder {store}: {exc.strerror or exc}"
+            ) from exc
         self.store = store
         self.timeout_s = timeout_s
         self._lock = FileLock(str(store / LOCK_NAME))
@@ -54,6 +59,7 @@ class WriterLock:
 
         Raises:
             LockTimeoutError: another writer held it for longer; the message names it.
+            StoreError: this user cannot write the lock file (a store made by another user).
         """
         from filelock import Timeout
 
@@ -71,6 +77,11 @@ class WriterLock:
             raise LockTimeoutError(
                 f"the vault is being written by {self.holder()}; waited {self.timeout_s:g} s"
                 " (config lock_timeout_s)"
+            ) from exc
+        except OSError as exc:  # filelock opens the lock file for writing: EACCES, EROFS
+            raise StoreError(
+                f"cannot write {self.store / LOCK_NAME}: {exc.strerror or exc}"
+                " (the store belongs to another user, or is read-only)"
             ) from exc
         if first:
             info = {"pid": os.getpid(), "command": " ".join(sys.argv[:2]), "since": time.time()}

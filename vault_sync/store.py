@@ -311,20 +311,64 @@ class Sidecar:
         """
         if readonly and not path.is_file():
             raise StoreError(f"no sidecar at {path}")
+        if readonly:
+            return cls._open_readonly(path)
         try:
-            if readonly:
-                db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
-            else:
-                db = sqlite3.connect(path, isolation_level=None)
-                db.execute("PRAGMA journal_mode=WAL")
-                db.execute("PRAGMA synchronous=NORMAL")
+            db = sqlite3.connect(path, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
             db.execute("PRAGMA busy_timeout=10000")
             store = cls(db, path)
-            if not readonly:
-                store._migrate()
+            store._migrate()
             store._check_version()
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"sidecar {path} is unreadable: {exc}") from exc
+        return store
+
+    @classmethod
+    def _open_readonly(cls, path: Path) -> Sidecar:
+        """Open for reading only, even where this user cannot write (a store made by another
+        user, a read-only mount).
+
+        SQLite's ``mode=ro`` still needs the ``-shm`` file of a WAL database, and creates it
+        (fails) when it is absent. Then, if no ``-wal`` file exists either, every committed
+        page is in the main file and ``immutable=1`` reads it without any lock or side file;
+        with a ``-wal`` file (a writer's commits not yet checkpointed) there is no safe way to
+        read it here, and the error says so.
+
+        Raises:
+            StoreError: the sidecar is unreadable, damaged, from a newer version, or needs a
+                ``-shm`` file this user cannot make while a ``-wal`` file exists.
+        """
+        uri = path.resolve().as_uri()
+        try:
+            return cls._connect_readonly(f"{uri}?mode=ro", path)
+        except sqlite3.OperationalError as exc:
+            if "readonly" not in str(exc) and "unable to open" not in str(exc):
+                raise StoreError(f"sidecar {path} is unreadable: {exc}") from exc
+            wal = Path(f"{path}-wal")
+            if wal.exists():
+                raise StoreError(
+                    f"sidecar {path} cannot be read by this user: its {wal.name} file holds"
+                    f" commits that need a {path.name}-shm file it cannot create ({exc})"
+                ) from exc
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"sidecar {path} is unreadable: {exc}") from exc
+        try:
+            return cls._connect_readonly(f"{uri}?immutable=1", path)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"sidecar {path} is unreadable: {exc}") from exc
+
+    @classmethod
+    def _connect_readonly(cls, uri: str, path: Path) -> Sidecar:
+        db = sqlite3.connect(uri, uri=True, isolation_level=None)
+        try:
+            db.execute("PRAGMA busy_timeout=10000")
+            store = cls(db, path)
+            store._check_version()
+        except BaseException:
+            db.close()
+            raise
         return store
 
     def close(self) -> None:
