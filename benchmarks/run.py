@@ -16,7 +16,7 @@ the shared folder is never written), one after another:
   for a long-lived reader here and for fresh ``vault-sync query`` processes, beside a raw
   tantivy delete + add + commit + reload (:func:`measure_watch`);
 - ``store``: bytes of ``set-*/index/`` and ``sidecar.sqlite*`` of the active set;
-- ``query``: in process (one ``open_reader``; ``reader.index.search(q, limit=10)``) for a
+- ``query``: in process (one ``open_reader``; ``reader.search(q, limit=10)``) for a
   one-word, multi-word, phrase and CJK query, words picked from the vault's own pages; as a
   whole ``vault-sync query WORD --json`` process beside ``python -c pass``; baselines
   ``rg -il WORD`` (``grep -ril`` when ``rg`` is not on PATH; ``benchmarks/setup.sh``, run by
@@ -511,7 +511,6 @@ def measure_query(ctx: Ctx) -> None:
             queries["phrase"] = phrase
             break
     reader = open_reader(load_config(ctx.vault))
-    index = reader.index
     hits: dict[str, Any] = {}
     for kind in QUERY_KINDS:
         q = queries.get(kind)
@@ -523,11 +522,11 @@ def measure_query(ctx: Ctx) -> None:
             rows = db.execute(fts_sql, (_fts_query(q),)).fetchall()
             fts_ms.append((time.perf_counter() - t) * 1000)
         ctx.fig(f"query.fts.{kind}", f"FTS5 bm25 top 10, {kind}", fts_ms)
-        index.search(q, limit=10)  # first search outside the timing (lazy loads)
+        reader.search(q, limit=10)  # first search outside the timing (lazy loads)
         ms: list[float] = []
         for _ in range(ctx.reps.query_inproc):
             t = time.perf_counter()
-            found = index.search(q, limit=10)
+            found = reader.search(q, limit=10)
             ms.append((time.perf_counter() - t) * 1000)
         hits[kind] = {"query": q, "hits": len(found), "fts_hits": len(rows)}
         ctx.fig(

@@ -101,6 +101,7 @@ def page_index_baseline(
     from vault_sync.config import load_config
     from vault_sync.index import PageIndex
     from vault_sync.parser import parse_page
+    from vault_sync.retrieve import search
 
     config = load_config(vault)
     folder = layout.active_set(config.store_path)
@@ -120,7 +121,7 @@ def page_index_baseline(
             writer.delete(rel)
             writer.add(page, f"bench{i}", 10_000 + i)
         out.append((time.perf_counter() - started) * 1000)
-        if not index.search(word, limit=1):
+        if not search(index, word, limit=1):
             raise RuntimeError(f"PageIndex: {word} not found after the batch")
         time.sleep(0.02)
     return out
@@ -174,11 +175,10 @@ def reader_latencies(
     from vault_sync.engine import open_reader
 
     reader = open_reader(load_config(vault))
-    index = reader.index
 
     def found_at(word: str) -> float | None:
-        index.reload()
-        return time.perf_counter() if index.search(word, limit=1) else None
+        reader.index.reload()
+        return time.perf_counter() if reader.search(word, limit=1) else None
 
     try:
         return edit_latencies(pages, edits, spacing, rng, "zqlata", found_at, poll_s)

@@ -27,7 +27,7 @@ LAYERS = {
     "pagefile": 2,
     "vault": 3,
     "store": 3,
-    "index": 3,
+    "index": 3,  # a package: schema, page_index (PACKAGE_ORDER)
     "lock": 3,
     "sync": 4,
     "redaction": 4,
@@ -48,7 +48,10 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {("config", "errors"), ("sanitize", "
 
 
 #: Inside a package, a module imports only the package's modules listed before it.
-PACKAGE_ORDER = {"parser": ["frontmatter", "body", "keys", "__init__"]}
+PACKAGE_ORDER = {
+    "index": ["schema", "page_index", "__init__"],
+    "parser": ["frontmatter", "body", "keys", "__init__"],
+}
 
 
 def _modules() -> list[tuple[str, Path]]:

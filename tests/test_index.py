@@ -1,4 +1,4 @@
-"""Tests of vault_sync.index on a real tantivy index under tmp_path.
+"""Tests of vault_sync.index and its queries (vault_sync.retrieve) on a real tantivy index.
 
 Pages are built with :class:`vault_sync.page.Page` directly (the parser is tested on its own);
 the case files (``tests/pages``, copies of ``../shared/cases/pages``) are only read.
@@ -15,18 +15,16 @@ import tantivy
 
 from vault_sync.errors import QuerySyntaxError, StoreError
 from vault_sync.index import (
-    ELLIPSIS,
-    FIELD_BOOSTS,
     MAX_TOKEN_BYTES,
     SCHEMA_VERSION,
     IndexBusyError,
     IndexCorruptError,
     IndexSchemaMismatch,
     PageIndex,
-    build_query,
     build_schema,
 )
 from vault_sync.page import Page
+from vault_sync.retrieve import ELLIPSIS, FIELD_BOOSTS, build_query, search
 
 CASES = Path(__file__).resolve().parent / "pages"  # copies of ../shared/cases/pages
 if not (CASES / "s1-long-page.md").is_file():
@@ -61,7 +59,7 @@ def make_index(path: Path, pages: Iterable[Page], generation: int = 1) -> PageIn
 
 
 def paths(index: PageIndex, query: str, **kw: object) -> list[str]:
-    return [h.path for h in index.search(query, **kw)]  # type: ignore[arg-type]
+    return [h.path for h in search(index, query, **kw)]  # type: ignore[arg-type]
 
 
 @pytest.fixture
@@ -79,7 +77,7 @@ def test_s1_every_word_of_a_long_page_is_found(cases_index: PageIndex, word: str
 
 
 def test_s1_a_snippet_from_deep_in_the_page_is_cut_and_marked(cases_index: PageIndex) -> None:
-    (hit,) = cases_index.search("quokkadelta")
+    (hit,) = search(cases_index, "quokkadelta")
     assert "**quokkadelta**" in hit.snippet
     assert hit.snippet.startswith("…") and hit.snippet.endswith("…")
     assert len(hit.snippet) < 250
@@ -87,7 +85,7 @@ def test_s1_a_snippet_from_deep_in_the_page_is_cut_and_marked(cases_index: PageI
 
 @pytest.mark.parametrize("query", ["雾凇", "雾凇词库", "词库", "同步", "记忆同步引擎"])
 def test_s2_cjk_substrings_are_found(cases_index: PageIndex, query: str) -> None:
-    hits = cases_index.search(query)
+    hits = search(cases_index, query)
     assert [h.path for h in hits] == ["s2-cjk.md"]
     assert f"**{query}**" in hits[0].snippet  # literal fallback: body highlights miss CJK
 
@@ -138,8 +136,8 @@ def test_delete_by_path_deletes(tmp_path: Path) -> None:
             writer.delete(path)
     assert index.doc_count() == len(FILLER)
     with pytest.raises(QuerySyntaxError):
-        index.search("")
-    assert index.search("shared") == []
+        search(index, "")
+    assert search(index, "shared") == []
     assert not set(odd) & set(index.paths_with_generation())
 
 
@@ -208,7 +206,7 @@ def test_filter_values_and_missing_project_round_trip(tmp_path: Path) -> None:
         body="kestrel",
     )
     index = make_index(tmp_path / "ix", [page, *FILLER])
-    (hit,) = index.search("kestrel")
+    (hit,) = search(index, "kestrel")
     assert (hit.id, hit.kind, hit.status, hit.project, hit.tags) == (
         "rules/r",
         "rule",
@@ -216,7 +214,7 @@ def test_filter_values_and_missing_project_round_trip(tmp_path: Path) -> None:
         "alpha",
         ("Canonical", "ops"),
     )
-    assert index.search("gardening")[0].project is None
+    assert search(index, "gardening")[0].project is None
 
 
 # --------------------------------------------------------------------------- damage
@@ -256,7 +254,7 @@ def test_a_damaged_index_raises_never_zero_hits(tmp_path: Path, damage: object) 
     damage(tmp_path / "ix")  # type: ignore[operator]
     with pytest.raises(IndexCorruptError):
         index = PageIndex.open(tmp_path / "ix")
-        index.search("gardening narwhalbeta")
+        search(index, "gardening narwhalbeta")
 
 
 @pytest.mark.parametrize("ext", ["idx", "pos", "term", "store", "fieldnorm", "fast"])
@@ -279,7 +277,7 @@ def test_a_tantivy_panic_on_bad_data_becomes_index_corrupt(tmp_path: Path) -> No
     reopened = PageIndex.open(tmp_path / "ix")
     with pytest.raises(IndexCorruptError):
         for query in ("gardening", "narwhalbeta", "filler", "weather"):
-            assert reopened.search(query), query  # zero hits would be the silent failure
+            assert search(reopened, query), query  # zero hits would be the silent failure
     del index
 
 
@@ -337,8 +335,8 @@ def test_filters_are_exact_and_do_not_change_scores(tmp_path: Path) -> None:
     assert paths(index, "kestrel", project="alph") == []
     assert sorted(paths(index, "kestrel", tag="OPS")) == ["a.md", "b.md"]
     assert paths(index, "kestrel", kind="rule", project="beta") == []
-    plain = {h.path: h.score for h in index.search("kestrel")}
-    assert {h.path: h.score for h in index.search("kestrel", kind="rule")} == {
+    plain = {h.path: h.score for h in search(index, "kestrel")}
+    assert {h.path: h.score for h in search(index, "kestrel", kind="rule")} == {
         p: plain[p] for p in ("a.md", "c.md")
     }
 
@@ -347,7 +345,7 @@ def test_filters_are_exact_and_do_not_change_scores(tmp_path: Path) -> None:
 def test_unreadable_queries_raise_query_syntax_error(tmp_path: Path, query: str) -> None:
     index = make_index(tmp_path / "ix", FILLER)
     with pytest.raises(QuerySyntaxError) as info:
-        index.search(query)
+        search(index, query)
     assert "\n" not in str(info.value)
 
 
@@ -356,7 +354,7 @@ def test_unreadable_queries_raise_query_syntax_error(tmp_path: Path, query: str)
 )
 def test_punctuation_is_text_not_syntax(tmp_path: Path, query: str) -> None:
     index = make_index(tmp_path / "ix", FILLER)
-    index.search(query)  # no tantivy error
+    search(index, query)  # no tantivy error
     build_query(query)
 
 
@@ -373,7 +371,7 @@ def test_a_query_of_only_exclusions_is_a_syntax_error(tmp_path: Path, query: str
     # it listed every other page, each with score 1.000
     index = make_index(tmp_path / "ix", FILLER)
     with pytest.raises(QuerySyntaxError, match="at least one word to look for; -word only"):
-        index.search(query)
+        search(index, query)
 
 
 def test_a_title_match_outranks_a_body_only_match(tmp_path: Path) -> None:
@@ -393,7 +391,7 @@ def test_ties_sort_by_path_even_at_the_cut(tmp_path: Path) -> None:
     for page in pages:  # one segment each
         with index.batch() as writer:
             writer.add(page, "h", 1)
-    hits = index.search("kestrel", limit=2)
+    hits = search(index, "kestrel", limit=2)
     assert [h.path for h in hits] == ["t0.md", "t1.md"]
     assert hits[0].score == hits[1].score
 
@@ -412,22 +410,22 @@ def test_search_is_deterministic_and_a_rebuild_scores_the_same(tmp_path: Path) -
             for page in reversed(chunk):
                 writer.add(page, f"hash-{page.path}", 1)
     for query in ["atomic write json", "pane_pid", "同步", "gardening the", "filler"]:
-        once = first.search(query, explain=True)
-        assert once == first.search(query, explain=True)
+        once = search(first, query, explain=True)
+        assert once == search(first, query, explain=True)
         assert [(h.path, h.score, h.snippet) for h in once] == [
-            (h.path, h.score, h.snippet) for h in second.search(query)
+            (h.path, h.score, h.snippet) for h in search(second, query)
         ]
 
 
 def test_explain_lists_fields_terms_scores_and_boosts(cases_index: PageIndex) -> None:
-    hit = cases_index.search("atomic_write_json", explain=True)[0]
+    hit = search(cases_index, "atomic_write_json", explain=True)[0]
     assert hit.explain is not None
     assert hit.explain["field_boosts"] == FIELD_BOOSTS
     by_field = {m["field"]: m for m in hit.explain["matches"]}
     assert by_field["body_ident"]["terms"] == ["atomic_write_json"]
     assert by_field["body_ident"]["boost"] == FIELD_BOOSTS["body_ident"]
     assert all(m["score"] > 0 for m in hit.explain["matches"])
-    assert cases_index.search("atomic_write_json")[0].explain is None
+    assert search(cases_index, "atomic_write_json")[0].explain is None
 
 
 # --------------------------------------------------------------------------- no text is cut off
@@ -464,10 +462,10 @@ def test_a_long_word_in_the_title_is_found(tmp_path: Path) -> None:
 def test_a_word_too_long_to_index_is_named_in_the_error(tmp_path: Path) -> None:
     index = make_index(tmp_path / "ix", FILLER)
     with pytest.raises(QuerySyntaxError, match="not indexed") as info:
-        index.search("z" * MAX_TOKEN_BYTES)
+        search(index, "z" * MAX_TOKEN_BYTES)
     assert "no searchable words" not in str(info.value)
     with pytest.raises(QuerySyntaxError, match="no searchable words"):
-        index.search(": -- ()")
+        search(index, ": -- ()")
 
 
 # --------------------------------------------------------------------------- CJK adjacency
@@ -529,7 +527,7 @@ def test_the_file_name_is_found_when_the_title_differs(tmp_path: Path) -> None:
         body="# Summer 2020\n\nWe went to the lake.",
     )
     index = make_index(tmp_path / "ix", [page, *FILLER])
-    hit = index.search("2021", explain=True)
+    hit = search(index, "2021", explain=True)
     assert [h.path for h in hit] == ["journal/Summer 2021.md"]
     assert hit[0].explain is not None
     assert [m["field"] for m in hit[0].explain["matches"]] == ["name"]
@@ -568,7 +566,7 @@ def test_a_snippet_marks_only_a_real_cut(
 ) -> None:
     page = Page(path="s.md", id="s", title="S", body=body)
     index = make_index(tmp_path / "ix", [page, *FILLER])
-    (hit,) = index.search(query)
+    (hit,) = search(index, query)
     assert hit.snippet.replace("# ", "") == snippet
     assert ELLIPSIS not in hit.snippet
 
@@ -577,5 +575,5 @@ def test_a_snippet_cut_inside_the_text_is_marked(tmp_path: Path) -> None:
     words = " ".join(f"w{i}" for i in range(200))
     page = Page(path="s.md", id="s", title="S", body=f"{words} kestrel. {words}")
     index = make_index(tmp_path / "ix", [page, *FILLER])
-    (hit,) = index.search("kestrel")
+    (hit,) = search(index, "kestrel")
     assert hit.snippet.startswith(ELLIPSIS) and hit.snippet.endswith(ELLIPSIS)

@@ -45,7 +45,7 @@ def sql(vault: Path, query: str, params: tuple[object, ...] = ()) -> list[tuple[
 def search_paths(vault: Path, text: str, limit: int = 10) -> list[str]:
     reader = open_reader(load_config(vault))
     try:
-        return [h.path for h in reader.index.search(text, limit=limit)]
+        return [h.path for h in reader.search(text, limit=limit)]
     finally:
         reader.close()
 
@@ -310,8 +310,8 @@ def test_a_set_built_in_bulk_equals_one_kept_in_step(
 def test_a_build_failing_between_batches_leaves_no_writer_and_the_next_sync_builds(
     make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import vault_sync.index as index_module
     import vault_sync.sync as sync_module
+    from vault_sync.index import PageIndex
 
     monkeypatch.setattr(sync_module, "BATCH_PAGES", 3)
     vault = make_vault(CROSS_BATCH)
@@ -327,7 +327,10 @@ def test_a_build_failing_between_batches_leaves_no_writer_and_the_next_sync_buil
     monkeypatch.setattr(sync_module, "load_page", failing_load)
     with pytest.raises(RuntimeError, match="injected"):
         sync(vault)
-    assert index_module._UNCOMMITTED == {}  # rolled back; tantivy's lock is released
+    # rolled back: tantivy's lock on the half-built set's index is free for a new writer
+    (half_built,) = (vault / ".vault-sync").glob("set-*")
+    with PageIndex.open(layout.index_dir(half_built)).batch():  # IndexBusyError if held
+        pass
     monkeypatch.setattr(sync_module, "load_page", real_load)
     _, report = sync(vault)
     assert report.added == len(CROSS_BATCH)

@@ -22,6 +22,7 @@ from vault_sync.config import load_config
 from vault_sync.engine import open_reader, run_rebuild
 from vault_sync.index import PageIndex
 from vault_sync.layout import WATCH_STATE_NAME
+from vault_sync.retrieve import search
 from vault_sync.vault import scan
 
 T = TypeVar("T")
@@ -194,7 +195,7 @@ def paths_for(vault: Path, text: str, limit: int = 1000) -> list[str]:
     reader = open_reader(load_config(vault))
     try:
         reader.index.reload()
-        return [hit.path for hit in reader.index.search(text, limit=limit)]
+        return [hit.path for hit in reader.search(text, limit=limit)]
     finally:
         reader.close()
 
@@ -233,7 +234,7 @@ def snapshot(vault: Path, queries: Iterable[str] = ()) -> dict[str, Any]:
     index = PageIndex.open(layout.index_dir(folder))
     out["index_paths"] = sorted(index.paths_with_generation())
     out["index_docs"] = index.doc_count()
-    out["queries"] = {q: [(h.path, h.score) for h in index.search(q, limit=1000)] for q in queries}
+    out["queries"] = {q: [(h.path, h.score) for h in search(index, q, limit=1000)] for q in queries}
     return out
 
 

@@ -7,7 +7,7 @@ cheap and the ``query`` path never loads the parser, pydantic or PyYAML.
 >>> config = load_config(find_vault("~/notes"))            # doctest: +SKIP
 >>> plan, report, notice = run_sync(config)               # doctest: +SKIP
 >>> reader = open_reader(config)                          # doctest: +SKIP
->>> hits = reader.index.search("retry storm", limit=5)    # doctest: +SKIP
+>>> hits = reader.search("retry storm", limit=5)          # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ __version__ = "0.1.0"
 #: public name -> the module that defines it
 _EXPORTS = {
     "Config": "vault_sync.config",
-    "Hit": "vault_sync.index",
+    "Hit": "vault_sync.retrieve",
     "Link": "vault_sync.page",
     "Page": "vault_sync.page",
     "PageIndex": "vault_sync.index",

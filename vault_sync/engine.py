@@ -31,8 +31,10 @@ from vault_sync.errors import (
     UnreadablePagesError,
     VaultGoneError,
 )
-from vault_sync.index import Hit, PageIndex
+from vault_sync.index import KeptWriter, PageIndex
 from vault_sync.lock import WriterLock
+from vault_sync.retrieve import Hit
+from vault_sync.retrieve import search as search_index
 from vault_sync.store import Sidecar
 
 if TYPE_CHECKING:
@@ -236,7 +238,7 @@ def run_sync(
     scanner: Scanner | None = None,
     full_check: bool = True,
     scope: Iterable[str] | None = None,
-    hold_writer: bool = False,
+    kept_writer: KeptWriter | None = None,
 ) -> tuple[Plan, SyncReport, str | None]:
     """Sync the stores with the vault, rebuilding them first when they are damaged.
 
@@ -252,8 +254,9 @@ def run_sync(
             start and reconcile.
         scope: only these vault-relative paths and what is under them (a watcher batch);
             ``None`` for the whole vault. A rebuild always scans the whole vault.
-        hold_writer: keep the index writer open afterwards, merges running (the watcher,
-            which calls :func:`vault_sync.index.release_held` when idle).
+        kept_writer: the caller's writer, kept open afterwards with merges running (the
+            watcher's, which calls :meth:`~vault_sync.index.KeptWriter.release` when idle);
+            it is also released while this waits for another process's writer lock.
 
     Returns:
         ``(plan, report, notice)``; ``notice`` says why the stores were rebuilt, or is None.
@@ -268,10 +271,8 @@ def run_sync(
 
     scanner = scanner or scan
     lock = writer_lock(config)
-    if hold_writer:
-        from vault_sync.index import release_held
-
-        lock.on_wait = release_held
+    if kept_writer is not None:
+        lock.on_wait = kept_writer.release
     with lock:
         layout.prune(config.store_path)  # e.g. the half-built set of a killed rebuild
         folder = layout.active_set(config.store_path)
@@ -295,7 +296,7 @@ def run_sync(
                 progress_start=progress_start,
                 scanner=scanner,
                 scope=scope,
-                hold_writer=hold_writer,
+                kept_writer=kept_writer,
             )
             if trusted:
                 with lock:
@@ -349,6 +350,16 @@ class Reader:
     sidecar: Sidecar
     index: PageIndex
     notice: str | None = None
+
+    def search(self, text: str, **options: Any) -> list[Hit]:
+        """Search the index: :func:`vault_sync.retrieve.search` with ``options`` (limit,
+        kind, project, tag, explain); no repair (see :func:`search` for that).
+
+        Raises:
+            QuerySyntaxError: the query text cannot be read.
+            IndexCorruptError: the index could not be read.
+        """
+        return search_index(self.index, text, **options)
 
     def close(self) -> None:
         """Close the sidecar connection."""
@@ -429,7 +440,8 @@ def search(config: Config, text: str, **options: Any) -> tuple[list[Hit], str | 
     Args:
         config: the vault's configuration.
         text: the query text.
-        **options: passed to :meth:`PageIndex.search` (limit, kind, project, tag, explain).
+        **options: passed to :func:`vault_sync.retrieve.search` (limit, kind, project, tag,
+            explain).
 
     Returns:
         ``(hits, notice)``; ``notice`` is a line for stderr when stores were synced or rebuilt.
@@ -440,7 +452,7 @@ def search(config: Config, text: str, **options: Any) -> tuple[list[Hit], str | 
     """
     reader = open_reader(config)
     try:
-        return reader.index.search(text, **options), reader.notice
+        return reader.search(text, **options), reader.notice
     except (IndexCorruptError, IndexSchemaMismatch) as exc:
         reason = str(exc)
     finally:
@@ -448,7 +460,7 @@ def search(config: Config, text: str, **options: Any) -> tuple[list[Hit], str | 
     report, rebuilt = _sync_for_reader(config, reason)
     reader = _open_set(config, check_sidecar=False)
     try:
-        hits = reader.index.search(text, **options)
+        hits = reader.search(text, **options)
     finally:
         reader.close()
     return hits, _repair_notice(config, reason, report, rebuilt)

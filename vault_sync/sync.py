@@ -35,7 +35,7 @@ from typing import Any
 
 from vault_sync import layout
 from vault_sync.config import Config
-from vault_sync.index import PageIndex, discard_uncommitted, document_fields
+from vault_sync.index import KeptWriter, PageIndex, document_fields
 from vault_sync.lock import WriterLock
 from vault_sync.page import Issue, Page, Severity
 from vault_sync.pagefile import read_page
@@ -523,7 +523,7 @@ def apply_plan(
     store: Sidecar,
     index_dir: Path,
     progress: ProgressFn | None = None,
-    hold_writer: bool = False,
+    kept_writer: KeptWriter | None = None,
     building: bool = False,
     planned_at: int | None = None,
 ) -> SyncReport:
@@ -537,8 +537,10 @@ def apply_plan(
         store: an open (writable) sidecar.
         index_dir: the tantivy index folder of the same store set.
         progress: called with the number of pages done after each batch.
-        hold_writer: keep the index writer open after the last batch, merges running
-            (:meth:`~vault_sync.index.PageIndex.batch`); the watcher's choice.
+        kept_writer: the caller's :class:`~vault_sync.index.KeptWriter`: its writer of
+            this index is used and, after the last batch, kept open with merges running
+            (the watcher's); ``None`` drops the writer after each commit. A set being built
+            (``building``) keeps its uncommitted writer in one of its own instead.
         building: the stores are a set being built, which no one reads until it is activated:
             the sidecar is bulk-loaded (:meth:`~vault_sync.store.Sidecar.begin_bulk_load`),
             and links are resolved and the index committed once, in the last batch, instead
@@ -560,6 +562,8 @@ def apply_plan(
     work = _batches(upserts, result.pages) or [[]]
     attachments = set(result.attachments) if not result.unreadable else None
     generation = 0
+    # A set being built keeps its uncommitted adds in a writer of its own between batches.
+    keep = KeptWriter() if building else kept_writer
     if building:
         store.begin_bulk_load()  # its last batch ends it
     try:
@@ -573,7 +577,7 @@ def apply_plan(
                         config,
                         store,
                         index_dir,
-                        hold_writer,
+                        keep,
                         building,
                         last or not building,
                         batch,
@@ -586,7 +590,8 @@ def apply_plan(
                 if progress is not None:
                     progress(len(batch))
     except BaseException:
-        discard_uncommitted(index_dir)
+        if building and keep is not None:
+            keep.discard()  # roll back the adds not yet committed; releases tantivy's lock
         raise
     failed = set(errors) - set(plan.errors)  # pages that could not be read when applied
     return SyncReport(
@@ -606,7 +611,7 @@ def _apply_batch(
     config: Config,
     store: Sidecar,
     index_dir: Path,
-    hold_writer: bool,
+    keep: KeptWriter | None,
     building: bool,
     complete: bool,
     paths: Sequence[str],
@@ -651,7 +656,7 @@ def _apply_batch(
     join_commit: Callable[[], None] | None = None
     if records or gone or complete:
         index = PageIndex.open(index_dir)
-        with index.batch(hold=hold_writer, commit=complete and not finish) as writer:
+        with index.batch(keep=keep, commit=complete and not finish) as writer:
             for path in gone:
                 writer.delete(path)
             for record, fields in zip(records, documents, strict=True):
@@ -659,7 +664,8 @@ def _apply_batch(
                     writer.delete(record.path)
                 writer.add_fields(fields, generation)
         if finish:
-            join_commit = index.commit_in_background()
+            assert keep is not None  # a set being built keeps its writer (apply_plan)
+            join_commit = index.commit_in_background(keep)
         else:
             _fault_point("after_index_commit")
     try:
@@ -724,7 +730,7 @@ def sync_vault(
     progress_start: Callable[[int], ProgressFn | None] | None = None,
     scanner: Callable[[Config], ScanResult] = scan,
     scope: Iterable[str] | None = None,
-    hold_writer: bool = False,
+    kept_writer: KeptWriter | None = None,
     building: bool = False,
 ) -> tuple[Plan, SyncReport]:
     """Bring both stores in step with the vault: scan, plan (redoing any unfinished batch), apply.
@@ -738,7 +744,7 @@ def sync_vault(
         scope: vault-relative paths (a watcher batch): scan and plan only these and what is
             under them (:func:`~vault_sync.vault.scan_paths`); ``None`` scans the whole vault.
             A pending (unfinished) batch always widens the scope to the whole vault.
-        hold_writer, building: see :func:`apply_plan`.
+        kept_writer, building: see :func:`apply_plan`.
 
     Returns:
         ``(plan, report)``.
@@ -764,7 +770,7 @@ def sync_vault(
                     store=store,
                     index_dir=layout.index_dir(store_dir),
                     progress=progress,
-                    hold_writer=hold_writer,
+                    kept_writer=kept_writer,
                     building=building,
                     planned_at=seen if attempt < PLAN_ATTEMPTS - 1 else None,
                 )

@@ -46,7 +46,7 @@ from watchdog.observers import Observer
 from vault_sync.atomic import write_atomic
 from vault_sync.config import Config
 from vault_sync.errors import LockTimeoutError, VaultGoneError, VaultSyncError, WatcherRunningError
-from vault_sync.index import release_held
+from vault_sync.index import KeptWriter
 from vault_sync.layout import WATCH_LOCK_NAME, WATCH_STATE_NAME
 from vault_sync.sync import Plan, SyncReport
 
@@ -237,6 +237,9 @@ class Watcher:
         #: (st_dev, st_ino) of the vault folder at start: a watcher whose root is renamed
         #: or deleted stops, and never recreates the old path (issue 14).
         self._root_id: tuple[int, int] | None = None
+        #: The index writer kept between close batches, merges running: waiting for a ~1 s
+        #: merge after a commit delayed the next save by as much (IDLE_RELEASE_S).
+        self.writer = KeptWriter()
 
     # -- one batch ------------------------------------------------------------------------
 
@@ -252,9 +255,9 @@ class Watcher:
         started = time.perf_counter()
         scope = None if batch.reconcile else batch.paths
         if batch.reconcile:
-            release_held()  # full checks read every index file: let merges finish first
+            self.writer.release()  # full checks read every index file: let merges finish
         _plan, report, notice = self.sync(
-            self.config, full_check=batch.reconcile, scope=scope, hold_writer=True
+            self.config, full_check=batch.reconcile, scope=scope, kept_writer=self.writer
         )
         self._last_apply = time.monotonic()
         ms = round((time.perf_counter() - started) * 1000, 1)
@@ -362,14 +365,14 @@ class Watcher:
                 if self.batcher.due():
                     self._flush(self.batcher.take())
                 elif self._last_apply and time.monotonic() - self._last_apply >= IDLE_RELEASE_S:
-                    release_held()  # idle: finish merges, give tantivy's lock back
+                    self.writer.release()  # idle: finish merges, give tantivy's lock back
                     self._last_apply = 0.0
             pending = self.batcher.take()  # a clean stop applies what was already seen
             if pending.paths or pending.reconcile:
                 self._check_root()
                 self._flush(pending)
         finally:
-            release_held()
+            self.writer.release()
             observer.stop()
             observer.join(timeout=5)
             self._life_lock.release()

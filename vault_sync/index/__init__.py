@@ -1,0 +1,78 @@
+"""The tantivy full-text index of the vault: one document per page, keyed by its path.
+
+Layer 3 (DESIGN §3, STYLE): imports :mod:`vault_sync.errors` and :mod:`vault_sync.page` only,
+and ``tantivy`` is its one heavy import, because it is on the fast-starting ``query`` path.
+
+- :mod:`vault_sync.index.schema`: every field, the versioned analyzers, a page's document;
+- :mod:`vault_sync.index.page_index`: :class:`PageIndex` (open and verify, write in batches,
+  raw search) and :class:`KeptWriter`, the writer its owner keeps between batches.
+
+Queries are built from user text, and hits with snippets and explain made, one layer up, in
+:mod:`vault_sync.retrieve`.
+"""
+
+from vault_sync.errors import IndexBusyError, IndexCorruptError, IndexSchemaMismatch
+from vault_sync.index.page_index import (
+    WRITER_BUSY_WAIT_S,
+    WRITER_HEAP_BYTES,
+    WRITER_THREADS,
+    KeptWriter,
+    PageIndex,
+    Row,
+    Writer,
+    share_files,
+    verify_checksums,
+)
+from vault_sync.index.schema import (
+    CJK_ANALYZER,
+    CODE_ANALYZER,
+    EN_ANALYZER,
+    IDENT_ANALYZER,
+    KEYWORD_ANALYZER,
+    MAX_TOKEN_BYTES,
+    SCHEMA_VERSION,
+    analyzer,
+    build_schema,
+    document_fields,
+    file_stem,
+    has_cjk,
+    is_identifier,
+    make_document,
+    page_document,
+    register_analyzers,
+    schema,
+    stored_text,
+)
+
+__all__ = [
+    "CJK_ANALYZER",
+    "CODE_ANALYZER",
+    "EN_ANALYZER",
+    "IDENT_ANALYZER",
+    "KEYWORD_ANALYZER",
+    "MAX_TOKEN_BYTES",
+    "SCHEMA_VERSION",
+    "WRITER_BUSY_WAIT_S",
+    "WRITER_HEAP_BYTES",
+    "WRITER_THREADS",
+    "IndexBusyError",
+    "IndexCorruptError",
+    "IndexSchemaMismatch",
+    "KeptWriter",
+    "PageIndex",
+    "Row",
+    "Writer",
+    "analyzer",
+    "build_schema",
+    "document_fields",
+    "file_stem",
+    "has_cjk",
+    "is_identifier",
+    "make_document",
+    "page_document",
+    "register_analyzers",
+    "schema",
+    "share_files",
+    "stored_text",
+    "verify_checksums",
+]

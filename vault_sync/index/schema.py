@@ -1,0 +1,268 @@
+"""The index schema: every field, the analyzers, and a page's document.
+
+Part of :mod:`vault_sync.index` (layer 3). The schema is defined once, in :func:`build_schema`.
+Every analysis copy of a page's text (CJK unigrams, split code words, whole identifiers) uses a
+custom analyzer whose registered name carries :data:`SCHEMA_VERSION`, so an index written with
+other analyzers fails to open with :class:`~vault_sync.index.IndexSchemaMismatch` instead of
+answering with tokens it never indexed (TECH-NOTES §1.7: custom tokenizers are not persisted;
+:func:`register_analyzers` runs on every open). Queries analyze their text with the same
+objects (:func:`analyzer`), in :mod:`vault_sync.retrieve`.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+import tantivy
+
+from vault_sync.page import Page
+
+#: Bump when a field, an analyzer or the document layout changes. The sidecar stores it, and
+#: the analyzer names below carry it, so an index of another version fails to open.
+SCHEMA_VERSION = 2
+
+#: Longest token indexed, in UTF-8 bytes (tantivy's ``remove_long``), the same in every word
+#: analyzer at index and query time. A limit exists because tantivy silently drops terms over
+#: 65,530 bytes, and a long unbroken run (a base64 blob, minified data) is never typed as a
+#: query but bloats the term dictionary; 256 keeps every real word: a 40-hex git SHA, a SHA-512
+#: in hex (128), ``Pneumonoultramicroscopicsilicovolcanoconiosis`` (45), long compounds.
+#: tantivy's built-in analyzers drop tokens of 40 bytes or more, which made those unsearchable.
+MAX_TOKEN_BYTES = 256
+
+_V = f"_v{SCHEMA_VERSION}"
+#: Registered analyzer names (versioned, see the module docstring).
+EN_ANALYZER = "vs_en" + _V
+CJK_ANALYZER = "vs_cjk" + _V
+CODE_ANALYZER = "vs_code" + _V
+IDENT_ANALYZER = "vs_ident" + _V
+KEYWORD_ANALYZER = "vs_keyword" + _V
+
+#: CJK unigrams, other letters/digits as whole words (TECH-NOTES §1.7, verified on S2), and
+#: one separator token for each run of other characters (punctuation, symbols, blanks).
+#: A CJK word is found as a phrase of unigrams, which must match only characters that are
+#: truly adjacent in the text: the separator tokens take positions, so ``乙丙`` does not match
+#: ``甲乙。丙丁``, ``| 巨人 | 矮人 |`` or two paragraphs (the tokenizer numbers its matches, so
+#: a character no alternative matched would leave its neighbours adjacent). One token per run
+#: rather than per character: as correct, and 17% fewer tokens on dnd-srd-zh (its tables).
+#: Marks (``\p{M}``) stay inside words. Queries drop separators and keep their positions
+#: (:mod:`vault_sync.retrieve`).
+_CJK_PATTERN = (
+    r"\p{Han}|\p{Hiragana}|\p{Katakana}|\p{Hangul}+"
+    r"|[\p{L}\p{M}\p{N}--\p{Han}--\p{Hiragana}--\p{Katakana}--\p{Hangul}]+"
+    r"|[^\p{L}\p{M}\p{N}]+"
+)
+#: Code words: splits snake_case and CamelCase (``PageAuthority`` -> page, authority).
+#: A run of capitals keeps the next capital (``HTTPServer`` -> https, erver): Rust's regex has
+#: no look-ahead to do better.
+_CODE_PATTERN = r"\p{Lu}?\p{Ll}+|\p{Lu}+|\p{N}+"
+#: Identifiers kept whole (``atomic_write_json``); letters of any script, so ``café_menu`` is
+#: one token rather than ``caf`` + ``_menu``.
+_IDENT_PATTERN = r"[\p{L}\p{N}_]+"
+
+#: Kana, Han (with extensions B+), Hangul: the scripts ``_CJK_PATTERN`` splits. Compiled on
+#: first use of non-ASCII text: its charset costs ~3 ms to compile, too much for every query.
+_CJK_CHARS = (
+    "[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff"
+    "\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f]"
+)
+_CAMEL = re.compile(r"[a-z][A-Z]")
+_IDENTIFIER_SHAPE = re.compile(r"_|[a-z][A-Z]")
+#: From the first identifier mark of a word (``_``, or a capital after a lower-case letter)
+#: to the word's end: one C-level search per identifier instead of one per word. The search
+#: skips ahead on the ``[_A-Z]`` charset, so prose costs ~5x less than ``\w+`` + a test per
+#: word (0.13 s vs 0.68 s over the 10k-page benchmark vault). Leftmost mark first, so each
+#: match ends the word that holds it; ``page_document`` walks back to the word's start.
+_IDENTIFIER_TAIL = re.compile(r"[_A-Z](?:(?<=_)|(?<=[a-z][A-Z]))\w*")
+#: A word read backwards (on the reversed text) from just before an identifier mark.
+_WORD_BACK = re.compile(r"\w*")
+
+
+# --------------------------------------------------------------------------- schema
+
+
+def _analyzers() -> dict[str, tantivy.TextAnalyzer]:
+    """Build the custom analyzers, by registered name."""
+    t, f = tantivy.Tokenizer, tantivy.Filter
+    limit = f.remove_long(MAX_TOKEN_BYTES)
+
+    def build(tokenizer: tantivy.Tokenizer, *filters: tantivy.Filter) -> tantivy.TextAnalyzer:
+        builder = tantivy.TextAnalyzerBuilder(tokenizer)
+        for one in filters:
+            builder = builder.filter(one)
+        return builder.build()
+
+    return {
+        # tantivy's built-in en_stem with a longer token limit, so queries are analyzed by the
+        # same object.
+        EN_ANALYZER: build(t.simple(), limit, f.lowercase(), f.stemmer("english")),
+        CJK_ANALYZER: build(t.regex(_CJK_PATTERN), limit, f.lowercase(), f.ascii_fold()),
+        CODE_ANALYZER: build(t.regex(_CODE_PATTERN), limit, f.lowercase(), f.stemmer("english")),
+        IDENT_ANALYZER: build(t.regex(_IDENT_PATTERN), limit, f.lowercase()),
+        # tags are whole filter keys, matched by a term query on the whole value: no limit
+        # short of tantivy's own, or a long tag could never be filtered on.
+        KEYWORD_ANALYZER: build(t.raw(), f.lowercase()),
+    }
+
+
+_ANALYZERS: dict[str, tantivy.TextAnalyzer] = {}
+_SCHEMA: list[tantivy.Schema] = []
+
+
+def analyzer(name: str) -> tantivy.TextAnalyzer:
+    """The custom analyzer registered as ``name`` (one of the ``*_ANALYZER`` names), built once.
+
+    Raises:
+        KeyError: ``name`` is not one of them.
+    """
+    if not _ANALYZERS:
+        _ANALYZERS.update(_analyzers())
+    return _ANALYZERS[name]
+
+
+def schema() -> tantivy.Schema:
+    """The schema of :func:`build_schema`, built once per process."""
+    if not _SCHEMA:
+        _SCHEMA.append(build_schema())
+    return _SCHEMA[0]
+
+
+def build_schema() -> tantivy.Schema:
+    """Return the index schema: the one definition of every field.
+
+    Stored fields (returned with hits): ``path`` and ``id`` (raw: exact keys; deletes go by
+    ``path``), ``title``, ``aliases``, ``tags`` (raw, lowercased when indexed, for filters),
+    ``kind``, ``project``, ``status``, ``valid_from``, ``valid_to`` (raw), ``body``,
+    ``hash`` (raw) and ``generation`` (u64, indexed and fast).
+
+    Search-only fields: ``headings``, ``tags_text`` and ``name`` (the file stem, case R1),
+    English-stemmed like ``title`` and ``body``; ``names_cjk`` (title and aliases), ``name_cjk``
+    and ``body_cjk`` (CJK unigrams, case S2),
+    ``body_code`` (snake_case and CamelCase parts), ``body_ident`` (identifiers whole, S3).
+    """
+    sb = tantivy.SchemaBuilder()
+    for name in ("path", "id"):
+        sb.add_text_field(name, stored=True, tokenizer_name="raw")
+    for name in ("title", "aliases"):
+        sb.add_text_field(name, stored=True, tokenizer_name=EN_ANALYZER)
+    sb.add_text_field("headings", tokenizer_name=EN_ANALYZER)
+    sb.add_text_field("tags", stored=True, tokenizer_name=KEYWORD_ANALYZER)
+    sb.add_text_field("tags_text", tokenizer_name=EN_ANALYZER)
+    sb.add_text_field("name", tokenizer_name=EN_ANALYZER)
+    sb.add_text_field("name_cjk", tokenizer_name=CJK_ANALYZER)
+    for name in ("kind", "project", "status", "valid_from", "valid_to"):
+        sb.add_text_field(name, stored=True, tokenizer_name="raw")
+    sb.add_text_field("body", stored=True, tokenizer_name=EN_ANALYZER)
+    sb.add_text_field("names_cjk", tokenizer_name=CJK_ANALYZER)
+    sb.add_text_field("body_cjk", tokenizer_name=CJK_ANALYZER)
+    sb.add_text_field("body_code", tokenizer_name=CODE_ANALYZER)
+    sb.add_text_field("body_ident", tokenizer_name=IDENT_ANALYZER)
+    sb.add_text_field("hash", stored=True, tokenizer_name="raw")
+    sb.add_unsigned_field("generation", stored=True, indexed=True, fast=True)
+    return sb.build()
+
+
+def register_analyzers(index: tantivy.Index) -> None:
+    """Register the custom analyzers on an opened index (needed on EVERY open).
+
+    tantivy does not persist custom tokenizers: without this, adds fail at commit and
+    searches fail (TECH-NOTES §1.7).
+    """
+    for name in (EN_ANALYZER, CJK_ANALYZER, CODE_ANALYZER, IDENT_ANALYZER, KEYWORD_ANALYZER):
+        index.register_tokenizer(name, analyzer(name))
+
+
+def page_document(page: Page, content_hash: str, generation: int) -> tantivy.Document:
+    """Return the index document of a page (:func:`document_fields` with its generation).
+
+    Args:
+        page: the parsed page (its ``body`` already sanitized by the caller).
+        content_hash: the hash of the file's bytes, as the sidecar stores it.
+        generation: the generation of the batch that writes it (>= 0).
+
+    Raises:
+        ValueError: a value does not fit its field (a negative generation).
+    """
+    return make_document(document_fields(page, content_hash), generation)
+
+
+def make_document(fields: dict[str, Any], generation: int) -> tantivy.Document:
+    """The document of :func:`document_fields` ``fields``, written by ``generation`` (>= 0).
+
+    Raises:
+        ValueError: a value does not fit its field (a negative generation).
+    """
+    return tantivy.Document.from_dict({**fields, "generation": generation}, schema())
+
+
+def document_fields(page: Page, content_hash: str) -> dict[str, Any]:
+    """Return the index fields of a page, but its generation: ``{field name: str | list[str]}``
+    of plain values (built in worker processes during large syncs; see :func:`make_document`).
+
+    Args:
+        page: the parsed page (its ``body`` already sanitized by the caller).
+        content_hash: the hash of the file's bytes, as the sidecar stores it.
+    """
+    names = [page.title, *page.aliases]
+    stem = file_stem(page.path)
+    # The analysis copies hold only what the English copy cannot match, which keeps indexing
+    # ~3x faster (the regex tokenizers cost 0.1-0.2 ms per 1.5 kB page): identifiers
+    # (snake_case or CamelCase words) for body_ident, CamelCase words for body_code (the
+    # English analyzer already splits snake_case), the body for body_cjk only if it has CJK.
+    # Same list as [w for w in re.findall(r"\w+", body) if is_identifier(w)], found
+    # without a Python step per word (speed: see _IDENTIFIER_TAIL).
+    body, backwards = page.body, ""
+    idents: list[str] = []
+    for m in _IDENTIFIER_TAIL.finditer(body):
+        backwards = backwards or body[::-1]  # reversed once, for the pages that need it
+        head = _WORD_BACK.match(backwards, len(body) - m.start())  # always matches (\w*)
+        idents.append(body[len(body) - (head.end() if head else 0) : m.end()])
+    camel = [w for w in idents if _CAMEL.search(w)]
+    fields: dict[str, Any] = {
+        "path": page.path,
+        "id": page.id,
+        "title": page.title,
+        "aliases": list(page.aliases),
+        "headings": [h.text for h in page.headings],
+        "tags": list(page.tags),
+        "tags_text": list(page.tags),
+        "name": stem,
+        "name_cjk": stem if has_cjk(stem) else "",
+        "kind": page.kind,
+        "status": page.status,
+        "body": page.body,
+        "names_cjk": names,
+        "body_cjk": page.body if has_cjk(page.body) else "",
+        "body_code": " ".join(camel),
+        "body_ident": " ".join(idents),
+        "hash": content_hash,
+    }
+    for key in ("project", "valid_from", "valid_to"):
+        value = getattr(page, key)
+        if value is not None:
+            fields[key] = value
+    return fields
+
+
+def file_stem(path: str) -> str:
+    """The file name of a vault-relative path without its extension, NFC (``Summer 2021``)."""
+    name = path.rsplit("/", 1)[-1]
+    base, dot, _ext = name.rpartition(".")
+    return unicodedata.normalize("NFC", base if dot and base else name)
+
+
+def has_cjk(text: str) -> bool:
+    """True when ``text`` holds a Kana, Han or Hangul character (the CJK analyzer's scripts)."""
+    return not text.isascii() and re.search(_CJK_CHARS, text) is not None
+
+
+def is_identifier(text: str) -> bool:
+    """True for snake_case or CamelCase text: the words indexed whole in ``body_ident``."""
+    return _IDENTIFIER_SHAPE.search(text) is not None
+
+
+def stored_text(doc: tantivy.Document, field: str) -> str:
+    """The first stored text of ``field`` in a document, or ``""``."""
+    value = doc.get_first(field)
+    return str(value) if value is not None else ""

@@ -1,0 +1,515 @@
+"""Retrieval: user text -> a query plan -> ranked hits with snippets and explain.
+
+Layer 4 (STYLE.md): above the index (:mod:`vault_sync.index`, storage and raw search), on the
+fast-starting ``query`` path, so it imports nothing heavier than ``tantivy``.
+
+A query is built apart from running it (sqlite-utils' ``search_sql`` / ``search``):
+:func:`build_query` is the one place user text is interpreted and returns a plain
+:class:`QueryPlan`; :func:`run_query` runs a plan against an index; :func:`search` does both.
+User text never reaches tantivy's query-string parser, so ``:``, ``(`` or ``*`` are plain
+punctuation, not syntax. Ranking is BM25 with field boosts (the constants below, to be tuned
+by ``eval``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import tantivy
+
+from vault_sync.errors import QuerySyntaxError
+from vault_sync.index import (
+    CJK_ANALYZER,
+    CODE_ANALYZER,
+    EN_ANALYZER,
+    IDENT_ANALYZER,
+    MAX_TOKEN_BYTES,
+    PageIndex,
+    analyzer,
+    has_cjk,
+    is_identifier,
+    schema,
+    stored_text,
+)
+
+#: BM25 parameters. tantivy fixes them (TECH-NOTES §1.5, read from ``explain``); stated here
+#: so ``--explain`` can show them.
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+#: Field boosts (DESIGN §5.1: title, aliases > headings, tags > body). Initial values, to be
+#: tuned by ``eval``. ``name`` (the file stem) sits a little below the title: it is found even
+#: when the title says something else (case R1). ``body_ident`` is the exact-identifier boost;
+#: ``body_code`` (CamelCase and snake_case parts) is weaker evidence than a whole word, so it
+#: sits below ``body``.
+FIELD_BOOSTS: dict[str, float] = {
+    "title": 3.0,
+    "aliases": 3.0,
+    "names_cjk": 3.0,
+    "name": 2.0,
+    "name_cjk": 2.0,
+    "headings": 2.0,
+    "tags_text": 2.0,
+    "body": 1.0,
+    "body_cjk": 1.0,
+    "body_code": 0.8,
+    "body_ident": 2.0,
+}
+#: Fields added to a clause's score in full rather than through its disjunction-max: a page
+#: holding the typed identifier literally gains its whole boosted score (case S3).
+BONUS_FIELDS = frozenset({"body_ident"})
+#: Boost of the exact phrase when a typed word splits into several tokens
+#: (``atomic_write_json`` -> atomic, write, json), over the parts OR-ed in ``body``. Initial
+#: value, to be tuned by ``eval``.
+PHRASE_BOOST = 1.5
+#: Each clause scores ``max(field scores) + TIE_BREAKER * (sum of the other field scores)``
+#: (a disjunction-max, as Lucene's ``dis_max``), so one word indexed in five analysis copies of
+#: the body is not counted five times. Initial value, to be tuned by ``eval``.
+TIE_BREAKER = 0.2
+
+#: Longest snippet in characters (about two lines of a terminal).
+SNIPPET_MAX_CHARS = 160
+#: Marks a snippet that starts after the body's start or ends before its end (case S1): only
+#: when the text left out holds a letter or digit, not just punctuation or blanks.
+ELLIPSIS = "…"
+
+_WORD = re.compile(r"\w+")
+#: A letter or digit: text left out of a snippet holding one is really cut.
+_LETTER = re.compile(r"[^\W_]")
+#: Punctuation attached to a snippet's last word.
+_ATTACHED = re.compile(r"[^\w\s]+")
+
+#: One clause of user text: an optional ``-`` and a quoted phrase or a run of non-blanks.
+_CLAUSE = re.compile(r'(-?)"([^"]*)"|(-?)([^\s"]+)')
+
+# --------------------------------------------------------------------------- queries
+
+
+@dataclass(frozen=True)
+class FieldQuery:
+    """One field's part of one clause, kept for ``explain``.
+
+    Attributes:
+        clause: the user's word or phrase, as typed (NFC).
+        field: the schema field searched.
+        tokens: the clause analyzed by the field's analyzer.
+        boost: the field boost applied.
+        query: the boosted tantivy query.
+    """
+
+    clause: str
+    field: str
+    tokens: tuple[str, ...]
+    boost: float
+    query: tantivy.Query
+
+
+@dataclass(frozen=True)
+class QueryPlan:
+    """A built query: the tantivy query plus what ``explain`` and snippets need.
+
+    Attributes:
+        query: the query to run.
+        parts: the positive clauses' field queries, for ``explain``.
+        literals: the positive words and phrases as typed, for snippet fallback.
+    """
+
+    query: tantivy.Query
+    parts: tuple[FieldQuery, ...]
+    literals: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _SearchField:
+    name: str
+    analyzer: str
+    applies: Callable[[str], bool]
+
+
+def _always(_text: str) -> bool:
+    return True
+
+
+#: Fields a clause searches, and when: CJK copies only for text with CJK characters, the
+#: whole-identifier copy only for snake_case or CamelCase text.
+_SEARCH_FIELDS: tuple[_SearchField, ...] = (
+    _SearchField("title", EN_ANALYZER, _always),
+    _SearchField("aliases", EN_ANALYZER, _always),
+    _SearchField("headings", EN_ANALYZER, _always),
+    _SearchField("tags_text", EN_ANALYZER, _always),
+    _SearchField("name", EN_ANALYZER, _always),
+    _SearchField("body", EN_ANALYZER, _always),
+    _SearchField("names_cjk", CJK_ANALYZER, has_cjk),
+    _SearchField("name_cjk", CJK_ANALYZER, has_cjk),
+    _SearchField("body_cjk", CJK_ANALYZER, has_cjk),
+    _SearchField("body_code", CODE_ANALYZER, _always),
+    _SearchField("body_ident", IDENT_ANALYZER, is_identifier),
+)
+
+
+def _is_separator(token: str) -> bool:
+    """A separator token of the CJK analyzer: a run without a letter or digit."""
+    return not any(ch.isalnum() for ch in token)
+
+
+def _positioned(analyzer_name: str, text: str) -> list[tuple[int, str]]:
+    """The searchable tokens of ``text`` with their positions relative to the first one.
+
+    The CJK analyzer's separator tokens are dropped but keep their positions, so ``雾凇：词库``
+    matches the two words with one run of non-letters between, whatever it is (``"子丑 寅卯"``
+    finds ``子丑`` and ``寅卯`` across a line break or ``，`` as well as a space).
+    """
+    tokens = analyzer(analyzer_name).analyze(text)
+    if analyzer_name != CJK_ANALYZER:
+        return list(enumerate(tokens))
+    kept = [(i, t) for i, t in enumerate(tokens) if not _is_separator(t)]
+    return [(i - kept[0][0], t) for i, t in kept] if kept else []
+
+
+def _field_query(field: str, tokens: list[tuple[int, str]], *, with_parts: bool) -> tantivy.Query:
+    """Term query for one token; phrase for several (plus the parts OR-ed when asked)."""
+    fields = schema()
+    if len(tokens) == 1:
+        return tantivy.Query.term_query(fields, field, tokens[0][1])
+    words: list[str | tuple[int, str]] = [t for _, t in tokens]
+    if tokens[-1][0] != len(tokens) - 1:  # a gap left by a separator
+        words = list(tokens)
+    phrase = tantivy.Query.phrase_query(fields, field, words)
+    if not with_parts:
+        return phrase
+    parts = [
+        tantivy.Query.term_query(fields, field, t) for t in dict.fromkeys(t for _, t in tokens)
+    ]
+    clauses = [(tantivy.Occur.Should, tantivy.Query.boost_query(phrase, PHRASE_BOOST))]
+    clauses += [(tantivy.Occur.Should, q) for q in parts]
+    return tantivy.Query.boolean_query(clauses)
+
+
+def _clause_parts(text: str, *, phrase: bool) -> list[FieldQuery]:
+    parts = []
+    for spec in _SEARCH_FIELDS:
+        if not spec.applies(text):
+            continue
+        tokens = _positioned(spec.analyzer, text)
+        if not tokens:
+            continue
+        with_parts = not phrase and spec.name == "body"
+        boost = FIELD_BOOSTS[spec.name]
+        query = tantivy.Query.boost_query(
+            _field_query(spec.name, tokens, with_parts=with_parts), boost
+        )
+        parts.append(FieldQuery(text, spec.name, tuple(t for _, t in tokens), boost, query))
+    return parts
+
+
+def _clause_query(parts: list[FieldQuery]) -> tantivy.Query:
+    """Disjunction-max over the clause's fields, plus the exact-identifier bonus in full."""
+    ranked = [p.query for p in parts if p.field not in BONUS_FIELDS]
+    bonus = [p.query for p in parts if p.field in BONUS_FIELDS]
+    best = ranked[0] if len(ranked) == 1 else None
+    if len(ranked) > 1:
+        best = tantivy.Query.disjunction_max_query(ranked, TIE_BREAKER)
+    if not bonus and best is not None:
+        return best
+    subs = [best] if best is not None else []
+    return tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in [*subs, *bonus]])
+
+
+def build_query(
+    text: str,
+    *,
+    kind: str | None = None,
+    project: str | None = None,
+    tag: str | None = None,
+) -> QueryPlan:
+    """Build the query for user text: the one place user input is interpreted.
+
+    Grammar: blank-separated words are OR-ed and ranked by BM25; ``"a quoted phrase"`` must
+    match as a phrase; ``-word`` or ``-"a phrase"`` excludes pages. Anything else (``:``,
+    ``(``, ``*``, ``+``) is plain text, split away by the analyzers. Each word or phrase is
+    searched in every field that applies (see :data:`FIELD_BOOSTS`) and scored as a
+    disjunction-max over them (:data:`TIE_BREAKER`), plus the exact-identifier bonus
+    (:data:`BONUS_FIELDS`) for snake_case or CamelCase words. A word that splits into several tokens
+    (``atomic_write_json``) matches as a phrase (:data:`PHRASE_BOOST`) and, in ``body``, by its
+    parts, so pages holding the words apart are found below the exact literal. Filters are
+    exact terms that must match and add nothing to the score.
+
+    Args:
+        text: the query as the user typed it.
+        kind, project, tag: exact filters (``tag`` compared lowercased), or ``None``.
+
+    Raises:
+        QuerySyntaxError: an unbalanced ``"``, an empty query, one with no searchable word
+            (only punctuation, or only words too long to be indexed), or one that only
+            excludes.
+    """
+    text = unicodedata.normalize("NFC", text)
+    if not text.strip():
+        raise QuerySyntaxError("empty query: give at least one word to search for")
+    if text.count('"') % 2:
+        raise QuerySyntaxError(f"unbalanced quote in query: {text.strip()!r}")
+    should: list[tantivy.Query] = []
+    must: list[tantivy.Query] = []
+    must_not: list[tantivy.Query] = []
+    plan_parts: list[FieldQuery] = []
+    literals: list[str] = []
+    too_long: list[str] = []
+    for match in _CLAUSE.finditer(text):
+        is_phrase = match.group(2) is not None
+        exclude = bool(match.group(1) if is_phrase else match.group(3))
+        clause = (match.group(2) if is_phrase else match.group(4)).strip()
+        # an excluded word is matched exactly: `-atomic_write_json` must not drop pages
+        # that merely hold "atomic" or "json"
+        parts = _clause_parts(clause, phrase=is_phrase or exclude) if clause else []
+        if not parts:
+            too_long += [w for w in _WORD.findall(clause) if len(w.encode()) >= MAX_TOKEN_BYTES]
+            continue
+        if exclude:
+            must_not.append(_clause_query(parts))
+            continue
+        (must if is_phrase else should).append(_clause_query(parts))
+        plan_parts += parts
+        literals.append(clause)
+    if not (should or must):
+        if must_not:
+            raise QuerySyntaxError(
+                "a query needs at least one word to look for; -word only excludes"
+            )
+        if too_long:
+            raise QuerySyntaxError(
+                f"words of {MAX_TOKEN_BYTES} bytes or more are not indexed:"
+                f" {too_long[0][:40]!r}... ({len(too_long[0].encode())} bytes)"
+            )
+        raise QuerySyntaxError(f"no searchable words in query: {text.strip()!r}")
+    occur = tantivy.Occur
+    # phrases must match; of the words, at least one when no phrase
+    positive = [(occur.Must, q) for q in must] + [(occur.Should, q) for q in should]
+    top = [(occur.Must, tantivy.Query.boolean_query(positive))]
+    top += [(occur.MustNot, q) for q in must_not]
+    fields = schema()
+    for field, value in (("kind", kind), ("project", project), ("tags", tag)):
+        if value is not None:
+            term = value.lower() if field == "tags" else value
+            exact = tantivy.Query.term_query(fields, field, term)
+            top.append((occur.Must, tantivy.Query.const_score_query(exact, 0.0)))
+    return QueryPlan(tantivy.Query.boolean_query(top), tuple(plan_parts), tuple(literals))
+
+
+# --------------------------------------------------------------------------- hits
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One search result.
+
+    Attributes:
+        path, id, title, kind, project, status, tags: the page's stored fields.
+        score: BM25 with field boosts, rounded to 6 decimals.
+        snippet: an extract of the body with matches as ``**term**``; ``…`` marks a cut end.
+        explain: per matched field, its terms and score, with the boosts used; ``None``
+            unless asked for.
+    """
+
+    path: str
+    id: str
+    title: str
+    kind: str
+    project: str | None
+    status: str
+    tags: tuple[str, ...]
+    score: float
+    snippet: str
+    explain: dict[str, Any] | None = None
+
+
+def _render(body_bytes: bytes, start: int, end: int, marks: list[tuple[int, int]]) -> str:
+    """Render ``body_bytes[start:end]`` with ``**`` around byte ranges ``marks`` (absolute).
+
+    The end takes in punctuation attached to the last word (tantivy's fragments end on a
+    token, so ``vault.`` would lose its period), and :data:`ELLIPSIS` marks a side only when
+    the text left out there holds a letter or digit: a body ending ``... vault.`` or starting
+    ``# Title`` is not cut.
+    """
+    attached = _ATTACHED.match(body_bytes[end : end + 16].decode(errors="ignore"))
+    if attached:
+        end += len(attached.group().encode())
+    out: list[str] = []
+    pos = start
+    for a, b in sorted(marks):
+        if a < pos or b > end or a >= b:
+            continue
+        out += [body_bytes[pos:a].decode(errors="ignore"), "**"]
+        out += [body_bytes[a:b].decode(errors="ignore"), "**"]
+        pos = b
+    out.append(body_bytes[pos:end].decode(errors="ignore"))
+    text = " ".join("".join(out).split())
+    head = ELLIPSIS if _LETTER.search(body_bytes[:start].decode(errors="ignore")) else ""
+    tail = ELLIPSIS if _LETTER.search(body_bytes[end:].decode(errors="ignore")) else ""
+    return f"{head}{text}{tail}"
+
+
+def _fallback_snippet(body: str, literals: tuple[str, ...]) -> str:
+    """A window around the first literal occurrence of a query word, else the body's start."""
+    found = None
+    for literal in literals:
+        m = re.search(re.escape(literal), body, re.IGNORECASE)
+        if m and (found is None or m.start() < found[0]):
+            found = (m.start(), m.end())
+    if found is None:
+        start, end, marks = 0, min(len(body), SNIPPET_MAX_CHARS), []
+    else:
+        start = max(0, found[0] - (SNIPPET_MAX_CHARS - (found[1] - found[0])) // 2)
+        end = min(len(body), start + SNIPPET_MAX_CHARS)
+        marks = [found]
+    encoded = body.encode()
+
+    def b(i: int) -> int:
+        return len(body[:i].encode())
+
+    return _render(encoded, b(start), b(end), [(b(x), b(y)) for x, y in marks])
+
+
+def _snippet(generator: tantivy.SnippetGenerator, doc: tantivy.Document, plan: QueryPlan) -> str:
+    body = stored_text(doc, "body")
+    snippet = generator.snippet_from_doc(doc)
+    marks = snippet.highlighted()
+    if not marks:
+        return _fallback_snippet(body, plan.literals)
+    frag = snippet.fragment_range()
+    return _render(
+        body.encode(),
+        frag.start,
+        frag.end,
+        [(frag.start + r.start, frag.start + r.end) for r in marks],
+    )
+
+
+_TERM_CONTEXT = re.compile(r'^Term=Term\(field=\d+, type=Str, "(.*)"\)$')
+
+
+def _matched_terms(node: dict[str, Any], found: list[str]) -> None:
+    for ctx in node.get("context", []):
+        m = _TERM_CONTEXT.match(ctx)
+        if m and m.group(1) not in found:
+            found.append(m.group(1))
+    for child in node.get("details", []):
+        _matched_terms(child, found)
+
+
+def _explain(
+    plan: QueryPlan, searcher: tantivy.Searcher, addr: tantivy.DocAddress, score: float
+) -> dict[str, Any]:
+    """Per matched field: its clause, matched terms, boost and boosted BM25 score.
+
+    A clause's score is ``max(fields) + TIE_BREAKER * sum(other fields)`` over its ranked
+    fields, plus its :data:`BONUS_FIELDS` scores; the hit's score is the sum over clauses.
+    """
+    matches: list[dict[str, Any]] = []
+    for part in plan.parts:
+        try:
+            tree = json.loads(part.query.explain(searcher, addr).to_json())
+        except ValueError:  # "Document #(n) does not match"
+            continue
+        terms: list[str] = []
+        _matched_terms(tree, terms)
+        matches.append(
+            {
+                "clause": part.clause,
+                "field": part.field,
+                "terms": terms or list(part.tokens),
+                "boost": part.boost,
+                "score": round(float(tree["value"]), 6),
+            }
+        )
+    return {
+        "score": score,
+        "bm25": {"k1": BM25_K1, "b": BM25_B},
+        "field_boosts": dict(FIELD_BOOSTS),
+        "phrase_boost": PHRASE_BOOST,
+        "tie_breaker": TIE_BREAKER,
+        "matches": matches,
+    }
+
+
+# --------------------------------------------------------------------------- running
+
+
+def run_query(
+    index: PageIndex, plan: QueryPlan, *, limit: int = 10, explain: bool = False
+) -> list[Hit]:
+    """Run a built query: best first, ties by path, so the order never depends on segments.
+
+    Args:
+        index: the opened index.
+        plan: from :func:`build_query`.
+        limit: most hits to return (>= 1).
+        explain: attach :attr:`Hit.explain`.
+
+    Returns:
+        Up to ``limit`` hits sorted by ``(-score, path)``.
+
+    Raises:
+        IndexCorruptError: the index could not be read.
+        ValueError: ``limit`` < 1.
+    """
+    if limit < 1:
+        raise ValueError(f"limit must be at least 1, not {limit}")
+    with index.searching() as searcher:
+        rows = index.top_documents(searcher, plan.query, limit)
+        if not rows:
+            return []
+        generator = tantivy.SnippetGenerator.create(searcher, plan.query, schema(), "body")
+        generator.set_max_num_chars(SNIPPET_MAX_CHARS)
+        return [
+            Hit(
+                path=stored_text(doc, "path"),
+                id=stored_text(doc, "id"),
+                title=stored_text(doc, "title"),
+                kind=stored_text(doc, "kind"),
+                project=doc.get_first("project"),
+                status=stored_text(doc, "status"),
+                tags=tuple(doc.get_all("tags")),
+                score=score,
+                snippet=_snippet(generator, doc, plan),
+                explain=_explain(plan, searcher, addr, score) if explain else None,
+            )
+            for score, addr, doc in rows
+        ]
+
+
+def search(
+    index: PageIndex,
+    text: str,
+    *,
+    limit: int = 10,
+    kind: str | None = None,
+    project: str | None = None,
+    tag: str | None = None,
+    explain: bool = False,
+) -> list[Hit]:
+    """Search the pages: :func:`build_query` then :func:`run_query`.
+
+    Args:
+        index: the opened index.
+        text: the query as typed (see :func:`build_query` for its grammar).
+        limit: most hits to return (>= 1).
+        kind, project, tag: exact filters, or ``None``.
+        explain: attach :attr:`Hit.explain`.
+
+    Returns:
+        Up to ``limit`` hits sorted by ``(-score, path)``.
+
+    Raises:
+        QuerySyntaxError: the text cannot be read as a query.
+        IndexCorruptError: the index could not be read.
+        ValueError: ``limit`` < 1.
+    """
+    if limit < 1:
+        raise ValueError(f"limit must be at least 1, not {limit}")
+    plan = build_query(text, kind=kind, project=project, tag=tag)
+    return run_query(index, plan, limit=limit, explain=explain)
