@@ -37,14 +37,28 @@ LAYERS = {
     "watch": 5,
     "briefing": 5,
     "engine": 6,
+    "progress": 0,
+    "eval_metrics": 1,
+    "eval_data": 1,
+    "eval_locomo": 2,
+    "eval_longmemeval": 2,
+    "eval_baseline": 2,
+    "eval_run": 5,
+    "eval_report": 6,
+    "cli_eval": 7,
     "cli": 7,
     "mcp": 7,
     "__main__": 8,
     "__init__": 0,
 }
 #: Same-layer imports that are allowed: config raises the errors of layer 0; sanitize runs the
-#: vendor formats of its data table.
-ALLOWED_SAME_LAYER: set[tuple[str, str]] = {("config", "errors"), ("sanitize", "secret_rules")}
+#: vendor formats of its data table; cli adds the `eval` group, which lives in its own module
+#: (cli_eval) to keep cli.py small.
+ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
+    ("config", "errors"),
+    ("sanitize", "secret_rules"),
+    ("cli", "cli_eval"),
+}
 
 
 #: Inside a package, a module imports only the package's modules listed before it.

@@ -13,7 +13,7 @@ import pytest
 from tests.conftest import REPO
 
 CLI = Callable[..., Any]
-COMMANDS = ["init", "sync", "rebuild", "watch", "query", "show", "status", "lint", "redact"]
+COMMANDS = ["init", "sync", "rebuild", "watch", "query", "show", "status", "lint", "redact", "eval"]
 
 PAGES = {
     "Retry storm.md": (

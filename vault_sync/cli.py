@@ -88,22 +88,9 @@ def _progress_factory(as_json: bool) -> Callable[[int], Callable[[int], None] | 
     def start(total: int) -> Callable[[int], None] | None:
         if as_json or total <= PROGRESS_MIN_PAGES or not sys.stderr.isatty():
             return None
-        from rich.console import Console
-        from rich.progress import Progress
+        from vault_sync.progress import stderr_bar
 
-        progress = Progress(transient=True, console=Console(stderr=True))
-        progress.start()
-        task = progress.add_task("syncing pages", total=total)
-        done = 0
-
-        def advance(n: int) -> None:
-            nonlocal done
-            done += n
-            progress.update(task, advance=n)
-            if done >= total:
-                progress.stop()
-
-        return advance
+        return stderr_bar("syncing pages", total)
 
     return start
 
@@ -482,6 +469,11 @@ def lint(vault: Path | None, as_json: bool) -> None:
         click.echo(f"{errors} errors, {warnings} warnings")
     if errors:
         sys.exit(1)
+
+
+from vault_sync.cli_eval import eval_group  # noqa: E402  (the `eval` group: its own module)
+
+cli.add_command(eval_group)
 
 
 class _JsonLogFormatter(logging.Formatter):

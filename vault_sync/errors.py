@@ -19,6 +19,7 @@ escapes is a bug and shows its traceback.
     ├── VaultUnreadableError       exit 1  the vault root cannot be listed: nothing is proven absent
     ├── PageChangedError           exit 1  a page changed after it was read: not written
     ├── UnreadablePagesError       exit 1  a rebuild would lose pages it cannot read now
+    ├── EvalDataError              exit 2  a benchmark or query file for `eval` cannot be read
     └── StoreError                 exit 1  a store cannot be opened or is from a newer version
         ├── IndexCorruptError      exit 1  an index file is damaged, truncated or missing
         ├── IndexSchemaMismatch    exit 1  the index was written with another schema: rebuild it
@@ -104,3 +105,9 @@ class IndexSchemaMismatch(StoreError):
 
 class IndexBusyError(StoreError):
     """Another tantivy writer holds the index lock (the vault's writer lock was bypassed)."""
+
+
+class EvalDataError(VaultSyncError):
+    """A benchmark file or query file given to ``eval`` cannot be read; names file and line."""
+
+    exit_code = 2
