@@ -38,6 +38,7 @@ LAYERS = {
     "briefing": 5,
     "engine": 6,
     "progress": 0,
+    "stopwords": 0,
     "eval_metrics": 1,
     "eval_data": 1,
     "eval_locomo": 2,

@@ -352,6 +352,12 @@ def _explain_lines(explain: dict[str, Any]) -> list[str]:
 @click.option("--tag", default=None, help="Only pages with this tag.")
 @click.option("--explain", is_flag=True, help="Show per hit which fields matched and scores.")
 @click.option("--timings", is_flag=True, help="Add took_ms to the output.")
+@click.option(
+    "--now",
+    type=click.DateTime(["%Y-%m-%d", "%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S"]),
+    default=None,
+    help="Reference date (ISO 8601) for relative time phrases; default today.",
+)
 @vault_option
 @json_option
 def query(
@@ -362,6 +368,7 @@ def query(
     tag: str | None,
     explain: bool,
     timings: bool,
+    now: Any,
     vault: Path | None,
     as_json: bool,
 ) -> None:
@@ -372,7 +379,14 @@ def query(
 
     started = time.perf_counter()
     hits, notice = search(
-        _config(vault), text, limit=limit, kind=kind, project=project, tag=tag, explain=explain
+        _config(vault),
+        text,
+        limit=limit,
+        kind=kind,
+        project=project,
+        tag=tag,
+        explain=explain,
+        now=now.isoformat() if now else None,
     )
     _notice(notice)
     took_ms = round((time.perf_counter() - started) * 1000, 2)

@@ -42,9 +42,10 @@ def _run(bench: Any, split: str, ablate: str, as_json: bool) -> None:
     from vault_sync.engine import run_sync, search
     from vault_sync.eval_report import progress_bar, summary_lines, table_lines, to_json
     from vault_sync.eval_run import configurations, run_benchmark
+    from vault_sync.retrieve import SWITCHES
 
     names = [n.strip() for n in ablate.split(",") if n.strip()]
-    configs = configurations(names, {})
+    configs = configurations(names, SWITCHES)
     result = run_benchmark(
         bench,
         split=split,

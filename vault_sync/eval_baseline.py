@@ -16,23 +16,8 @@ from collections.abc import Iterable
 import tantivy
 
 from vault_sync.eval_data import EvalPage
+from vault_sync.stopwords import STOP_WORDS
 
-#: Lucene's 33 English stop words (``EnglishAnalyzer.ENGLISH_STOP_WORDS_SET``) ...
-_LUCENE = (
-    "a an and are as at be but by for if in into is it no not of on or such that the their"
-    " then there these they this to was will with"
-)
-LUCENE_STOP_WORDS = frozenset(_LUCENE.split())
-#: ... plus pronouns, auxiliaries and wh-words, which questions are full of and which say
-#: nothing about the page that answers (listed in docs/eval.md).
-_QUESTION_WORDS = (
-    "i me my mine myself we us our ours ourselves you your yours yourself yourselves he him"
-    " his himself she her hers herself its itself them theirs themselves"
-    " am were been being do does did doing done have has had having can could would should"
-    " shall may might must"
-    " what when where which who whom whose why how"
-)
-STOP_WORDS = LUCENE_STOP_WORDS | frozenset(_QUESTION_WORDS.split())
 #: tantivy's ``en_stem``: simple tokenizer, tokens of 40 bytes or more dropped, lower-cased,
 #: Porter stemmer (English) — the same chain, to analyze the query words.
 _TOKENIZER = "en_stem"

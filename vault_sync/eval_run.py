@@ -154,6 +154,8 @@ class _Asker:
             paths = self.baseline.search(question.text, project=question.project, limit=DEPTH)
             return _units([(p, self.ids.get(p, p[:-3])) for p in paths], question.gold)
         options: dict[str, Any] = {"limit": DEPTH, "project": question.project}
+        if question.now:
+            options["now"] = question.now
         if name != DEFAULT:
             options["switches"] = frozenset({name})
         try:

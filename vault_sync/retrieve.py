@@ -36,6 +36,7 @@ from vault_sync.index import (
     schema,
     stored_text,
 )
+from vault_sync.stopwords import STOP_WORDS
 
 #: BM25 parameters. tantivy fixes them (TECH-NOTES §1.5, read from ``explain``); stated here
 #: so ``--explain`` can show them.
@@ -220,12 +221,36 @@ def _clause_query(parts: list[FieldQuery]) -> tantivy.Query:
     return tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in [*subs, *bonus]])
 
 
+#: Ranking switches ``eval --ablate`` can flip, by name: each is a stage or option of this
+#: module that ``search(switches={name})`` turns off (or on). Add a name here with its stage.
+SWITCHES: dict[str, str] = {
+    "keep-stop-words": "search question words (the, did, what, ...: stopwords.py) too",
+}
+_EDGE_PUNCTUATION = "".join(chr(c) for c in range(33, 127) if not chr(c).isalnum())
+
+
+def _stop_clauses(text: str) -> set[int]:
+    """Start offsets of the unquoted, non-excluded words of ``text`` that are stop words,
+    when a positive word or phrase outside the list remains (else none: ``the who`` searches
+    its words)."""
+    stops, others = set(), 0
+    for match in _CLAUSE.finditer(text):
+        word = match.group(4) if match.group(2) is None and not match.group(3) else None
+        if word is not None and word.strip(_EDGE_PUNCTUATION).lower() in STOP_WORDS:
+            stops.add(match.start())
+            continue
+        if not (match.group(1) or match.group(3)):
+            others += 1
+    return stops if others else set()
+
+
 def build_query(
     text: str,
     *,
     kind: str | None = None,
     project: str | None = None,
     tag: str | None = None,
+    drop_stop_words: bool = True,
 ) -> QueryPlan:
     """Build the query for user text: the one place user input is interpreted.
 
@@ -242,6 +267,9 @@ def build_query(
     Args:
         text: the query as the user typed it.
         kind, project, tag: exact filters (``tag`` compared lowercased), or ``None``.
+        drop_stop_words: leave out unquoted stop words (:mod:`vault_sync.stopwords`) when
+            another word remains; measured by ``eval`` on LoCoMo (docs/eval.md), where
+            scoring "when did the ... to" lost to plain BM25.
 
     Raises:
         QuerySyntaxError: an unbalanced ``"``, an empty query, one with no searchable word
@@ -259,7 +287,10 @@ def build_query(
     plan_parts: list[FieldQuery] = []
     literals: list[str] = []
     too_long: list[str] = []
+    stops = _stop_clauses(text) if drop_stop_words else set()
     for match in _CLAUSE.finditer(text):
+        if match.start() in stops:
+            continue
         is_phrase = match.group(2) is not None
         exclude = bool(match.group(1) if is_phrase else match.group(3))
         clause = (match.group(2) if is_phrase else match.group(4)).strip()
@@ -491,6 +522,8 @@ def search(
     project: str | None = None,
     tag: str | None = None,
     explain: bool = False,
+    now: str | None = None,
+    switches: frozenset[str] = frozenset(),
 ) -> list[Hit]:
     """Search the pages: :func:`build_query` then :func:`run_query`.
 
@@ -500,6 +533,9 @@ def search(
         limit: most hits to return (>= 1).
         kind, project, tag: exact filters, or ``None``.
         explain: attach :attr:`Hit.explain`.
+        now: the reference date (ISO 8601) for relative time phrases (DESIGN §5.6), default
+            today; accepted for the ranking's date stage, which no stage reads yet.
+        switches: names of :data:`SWITCHES` to flip (``eval --ablate``).
 
     Returns:
         Up to ``limit`` hits sorted by ``(-score, path)``.
@@ -507,9 +543,13 @@ def search(
     Raises:
         QuerySyntaxError: the text cannot be read as a query.
         IndexCorruptError: the index could not be read.
-        ValueError: ``limit`` < 1.
+        ValueError: ``limit`` < 1, or an unknown switch.
     """
     if limit < 1:
         raise ValueError(f"limit must be at least 1, not {limit}")
-    plan = build_query(text, kind=kind, project=project, tag=tag)
+    if unknown := switches - SWITCHES.keys():
+        raise ValueError(f"unknown ranking switches: {sorted(unknown)}")
+    del now  # no stage reads it yet (the ranking issue's date stage will)
+    keep = "keep-stop-words" in switches
+    plan = build_query(text, kind=kind, project=project, tag=tag, drop_stop_words=not keep)
     return run_query(index, plan, limit=limit, explain=explain)
