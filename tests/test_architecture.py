@@ -26,7 +26,7 @@ LAYERS = {
     "ignore": 2,
     "pagefile": 2,
     "vault": 3,
-    "store": 3,
+    "store": 3,  # a package: schema, records, reads, writes (PACKAGE_ORDER)
     "index": 3,  # a package: schema, page_index (PACKAGE_ORDER)
     "lock": 3,
     "sync": 4,
@@ -66,6 +66,7 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
 PACKAGE_ORDER = {
     "index": ["schema", "page_index", "__init__"],
     "parser": ["frontmatter", "body", "keys", "__init__"],
+    "store": ["schema", "records", "reads", "writes", "__init__"],
 }
 
 

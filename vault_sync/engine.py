@@ -370,7 +370,7 @@ def _quick_check(store: Sidecar) -> str | None:
     """SQLite's ``quick_check`` as one line (``sidecar damaged: ...``), or None when "ok".
 
     Its verdict can span lines (one per damaged b-tree page): a notice is one line."""
-    verdict = str(store.db.execute("PRAGMA quick_check").fetchone()[0])
+    verdict = store.quick_check()
     return None if verdict == "ok" else "sidecar damaged: " + " ".join(verdict.split())
 
 

@@ -42,18 +42,9 @@ def find_page(sidecar: Sidecar, reference: str, vault: Path | None = None) -> st
             text = Path(text).resolve().relative_to(vault.resolve()).as_posix()
     while text.startswith("./"):
         text = text[2:]
-    key = name_key(text)
-    tiers = (
-        ("SELECT path FROM pages WHERE id_key = ? OR path_key = ? OR path_id_key = ?",
-         (key, key, key)),
-        ("SELECT path FROM pages WHERE stem_key = ?", (key.removesuffix(".md"),)),
-        ("SELECT path FROM pages WHERE title_key = ?", (key,)),
-        ("SELECT DISTINCT path FROM aliases WHERE alias_key = ?", (key,)),
-    )  # fmt: skip
-    for sql, params in tiers:
-        paths = sorted({row[0] for row in sidecar.db.execute(sql, params)})
+    for paths in sidecar.paths_named(name_key(text)):
         if len(paths) == 1:
-            return str(paths[0])
+            return paths[0]
         if paths:
             listed = ", ".join(paths)
             raise AmbiguousPageError(f"{reference!r} matches {len(paths)} pages: {listed}")
@@ -72,7 +63,7 @@ def page_details(sidecar: Sidecar, reference: str, vault: Path | None = None) ->
         PageNotFoundError, AmbiguousPageError: see :func:`find_page`.
     """
     path = find_page(sidecar, reference, vault)
-    row = sidecar.query("SELECT * FROM pages WHERE path = ?", (path,))[0]
+    row = sidecar.page_row(path)
     links_out = [
         {
             "type": r["type"],
@@ -83,22 +74,19 @@ def page_details(sidecar: Sidecar, reference: str, vault: Path | None = None) ->
             "status": r["status"],
             "target_path": r["target_path"],
         }
-        for r in sidecar.query("SELECT * FROM links WHERE source = ? ORDER BY line, rowid", (path,))
+        for r in sidecar.links_from(path)
     ]
     links_in = [
         {"source": r["source"], "type": r["type"], "anchor": r["anchor"], "line": r["line"]}
-        for r in sidecar.query(
-            "SELECT * FROM links WHERE target_path = ? AND source != ? ORDER BY source, line",
-            (path, path),
-        )
+        for r in sidecar.links_into(path)
     ]
     evidence = [
         {k: r[k] for k in ("kind", "source", "at", "note", "line")}
-        for r in sidecar.query("SELECT * FROM evidence WHERE path = ? ORDER BY line", (path,))
+        for r in sidecar.evidence_of(path)
     ]
     issues = [
         {k: r[k] for k in ("severity", "code", "message", "line", "key")}
-        for r in sidecar.query("SELECT * FROM issues WHERE path = ? ORDER BY line", (path,))
+        for r in sidecar.issues_of(path)
     ]
     return {
         "path": path,
@@ -107,10 +95,8 @@ def page_details(sidecar: Sidecar, reference: str, vault: Path | None = None) ->
         "kind": row["kind"],
         "status": row["status"],
         "project": row["project"],
-        "tags": [r[0] for r in sidecar.db.execute("SELECT tag FROM tags WHERE path = ?", (path,))],
-        "aliases": [
-            r[0] for r in sidecar.db.execute("SELECT alias FROM aliases WHERE path = ?", (path,))
-        ],
+        "tags": sidecar.tags_of(path),
+        "aliases": sidecar.aliases_of(path),
         "valid_from": row["valid_from"],
         "valid_to": row["valid_to"],
         "frontmatter": json.loads(row["frontmatter"]),
@@ -163,10 +149,6 @@ def format_page_details(d: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _counts(sidecar: Sidecar, sql: str) -> dict[str, int]:
-    return {str(k): int(n) for k, n in sidecar.db.execute(sql)}
-
-
 def vault_status(config: Config, sidecar: Sidecar) -> dict[str, Any]:
     """Counts, generation, last sync, drift and watcher state, as a JSON-ready dict.
 
@@ -193,36 +175,21 @@ def vault_status(config: Config, sidecar: Sidecar) -> dict[str, Any]:
             )
         except (OSError, ValueError, KeyError, TypeError):
             watch_state = {"error": f"unreadable {watch_file}"}
-    links = _counts(sidecar, "SELECT status, count(*) FROM links GROUP BY status")
+    counts = sidecar.status_counts()
+    links = counts["links_by_status"]
     return {
         "vault": str(config.vault),
         "pages": sidecar.page_count(),
-        "pages_by_kind": _counts(
-            sidecar, "SELECT kind, count(*) FROM pages GROUP BY kind ORDER BY kind"
-        ),
-        "links_by_type": _counts(
-            sidecar,
-            "SELECT type, count(*) FROM links WHERE status IN ('resolved', 'unresolved')"
-            " GROUP BY type ORDER BY type",
-        ),
+        "pages_by_kind": counts["pages_by_kind"],
+        "links_by_type": counts["links_by_type"],
         "links_resolved": links.get("resolved", 0),
         "links_unresolved": links.get("unresolved", 0),
-        "links_ambiguous": int(
-            sidecar.db.execute(
-                "SELECT count(*) FROM links WHERE candidates IS NOT NULL"
-            ).fetchone()[0]
-        ),
+        "links_ambiguous": counts["links_ambiguous"],
         "attachments_linked": links.get("attachment", 0),
         "attachments_missing": links.get("missing_attachment", 0),
-        "evidence_rows": int(sidecar.db.execute("SELECT count(*) FROM evidence").fetchone()[0]),
-        "parse_errors": int(
-            sidecar.db.execute(
-                "SELECT count(*) FROM issues WHERE severity = 'error' AND code != 'secret'"
-            ).fetchone()[0]
-        ),
-        "secrets": int(
-            sidecar.db.execute("SELECT count(*) FROM issues WHERE code = 'secret'").fetchone()[0]
-        ),
+        "evidence_rows": counts["evidence_rows"],
+        "parse_errors": counts["parse_errors"],
+        "secrets": counts["secrets"],
         "generation": sidecar.generation,
         "pending_generation": sidecar.get_meta("pending_generation") or None,
         "last_sync": sidecar.get_meta("last_sync") or None,
@@ -297,11 +264,9 @@ def lint_vault(config: Config, sidecar: Sidecar) -> list[dict[str, Any]]:
 
     problems = [
         _problem(r["path"], r["severity"], r["code"], r["message"], r["line"])
-        for r in sidecar.query("SELECT * FROM issues")
+        for r in sidecar.all_issues()
     ]
-    for r in sidecar.query(
-        "SELECT * FROM links WHERE status != 'resolved' OR candidates IS NOT NULL"
-    ):
+    for r in sidecar.problem_links():
         if r["origin"] == "markdown":
             shown = f"[{r['display'] or ''}]({r['target_text']}{r['anchor']})"
         else:
@@ -334,14 +299,14 @@ def lint_vault(config: Config, sidecar: Sidecar) -> list[dict[str, Any]]:
                     r["line"],
                 )
             )
-    for id_key, paths in _groups(sidecar, "SELECT id_key, path FROM pages"):
+    for id_key, paths in sidecar.duplicate_ids():
         for path in paths:
             others = ", ".join(p for p in paths if p != path)
             problems.append(
                 _problem(path, "error", "duplicate_id", f"id {id_key!r} is also the id of {others}")
             )
     near: dict[str, list[str]] = defaultdict(list)
-    for (path,) in sidecar.db.execute("SELECT path FROM pages"):
+    for path in sidecar.page_paths():
         folder, name = posixpath.split(name_key(path))
         near[f"{folder}/{_SEPARATORS.sub('-', name)}"].append(path)
     for paths in near.values():
@@ -368,7 +333,7 @@ def lint_vault(config: Config, sidecar: Sidecar) -> list[dict[str, Any]]:
                 "the file name holds a secret: not indexed (rename the file)",
             )
         )
-    stored = {path for (path,) in sidecar.db.execute("SELECT path FROM pages")}
+    stored = set(sidecar.page_paths())
     for path, page_file in result.pages.items():  # pages a sync could not read: not stored
         if path in stored or path in secret_names:
             continue
@@ -431,10 +396,3 @@ def lint_vault(config: Config, sidecar: Sidecar) -> list[dict[str, Any]]:
         problem["message"] = scrubber.scrub(problem["message"])[0]
     problems.sort(key=lambda p: (p["path"], p["line"] or 0, p["code"], p["message"]))
     return problems
-
-
-def _groups(sidecar: Sidecar, sql: str) -> list[tuple[str, list[str]]]:
-    groups: dict[str, list[str]] = defaultdict(list)
-    for key, path in sidecar.db.execute(sql):
-        groups[key].append(path)
-    return [(k, sorted(v)) for k, v in sorted(groups.items()) if len(v) > 1]

@@ -1,0 +1,173 @@
+"""The sidecar's schema: an ordered list of small, named migrations (simonw/llm's pattern).
+
+Part of :mod:`vault_sync.store`. :func:`migrate` applies those not yet recorded in the
+``migrations`` table, each in one transaction with its row; a sidecar written by a newer
+version is refused.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from vault_sync.errors import StoreError
+
+
+def split_statements(sql: str) -> Iterator[str]:
+    """The complete SQL statements of ``sql``, in order, found by SQLite's own tokenizer
+    (:func:`sqlite3.complete_statement`), so a ``;`` inside a string literal or a comment does
+    not split a statement.
+
+    Raises:
+        StoreError: text is left after the last complete statement (a missing ``;``).
+    """
+    pieces = sql.split(";")
+    pending = ""
+    for piece in pieces[:-1]:  # each ends where a ";" was: a statement may end there
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            yield pending.strip()
+            pending = ""
+    pending += pieces[-1]
+    if any(line.strip() and not line.strip().startswith("--") for line in pending.splitlines()):
+        raise StoreError(f"incomplete SQL statement in a migration: {pending.strip()[:80]!r}")
+
+
+def _script(db: sqlite3.Connection, sql: str) -> None:
+    """Run the statements of ``sql`` inside the caller's transaction.
+
+    (``executescript`` would COMMIT the open transaction first on Python 3.11, so a migration
+    and its ``migrations`` row could land apart.)
+    """
+    for statement in split_statements(sql):
+        db.execute(statement)
+
+
+def _m001_initial(db: sqlite3.Connection) -> None:
+    _script(
+        db,
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE pages (
+            path TEXT PRIMARY KEY,
+            disk_path TEXT NOT NULL,
+            id TEXT NOT NULL,
+            id_key TEXT NOT NULL,
+            path_key TEXT NOT NULL,
+            path_id_key TEXT NOT NULL,
+            stem_key TEXT NOT NULL,
+            title TEXT NOT NULL,
+            title_key TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            status TEXT NOT NULL,
+            project TEXT,
+            valid_from TEXT,
+            valid_to TEXT,
+            hash TEXT NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            size INTEGER NOT NULL,
+            frontmatter TEXT NOT NULL,
+            generation INTEGER NOT NULL
+        );
+        CREATE INDEX pages_id_key ON pages(id_key);
+        CREATE INDEX pages_title_key ON pages(title_key);
+        CREATE INDEX pages_path_id_key ON pages(path_id_key);
+        CREATE TABLE aliases (path TEXT NOT NULL, alias TEXT NOT NULL, alias_key TEXT NOT NULL);
+        CREATE INDEX aliases_path ON aliases(path);
+        CREATE INDEX aliases_key ON aliases(alias_key);
+        CREATE TABLE tags (path TEXT NOT NULL, tag TEXT NOT NULL);
+        CREATE INDEX tags_path ON tags(path);
+        CREATE TABLE links (
+            source TEXT NOT NULL,
+            target_text TEXT NOT NULL,
+            target_key TEXT NOT NULL,
+            target_last_key TEXT NOT NULL,
+            target_path TEXT,
+            type TEXT NOT NULL,
+            anchor TEXT NOT NULL,
+            display TEXT,
+            line INTEGER NOT NULL,
+            origin TEXT NOT NULL,
+            status TEXT NOT NULL,
+            candidates TEXT
+        );
+        CREATE INDEX links_source ON links(source);
+        CREATE INDEX links_target_path ON links(target_path);
+        CREATE INDEX links_target_key ON links(target_key);
+        CREATE INDEX links_target_last_key ON links(target_last_key);
+        CREATE INDEX links_status ON links(status);
+        CREATE TABLE evidence (
+            path TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            source TEXT NOT NULL,
+            at TEXT,
+            note TEXT,
+            line INTEGER NOT NULL,
+            UNIQUE (path, kind, source)
+        );
+        CREATE TABLE issues (
+            path TEXT NOT NULL,
+            severity TEXT NOT NULL,
+            code TEXT NOT NULL,
+            message TEXT NOT NULL,
+            line INTEGER,
+            key TEXT
+        );
+        CREATE INDEX issues_path ON issues(path);
+        CREATE TABLE attachments (path TEXT PRIMARY KEY);
+        CREATE TABLE pending (path TEXT PRIMARY KEY);
+        """,
+    )
+
+
+def _m002_name_indexes(db: sqlite3.Connection) -> None:
+    """Index the path and stem keys, so link names can be looked up one at a time."""
+    _script(
+        db,
+        """
+        CREATE INDEX pages_path_key ON pages(path_key);
+        CREATE INDEX pages_stem_key ON pages(stem_key);
+        """,
+    )
+
+
+#: Ordered, named migrations; append only. The schema version is the list's length.
+MIGRATIONS: tuple[tuple[str, Callable[[sqlite3.Connection], None]], ...] = (
+    ("001_initial", _m001_initial),
+    ("002_name_indexes", _m002_name_indexes),
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def migrate(db: sqlite3.Connection, path: Path) -> None:
+    """Apply every migration not yet recorded, each in one transaction with its row, and set
+    ``meta.schema_version``.
+
+    Raises:
+        StoreError: the sidecar at ``path`` records a migration this version does not know
+            (it was written by a newer vault-sync).
+    """
+    db.execute("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT)")
+    done = {row[0] for row in db.execute("SELECT name FROM migrations")}
+    known = {name for name, _ in MIGRATIONS}
+    if done - known:
+        newer = ", ".join(sorted(done - known))
+        raise StoreError(
+            f"sidecar {path} was written by a newer vault-sync (migrations {newer});"
+            " upgrade vault-sync or run `vault-sync rebuild`"
+        )
+    for name, step in MIGRATIONS:
+        if name in done:
+            continue
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            step(db)
+            db.execute("INSERT INTO migrations VALUES (?, datetime('now'))", (name,))
+            db.execute(
+                "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+            )
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
