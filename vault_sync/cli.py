@@ -469,9 +469,9 @@ def lint(vault: Path | None, as_json: bool) -> None:
 
     Exit 1 when errors exist; unresolved links and the like are warnings.
     """
-    from vault_sync.report import lint_vault
+    from vault_sync.engine import lint_report
 
-    problems = _read(vault, lint_vault)
+    problems = _read(vault, lint_report)
     errors = sum(1 for p in problems if p["severity"] == "error")
     warnings = len(problems) - errors
     if as_json:

@@ -466,6 +466,21 @@ def search(config: Config, text: str, **options: Any) -> tuple[list[Hit], str | 
     return hits, _repair_notice(config, reason, report, rebuilt)
 
 
+def lint_report(config: Config, sidecar: Sidecar) -> list[dict[str, Any]]:
+    """``lint``'s problems (:func:`vault_sync.report.lint_vault`), from a fresh scan and the
+    vault's sanitizer as sync compiles it (:func:`vault_sync.sync.scrubber_for`).
+
+    Args:
+        config: the vault's configuration.
+        sidecar: an open (read-only) sidecar of the active set.
+    """
+    from vault_sync.report import lint_vault
+    from vault_sync.sync import scrubber_for
+    from vault_sync.vault import scan
+
+    return lint_vault(config, sidecar, result=scan(config), scrubber=scrubber_for(config))
+
+
 def run_redact(
     config: Config, references: Iterable[str], *, every_page: bool, write: bool
 ) -> list[PageRedaction]:
