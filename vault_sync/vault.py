@@ -247,6 +247,42 @@ class _Walk:
             disk = min(old, disk)
         self.attachments[key] = disk
 
+    def add_file(self, key: str, disk: str, full: str) -> None:
+        """List one file named by a watcher batch (absolute path ``full``), as the walk would."""
+        try:
+            st = os.stat(full)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            self.unreadable.append(Unreadable(key, exc.strerror or str(exc)))
+            return
+        if key.rsplit("/", 1)[-1].lower().endswith(_PAGE_SUFFIX):
+            self.pages[key] = FileEntry(key, disk, st.st_mtime_ns, st.st_size)
+        else:
+            self.add_attachment(key, disk)
+
+    def bad_name(self, nfc_dir: str, name: str) -> None:
+        """Report an on-disk name that is not valid UTF-8 (left out), shown with escapes."""
+        shown = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        key = f"{nfc_dir}/{shown}" if nfc_dir else shown
+        self.unreadable.append(Unreadable(key, "name is not valid UTF-8, left out"))
+
+    def _list(self, abs_dir: str, disk_dir: str, nfc_dir: str) -> list[os.DirEntry[str]] | None:
+        """A folder's entries by name; ``None`` (reported) when it cannot be listed.
+
+        Raises:
+            VaultUnreadableError: the vault root itself cannot be listed.
+        """
+        try:
+            return sorted(self.listdir(abs_dir), key=lambda e: e.name)
+        except OSError as exc:
+            if not disk_dir:
+                raise VaultUnreadableError(
+                    f"cannot read the vault folder {abs_dir}: {exc.strerror or exc}"
+                ) from exc
+            self.unreadable.append(Unreadable(nfc_dir, exc.strerror or str(exc)))
+            return None
+
     def walk(
         self,
         abs_dir: str,
@@ -256,14 +292,8 @@ class _Walk:
         chain: _Chain,
     ) -> None:
         """List one folder (``disk_dir`` ``""`` = the root) and recurse into its folders."""
-        try:
-            entries = sorted(self.listdir(abs_dir), key=lambda e: e.name)
-        except OSError as exc:
-            if not disk_dir:
-                raise VaultUnreadableError(
-                    f"cannot read the vault folder {abs_dir}: {exc.strerror or exc}"
-                ) from exc
-            self.unreadable.append(Unreadable(nfc_dir, exc.strerror or str(exc)))
+        entries = self._list(abs_dir, disk_dir, nfc_dir)
+        if entries is None:
             return
         if any(e.name == ".gitignore" for e in entries):
             spec = self.matcher.gitignore(disk_dir)
@@ -278,9 +308,7 @@ class _Walk:
                 continue
             nfc_name = _nfc(name)
             if not name.isascii() and not _is_utf8(name):
-                shown = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-                key = f"{nfc_dir}/{shown}" if nfc_dir else shown
-                self.unreadable.append(Unreadable(key, "name is not valid UTF-8, left out"))
+                self.bad_name(nfc_dir, name)
                 continue
             try:
                 is_dir = entry.is_dir()
@@ -488,19 +516,8 @@ def scan_paths(
         if not exists or matcher.is_ignored(disk, is_dir=is_dir):
             continue
         if not is_dir:
-            if _is_temp_name(name):
-                continue
-            try:
-                fst = os.stat(full)
-            except FileNotFoundError:
-                continue
-            except OSError as exc:
-                state.unreadable.append(Unreadable(key, exc.strerror or str(exc)))
-                continue
-            if name.lower().endswith(_PAGE_SUFFIX):
-                state.pages[key] = FileEntry(key, disk, fst.st_mtime_ns, fst.st_size)
-            else:
-                state.add_attachment(key, disk)
+            if not _is_temp_name(name):
+                state.add_file(key, disk, full)
             continue
         chain: _Chain = ()
         parts = disk.split("/")

@@ -22,6 +22,7 @@ from typing import Any
 from vault_sync.page import (
     REFERENCES,
     TITLE_MAX_CHARS,
+    Heading,
     Issue,
     Kind,
     Link,
@@ -81,6 +82,24 @@ def _unique(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(seen.values())
 
 
+def _title(
+    front: _Front, known: _Known, headings: list[Heading], path: str, issues: list[Issue]
+) -> str:
+    """Frontmatter ``title``, else the first H1, else the file stem; clamped (with a warning)."""
+    title_line = front.key_lines.get("title")
+    title = known.title
+    if not title:
+        h1 = next((h for h in headings if h.level == 1), None)
+        title, title_line = (h1.text, h1.line) if h1 else (path_stem(path) or path, None)
+    if len(title) > TITLE_MAX_CHARS:
+        issues.append(
+            _warning("title_clamped", f"title longer than {TITLE_MAX_CHARS} characters "
+                     f"({len(title)}): clamped", title_line, "title")
+        )  # fmt: skip
+        title = title[:TITLE_MAX_CHARS]
+    return title
+
+
 def parse_page(text: str, path: str) -> Page:
     """Parse one Markdown page. Total: any ``str`` gives a :class:`Page`, problems as issues.
 
@@ -107,18 +126,7 @@ def parse_page(text: str, path: str) -> Page:
     body = _scan_body(front.body, front.body_line, path)
     links.extend(body.links)
 
-    title_line = front.key_lines.get("title")
-    title = known.title
-    if not title:
-        h1 = next((h for h in body.headings if h.level == 1), None)
-        title, title_line = (h1.text, h1.line) if h1 else (path_stem(path) or path, None)
-    if len(title) > TITLE_MAX_CHARS:
-        issues.append(
-            _warning("title_clamped", f"title longer than {TITLE_MAX_CHARS} characters "
-                     f"({len(title)}): clamped", title_line, "title")
-        )  # fmt: skip
-        title = title[:TITLE_MAX_CHARS]
-
+    title = _title(front, known, body.headings, path, issues)
     if known.valid_from and known.valid_to and known.valid_from[:10] > known.valid_to[:10]:
         issues.append(
             _warning("invalid_value", f"valid_from {known.valid_from} is after valid_to "

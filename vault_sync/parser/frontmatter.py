@@ -47,6 +47,18 @@ class _Loader(Protocol):
     def dispose(self) -> None: ...
 
 
+def _construct_untagged(loader: Any, node: yaml.Node) -> Any:
+    """An unknown explicit tag's node (``!foo x``) as its plain scalar, list or mapping."""
+    import yaml  # loaded already: only the general path's loader calls this
+
+    if isinstance(node, yaml.ScalarNode):
+        return loader.construct_scalar(node)
+    if isinstance(node, yaml.SequenceNode):
+        return loader.construct_sequence(node)
+    assert isinstance(node, yaml.MappingNode)
+    return loader.construct_mapping(node)
+
+
 @functools.cache
 def _text_loader() -> Callable[[str], _Loader]:
     """The loader class of the general path, built on first use.
@@ -103,15 +115,7 @@ def _text_loader() -> Callable[[str], _Loader]:
         yaml.MappingNode: _TextLoader.DEFAULT_MAPPING_TAG,
     }
 
-    def construct_untagged(loader: _TextLoader, node: yaml.Node) -> Any:
-        if isinstance(node, yaml.ScalarNode):
-            return loader.construct_scalar(node)
-        if isinstance(node, yaml.SequenceNode):
-            return loader.construct_sequence(node)
-        assert isinstance(node, yaml.MappingNode)
-        return loader.construct_mapping(node)
-
-    _TextLoader.add_constructor(None, construct_untagged)
+    _TextLoader.add_constructor(None, _construct_untagged)
     return _TextLoader
 
 
@@ -302,6 +306,17 @@ def _simple_front(block: str) -> tuple[dict[str, Any], dict[str, int], dict[str,
     return mapping, key_lines, value_lines
 
 
+def _yaml_error(exc: Exception, file_line: Callable[[int], int], first: int, last: int) -> Issue:
+    """The ``yaml_error`` issue of a block that failed to load, at the line YAML points to
+    (for an unclosed ``[`` or ``{``, the line that opened it)."""
+    problem, context = getattr(exc, "problem_mark", None), getattr(exc, "context_mark", None)
+    line = file_line(problem.line) if problem is not None else first
+    if context is not None and (problem is None or line == last):  # an unclosed [ or {
+        line = file_line(context.line)
+    why = getattr(exc, "problem", None) or getattr(exc, "context", None) or type(exc).__name__
+    return _error("yaml_error", f"invalid YAML in frontmatter: {why}", line)
+
+
 def _read_front(text: str) -> _Front:
     """Split and load the frontmatter of ``text`` (BOMs already removed)."""
     block, body, body_start = _split(text)
@@ -333,12 +348,7 @@ def _read_front(text: str) -> _Front:
         front.issues.append(_error("frontmatter_too_complex", "frontmatter too large", first))
         return front
     except Exception as exc:  # yaml, encoding, recursion errors: all are bad input
-        problem, context = getattr(exc, "problem_mark", None), getattr(exc, "context_mark", None)
-        line = file_line(problem.line) if problem is not None else first
-        if context is not None and (problem is None or line == last):  # an unclosed [ or {
-            line = file_line(context.line)
-        why = getattr(exc, "problem", None) or getattr(exc, "context", None) or type(exc).__name__
-        front.issues.append(_error("yaml_error", f"invalid YAML in frontmatter: {why}", line))
+        front.issues.append(_yaml_error(exc, file_line, first, last))
         return front
     finally:
         if loader is not None:
