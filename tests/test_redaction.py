@@ -16,10 +16,10 @@ from vault_sync import layout
 from vault_sync.config import load_config
 from vault_sync.errors import PageChangedError
 from vault_sync.pagefile import content_hash, write_page
-from vault_sync.sanitize import LABELS
+from vault_sync.sanitize import labels
 
 CLI = Callable[..., Any]
-BUILTIN = [label for label in LABELS if label != "custom"]
+BUILTIN = [label for label in labels() if label in POSITIVE]
 
 
 def secret_page() -> tuple[str, dict[str, str]]:

@@ -1,0 +1,83 @@
+"""The vendor format table (``vault_sync/secret_formats.toml``): every row well formed, every
+label with a well-formed sample that it finds, every pattern linear on adversarial input."""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+
+import pytest
+
+from tests.secret_samples import FORMATS, Sample, samples
+from vault_sync.sanitize import labels, scrub
+from vault_sync.secret_rules import vendor_formats, vendor_labels
+
+_FORMAT_SAMPLES = [s for s in samples() if s.label != "named"]
+_NESTED = re.compile(r"[+*}]\)(?:[+*]|\{[0-9,]+\})(?!\+)")
+
+
+def test_every_row_is_well_formed() -> None:
+    for row in vendor_formats():
+        assert re.fullmatch(r"[a-z0-9_]{3,32}", row.label), row.label
+        assert row.source and row.triggers, row.label
+        assert all(t == t.lower() and t.isascii() for t in row.triggers), row.label
+        assert not _NESTED.search(row.pattern), f"{row.label}: nested quantifier"
+        bare = re.sub(r"\[(?:\\.|[^\]\\])*\]", "C", re.sub(r"\\.", "E", row.pattern))
+        assert not re.search(r"(?<!\})[+*]", bare), f"{row.label}: unbounded repeat"
+        re.compile(row.pattern)
+
+
+def test_every_vendor_label_has_a_sample() -> None:
+    sampled = {label for label, _, _ in FORMATS}
+    assert set(vendor_labels()) <= sampled | {"custom"}
+    assert sampled <= set(labels())
+
+
+@pytest.mark.parametrize(
+    "sample", _FORMAT_SAMPLES, ids=[f"{s.label}-{i}" for i, s in enumerate(_FORMAT_SAMPLES)]
+)
+def test_well_formed_sample_is_found_with_its_label(sample: Sample) -> None:
+    text, secret = sample.plant(random.Random(hash(sample.template) & 0xFFFF))
+    for wrap in ("{}", "value: {}\n", "see `{}` here", '"{}"'):
+        out, findings = scrub(wrap.format(text))
+        assert secret not in out
+        for part in re.split(r"\s+", secret):
+            assert len(part) < 12 or part not in out, (sample.label, part)
+        assert sample.label in {f.label for f in findings}, (sample.label, out)
+
+
+def _adversarial(trigger: str, n: int) -> list[str]:
+    return [
+        (trigger * (n // len(trigger)))[:n],
+        trigger + "a" * n,
+        trigger + "0" * n,
+        (trigger + "A1b2-_." * 8 + " ") * (n // (len(trigger) + 57)),
+    ]
+
+
+def _seconds(text: str) -> float:
+    start = time.perf_counter()
+    scrub(text)
+    return time.perf_counter() - start
+
+
+def test_every_trigger_is_fast_on_adversarial_input() -> None:
+    """Each trigger repeated, or followed by a long run, 20 KB each: fast (the slow test below
+    checks the growth is linear)."""
+    for row in vendor_formats():
+        for trigger in row.triggers:
+            for text in _adversarial(trigger, 20_000):
+                assert _seconds(text) < 0.5, (row.label, trigger, text[:40])
+
+
+@pytest.mark.slow
+def test_every_trigger_is_linear() -> None:
+    """4x the input costs about 4x the time (a quadratic pattern would cost 16x)."""
+    for row in vendor_formats():
+        for trigger in row.triggers:
+            for small, big in zip(
+                _adversarial(trigger, 250_000), _adversarial(trigger, 1_000_000), strict=True
+            ):
+                a, b = _seconds(small), _seconds(big)
+                assert b < 5.0 and b <= 10 * a + 0.2, (row.label, trigger, a, b)
