@@ -74,6 +74,7 @@ class Planted:
     """What was planted: ``secrets[(sample index, place)] = secret``; pages by path."""
 
     secrets: dict[tuple[int, str], str] = field(default_factory=dict)
+    texts: dict[tuple[int, str], str] = field(default_factory=dict)
     pages: dict[str, tuple[int, str]] = field(default_factory=dict)
     kinds: list[Sample] = field(default_factory=list)
 
@@ -94,6 +95,7 @@ def plant(vault: Path, kinds: list[Sample], seed: int = 17) -> Planted:
             rel = f"p{i:03d}-{place}.md"
             (vault / rel).write_text(page, encoding="utf-8")
             out.secrets[(i, place)] = secret
+            out.texts[(i, place)] = text
             out.pages[rel] = (i, place)
         if sample.label != "named":
             text, secret = sample.plant(rng)
@@ -101,6 +103,7 @@ def plant(vault: Path, kinds: list[Sample], seed: int = 17) -> Planted:
                 rel = f"f{i:03d}-{text}.md"
                 (vault / rel).write_text(f"{MARK} named file\n", encoding="utf-8")
                 out.secrets[(i, FILE_NAME)] = secret
+                out.texts[(i, FILE_NAME)] = text
                 out.pages[rel] = (i, FILE_NAME)
     return out
 
@@ -201,10 +204,10 @@ def run(python: str, vault: Path, planted: Planted, *, full: bool) -> Audit:
     for rel in shown:
         check("show", cli("show", rel))
         check("show --json", cli("show", rel, "--json"))
-    queried = list(planted.secrets.items())
+    queried = list(planted.texts.values())  # the planted text: a bare value has no name
     queried = queried[:: 5 if full else max(1, len(queried) // 20)]
-    for _, secret in queried:
-        check("query echo", cli("query", secret.replace("\n", " "), "--json"))
+    for text in queried:
+        check("query echo", cli("query", text.replace("\n", " "), "--json"))
     return Audit(len(planted.secrets), leaks)
 
 
@@ -227,6 +230,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--full", action="store_true")
+    ap.add_argument("--verbose", action="store_true", help="list each leak")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         vault = Path(tmp) / "vault"
@@ -243,6 +247,9 @@ def main() -> None:
             outs[w] = outs.get(w, 0) + 1
     print("by output:", dict(sorted(outs.items())))
     print("labels leaking:", sorted(leaked_kinds))
+    if args.verbose:
+        for (i, place), wheres in sorted(audit.leaks.items()):
+            print(f"  {kinds[i].label} {kinds[i].template[:30]!r} in {place}: {sorted(wheres)}")
 
 
 if __name__ == "__main__":

@@ -89,7 +89,7 @@ FORMATS: tuple[tuple[str, str, str], ...] = (
     ("huggingface_token", "api_org_{L34}", f"{GL} huggingface-organization-api-token"),
     ("sentry_token", "sntryu_{h64}", f"{GL} sentry-user-token"),
     ("sentry_token", "sntrys_eyJpYXQiO{b50}LCJyZWdpb25fdXJs{b60}_{b43}", f"{GL} sentry-org-token"),
-    ("azure_secret", "{w3}8Q~{w34}", f"{GL} azure-ad-client-secret"),
+    ("azure_secret", "{A3}8Q~{w34}", f"{GL} azure-ad-client-secret"),
     ("azure_secret", "AccountKey=⟦{b86}==⟧", f"{DS} azure_storage_key.py"),
     ("digitalocean_token", "dop_v1_{h64}", "docs.digitalocean.com api tokens"),
     ("digitalocean_token", "doo_v1_{h64}", "docs.digitalocean.com oauth tokens"),

@@ -20,6 +20,7 @@ LAYERS = {
     "page": 1,
     "parser": 2,  # a package: frontmatter, keys, body (PACKAGE_ORDER)
     "sanitize": 2,
+    "secret_values": 3,
     "secret_rules": 2,
     "links": 2,
     "layout": 2,

@@ -91,6 +91,11 @@ POSITIVE: dict[str, tuple[str, str]] = {
     "env_secret": ("export DB_PASSWORD=" + gen(12) + "\n", gen(12)),
     "api_key": ("run tool --api-key " + gen(32) + " now", gen(32)),
     "credential_path": ("cat ~/.ssh/id_ed25519 now", "~/.ssh/id_ed25519"),
+    "cli_credentials": ("curl -u deploy:Zq8x" + gen(12) + " https://x", "deploy:Zq8x"),
+    "kubernetes_secret": (
+        "kind: Secret\nmetadata:\n  name: db\ndata:\n  tls.crt: " + gen(40, B64) + "\n",
+        "tls.crt: ",
+    ),
 }
 
 NEGATIVE: dict[str, tuple[str, str]] = {
@@ -127,6 +132,11 @@ NEGATIVE: dict[str, tuple[str, str]] = {
     ),
     "api_key": ("API key management is hard", "api_key = get_api_key()"),
     "credential_path": ("see ~/.ssh/id_rsa.pub and the .pem extension", "keynote.key and id_rsa_x"),
+    "cli_credentials": ("curl -u user:$PASSWORD https://x", "ls -print0 -pretty -u me:changeme"),
+    "kubernetes_secret": (
+        "kind: Secret is a Kubernetes object",
+        "kind: ConfigMap\ndata:\n  a: b\n",
+    ),
 }
 
 #: Near-misses that must produce no finding at all.

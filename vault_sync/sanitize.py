@@ -54,6 +54,8 @@ STRUCTURAL_LABELS: tuple[str, ...] = (
     "bearer_token",
     "env_secret",
     "api_key",
+    "cli_credentials",
+    "kubernetes_secret",
     "credential_path",
     "custom",
 )
@@ -70,6 +72,9 @@ def labels() -> tuple[str, ...]:
 def _rank() -> dict[str, int]:
     return {label: rank for rank, label in enumerate(labels())}
 
+
+#: Where a file name glues words: each part after one is scrubbed as if it began the name.
+_NAME_GLUE = re.compile(r"[-_ .]")
 
 #: A redaction token as written by :func:`scrub`; text inside one is never matched again.
 TOKEN_RE = re.compile(r"\[REDACTED:[a-z_]{1,32}\]")
@@ -109,10 +114,15 @@ _PLACEHOLDER = re.compile(
 )
 #: ``os.environ``, ``config.secret_key``: a code reference, not a value.
 _DOTTED_NAME = re.compile(r"[A-Za-z_]\w{0,64}(?:\.[A-Za-z_]\w{0,64}){1,8}\Z")
+#: 16+ characters mixing upper and lower case and digits, in any order (a generated part).
+_RANDOM_PART = re.compile(r"(?=[\w-]{0,64}[0-9])(?=[\w-]{0,64}[a-z])(?=[\w-]{0,64}[A-Z])[\w-]{16,}")
 
 
 def _placeholder(value: str) -> bool:
-    return _PLACEHOLDER.match(value) is not None or _DOTTED_NAME.match(value) is not None
+    if _PLACEHOLDER.match(value) is not None:
+        return True
+    # os.environ, config.secret_key: code; a dotted value with a long random part is a token
+    return _DOTTED_NAME.match(value) is not None and not _RANDOM_PART.search(value)
 
 
 def _random_looking(value: str) -> bool:
@@ -260,11 +270,17 @@ def _vendor_rules() -> list[_Rule]:
 # Structural rules ------------------------------------------------------------------------------
 
 #: A credential value in an assignment: "double-quoted", 'single-quoted' or bare.
-_VALUE = r"(?:\"([^\"\r\n]{1,512}+)\"|'([^'\r\n]{1,512}+)'|([^\s\"'`,;<>\[\]{}()]{1,512}+))"
-#: name ends with KEY/TOKEN/SECRET/PASSWORD/...; then `=`, `:`, `:=` or `=>`.
+#: A credential value: "double-quoted", 'single-quoted' or bare (a bare value may hold quotes
+#: after its first character: YAML `token: ab"cd`), taken whole however long (4096: a line).
+_VALUE = (
+    r"(?:\"([^\"\r\n]{1,4096}+)\"|'([^'\r\n]{1,4096}+)'"
+    r"|([^\s\"'`,;<>\[\]{}()][^\s`,;<>\[\]{}()]{0,4095}+))"
+)
+#: name ends with KEY/TOKEN/SECRET/PASSWORD/...; then an assignment operator of any common
+#: syntax (`=`, `:`, `:=`, `=>`, `?=`, `||=`, `.=`, `<-`), or spaces after a `--flag`.
 _ASSIGN = (
-    r"(?i:(key|token|secret|passw(?:or)?d|passphrase|pwd))"
-    r"[\"'\]]{0,2}[ \t]{0,8}(?::=|=>|=|:)[ \t]{0,8}" + _VALUE
+    r"(?i:(key|token|secret|passw(?:or)?d|passphrase|pwd))[\"'\]]{0,2}"
+    r"(?:[ \t]{0,8}(?::=|=>|\?=|\|\|=|\.=|<-|=|:)[ \t]{0,8}|([ \t]{1,8}))" + _VALUE
 )
 #: Keywords that must follow another name part (`API_KEY`, `dbPwd`); bare `key:` is too common.
 _NEEDS_PREFIX = frozenset({"key", "pwd"})
@@ -288,7 +304,10 @@ def _assignment_name(text: str, at: int) -> bool:
     if not prefix:
         return head not in _NEEDS_PREFIX
     last = prefix[-1]
-    if last.isalnum() and not ((last.islower() or last.isdigit()) and text[at].isupper()):
+    camel = text[at].isupper() and (
+        last.islower() or last.isdigit() or text[at + 1 : at + 2].islower()  # AWSToken
+    )
+    if last.isalnum() and head in _NEEDS_PREFIX and not camel:
         return False  # monkey=, hotkey:, TURKEY= — the keyword is not a name part
     return not (head in ("key", "tok") and prefix.lower().rstrip("_.-").endswith("api"))
 
@@ -300,7 +319,9 @@ def _assignment_span(text: str, m: re.Match[str]) -> Span | None:
     prefix = _name_before(text, m.start())
     index = m.lastindex or 0
     value = m.group(index)
-    quoted = index in (2, 3)
+    quoted = index in (3, 4)
+    if m.group(2) is not None and not prefix.startswith("-"):
+        return None  # `token value` is prose; `--token value` is a command line
     if not quoted and m.end() < len(text) and text[m.end()] in "([.":
         return None  # os.environ["X"], get_token(): code, not a value
     env_style = keyword.isupper() and (not prefix or prefix.upper() == prefix)
@@ -402,6 +423,37 @@ def _path_span(text: str, m: re.Match[str]) -> Span | None:
     return i, m.end()
 
 
+def _user_password_span(text: str, m: re.Match[str]) -> Span | None:
+    """``curl -u user:password``: the credentials, unless the password is a placeholder."""
+    password = m.group(2)
+    if len(password) < 4 or _placeholder(password) or password.startswith("$"):
+        return None
+    return m.start(1), m.end(2)
+
+
+def _flag_value_span(text: str, m: re.Match[str]) -> Span | None:
+    """``mysql -pSECRET``: a glued value, when it reads as generated."""
+    return m.span(1) if _random_looking(m.group(1)) else None
+
+
+#: ``kind: Secret`` ... a ``data:`` or ``stringData:`` block of ``name: value`` lines.
+_K8S_DATA = re.compile(
+    r"^[ \t]{0,16}(?:data|stringData):[ \t]{0,8}\r?\n"
+    r"((?:[ \t]{1,16}[\w.-]{1,253}:[^\r\n]{0,8192}+(?:\r?\n|\Z)){1,1024}+)",
+    re.MULTILINE,
+)
+_K8S_WINDOW = 8192
+
+
+def _kubernetes_span(text: str, m: re.Match[str]) -> Span | None:
+    """A Kubernetes Secret's ``data:`` block near its ``kind: Secret``: every value in it
+    (base64, or plain for ``stringData``) is a secret, so the whole block is redacted."""
+    data = _K8S_DATA.search(text, max(0, m.start() - _K8S_WINDOW), m.end() + _K8S_WINDOW)
+    if data is None:
+        return None
+    return data.start(1), data.end(1) - len(data.group(1)) + len(data.group(1).rstrip())
+
+
 _CREDENTIAL_FILE_TRIGGERS = (
     ".aws/",
     "id_rsa",
@@ -468,6 +520,32 @@ def _structural_rules() -> list[_Rule]:
             ("api", "access"),
             _api_key_span,
         ),
+        # Credentials on a command line: `curl -u user:password` (curl(1) --user), `mysql
+        # -pPASSWORD` (mysql(1) --password).
+        _Rule(
+            "cli_credentials",
+            c(r"(?:-u|--user)(?:[ \t]{1,8}|=)[\"']?([^\s\"':]{1,128}+):([^\s\"']{1,256}+)"),
+            ("-u ", "-u=", "--user"),
+            _user_password_span,
+        ),
+        _Rule("cli_credentials", c(r" -p([^\s\"']{8,256}+)"), (" -p",), _flag_value_span),
+        # .NET / NuGet XML settings: <add key="ClearTextPassword" value="…" />.
+        _Rule(
+            "env_secret",
+            c(
+                r"key=\"[\w.:-]{0,64}(?i:password|secret|token|apikey|pwd)[\w.:-]{0,64}\""
+                r"[ \t]{1,8}value=\"([^\"\r\n]{1,4096}+)\""
+            ),
+            ('key="',),
+            _group(1, lambda v: len(v) >= 4 and not _placeholder(v)),
+        ),
+        # Kubernetes Secret manifests (kubernetes.io/docs/concepts/configuration/secret).
+        _Rule(
+            "kubernetes_secret",
+            c(r"kind:[ \t]{0,8}[\"']?Secret\b"),
+            ("kind:",),
+            _kubernetes_span,
+        ),
         # Well-known credential files (not their public halves): ~/.aws/credentials,
         # ~/.ssh/id_{rsa,dsa,ecdsa,ed25519}[_sk] (not .pub), .netrc/_netrc, .pgpass,
         # .git-credentials, and key bundles *.pem, *.p12, *.pfx, *.ppk. Not *.key: it is also
@@ -517,8 +595,8 @@ def _run_table() -> dict[bytes, tuple[tuple[bytes, tuple[_Rule, ...]], ...]]:
     rules), ...)}``."""
     by_trigger: dict[bytes, list[_Rule]] = {}
     for rule in _builtin_rules():
-        for trigger in rule.triggers if rule.dispatch else ():
-            by_trigger.setdefault(trigger.encode("ascii"), []).append(rule)
+        for literal in rule.triggers if rule.dispatch else ():
+            by_trigger.setdefault(literal.encode("ascii"), []).append(rule)
     table: dict[bytes, list[tuple[bytes, tuple[_Rule, ...]]]] = {}
     for trigger, rules in sorted(by_trigger.items()):
         table.setdefault(trigger[:2], []).append((trigger, tuple(rules)))
@@ -675,18 +753,27 @@ class Scrubber:
         Returns:
             ``{name: redacted name}`` for each name with a finding; clean names are left out.
         """
-        joined = "\n".join(names)
+        # A file name glues words with `-`, `_` or spaces (`notes-glpat-…`): each part after
+        # one is also scrubbed on its own, as if it began the name.
+        variants: list[tuple[int, int]] = []  # (name index, offset of the part in the name)
+        for index, name in enumerate(names):
+            variants.append((index, 0))
+            stem = name.rfind("/") + 1
+            variants.extend((index, m.end()) for m in _NAME_GLUE.finditer(name, stem))
+        joined = "\n".join(names[i][at:] for i, at in variants)
         _, findings = self.scrub(joined)
         if not findings:
             return {}
-        found: dict[str, str] = {}
         starts = [0]
-        for name in names:
-            starts.append(starts[-1] + len(name) + 1)
+        for i, at in variants:
+            starts.append(starts[-1] + len(names[i]) - at + 1)
+        found: dict[str, str] = {}
         for f in findings:
-            index = bisect.bisect_right(starts, f.start) - 1
-            name = names[index]
-            found[name] = self.scrub(name)[0]
+            i, at = variants[bisect.bisect_right(starts, f.start) - 1]
+            name = names[i]
+            whole = self.scrub(name)[0]
+            if name not in found or found[name] == name:
+                found[name] = whole if whole != name else name[:at] + self.scrub(name[at:])[0]
         return found
 
     def _candidates(self, text: str) -> list[_Candidate]:

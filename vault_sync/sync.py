@@ -40,6 +40,7 @@ from vault_sync.lock import WriterLock
 from vault_sync.page import Issue, Page, Severity
 from vault_sync.pagefile import read_page
 from vault_sync.sanitize import Scrubber, line_of
+from vault_sync.secret_values import FoundValues
 from vault_sync.store import FileState, PageRecord, Sidecar
 from vault_sync.vault import FileEntry, ScanResult, proven_absent, scan, scan_paths
 
@@ -251,6 +252,28 @@ def _clean_value(scrubber: Scrubber, value: Any, key: str | None = None) -> Any:
     return value
 
 
+def _leaf_texts(value: Any, key: str = "") -> list[str]:
+    """Every string in a frontmatter value, as ``key: value`` (rules need the name)."""
+    if isinstance(value, str):
+        return [f"{key}: {value}" if key else value]
+    if isinstance(value, list):
+        return [t for v in value for t in _leaf_texts(v, key)]
+    if isinstance(value, dict):
+        return [t for k, v in value.items() for t in (str(k), *_leaf_texts(v, str(k)))]
+    return []
+
+
+def _hidden(found: FoundValues, value: Any) -> Any:
+    """A scrubbed frontmatter value with every found value hidden in its strings."""
+    if isinstance(value, str):
+        return found.hide(value)
+    if isinstance(value, list):
+        return [_hidden(found, v) for v in value]
+    if isinstance(value, dict):
+        return {found.hide(str(k)): _hidden(found, v) for k, v in value.items()}
+    return value
+
+
 def clean_page(page: Page, text: str, scrubber: Scrubber) -> Page:
     """The sanitizer seam of everything stored (DESIGN Invariant 6): return ``page`` with every
     secret in every text field replaced by ``[REDACTED:<label>]``, plus one ``secret`` error
@@ -261,11 +284,22 @@ def clean_page(page: Page, text: str, scrubber: Scrubber) -> Page:
     ``show``, ``lint``, ``--json``) reads from the stores, so none can carry a secret.
     """
     _, findings = scrubber.scrub(text)
+    in_text = bool(findings)
+    if not findings and page.frontmatter:
+        # YAML escapes ("\n", "\u0041") and folding can make a value that the raw text does
+        # not spell: scrub the parsed values too (one short text per page).
+        values = "\n".join(_leaf_texts(page.frontmatter))
+        _, found_in_values = scrubber.scrub(values)
+        if found_in_values:
+            text, findings = values, found_in_values
     if not findings:
         return page
+    # Every field is scrubbed again, then any value found in the text (or a cut-off or
+    # split-off piece of one: a clamped title, a split tag) is hidden in it (issue 17).
+    found = FoundValues(text, findings)
 
     def clean(value: str) -> str:
-        return scrubber.scrub(value)[0]
+        return found.hide(scrubber.scrub(value)[0])
 
     def clean_opt(value: str | None) -> str | None:
         return None if value is None else clean(value)
@@ -276,7 +310,7 @@ def clean_page(page: Page, text: str, scrubber: Scrubber) -> Page:
             "secret",
             f"a secret ({f.label}) is in this page; it is redacted from every output"
             " (vault-sync redact --write removes it from the file)",
-            line_of(text, f.start),
+            line_of(text, f.start) if in_text else 1,
         )
         for f in findings
     )
@@ -288,7 +322,7 @@ def clean_page(page: Page, text: str, scrubber: Scrubber) -> Page:
         tags=tuple(clean(t) for t in page.tags),
         # An alias holding a secret would be a link name made of a redaction token, which
         # other pages' redacted link targets would match: such aliases are dropped.
-        aliases=tuple(a for a in page.aliases if not scrubber.scrub(a)[1]),
+        aliases=tuple(a for a in page.aliases if not scrubber.scrub(a)[1] and clean(a) == a),
         valid_from=clean_opt(page.valid_from),
         valid_to=clean_opt(page.valid_to),
         headings=tuple(replace(h, text=clean(h.text)) for h in page.headings),
@@ -306,9 +340,10 @@ def clean_page(page: Page, text: str, scrubber: Scrubber) -> Page:
             for e in page.evidence
         ),
         frontmatter={
-            clean(str(k)): _clean_value(scrubber, v, str(k)) for k, v in page.frontmatter.items()
+            clean(str(k)): _hidden(found, _clean_value(scrubber, v, str(k)))
+            for k, v in page.frontmatter.items()
         },
-        body=clean(page.body),
+        body=found.hide(scrubber.scrub(page.body)[0], pieces=False),
         issues=(
             *(replace(i, message=clean(i.message)) for i in page.issues),
             *secrets,

@@ -1,0 +1,103 @@
+"""A secret found once is hidden everywhere on its page (issue 17, DESIGN Invariant 6).
+
+The sanitizer finds a secret where its format or its name shows it. The same value can sit
+elsewhere on the page where neither shows (a password redacted on its ``PASSWORD=`` line and
+repeated in prose), and every field derived from the page text (a title clamped to 512
+characters, tags split on whitespace, a link target, an alias) may hold a piece of it that no
+pattern recognises any more. :class:`FoundValues` holds the values found on one page and hides
+them — whole, or any piece of :data:`PIECE` characters or more — in any text of that page.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from vault_sync.sanitize import Finding
+
+#: Shortest value hidden everywhere (issue 17: 8 characters or more).
+MIN_VALUE = 8
+#: Shortest piece of a longer value hidden in a derived field: a cut-off or split-off part of
+#: a secret (the leak audit looks for pieces of 12 characters).
+PIECE = 10
+#: What a piece is extended over, so no cut-off end of a secret stays beside its token.
+_TOKEN_CHARS = re.compile(r"[^\s\[\]|#^\"'`<>(){},;]*")
+_LINE_PARTS = re.compile(r"[^\s\"'`]+")
+
+
+def _generated(part: str) -> bool:
+    """A part of a value that reads as generated: ``-----BEGIN`` and ``PRIVATE`` do not."""
+    return any(c.isdigit() for c in part) or (
+        len(part) >= 16 and any(c.isupper() for c in part) and any(c.islower() for c in part)
+    )
+
+
+class FoundValues:
+    """The secret values found on one page, to hide in every text of that page.
+
+    Args:
+        text: the page text the findings were made on.
+        findings: the sanitizer's findings on ``text``.
+    """
+
+    def __init__(self, text: str, findings: Sequence[Finding]) -> None:
+        self.whole: dict[str, str] = {}
+        for f in findings:
+            value = text[f.start : f.end]
+            parts = [value, *_LINE_PARTS.findall(value)] if len(value) >= MIN_VALUE else []
+            for part in parts:
+                if len(part) >= MIN_VALUE and (part == value or _generated(part)):
+                    self.whole.setdefault(part, f.label)
+        self.pieces: dict[str, str] = {}
+        for value, label in self.whole.items():
+            if not _generated(value) or any(c.isspace() for c in value):
+                continue  # a PEM block's pieces come from its base64 lines, not its header
+            for i in range(len(value) - PIECE + 1):
+                piece = value[i : i + PIECE]
+                if not piece.isspace():
+                    self.pieces.setdefault(piece.lower(), label)
+        self._order = sorted(self.whole, key=len, reverse=True)
+
+    def hide(self, value: str, *, pieces: bool = True) -> str:
+        """``value`` with every found value redacted, and (``pieces``) every piece of one:
+        for fields derived from the text (cut, split, normalised), not for the body itself."""
+        if not self.whole or not value:
+            return value
+        for secret in self._order:
+            if secret in value:
+                value = value.replace(secret, f"[REDACTED:{self.whole[secret]}]")
+        if not pieces or len(value) < PIECE:
+            return value
+        return self._hide_pieces(value)
+
+    def _hide_pieces(self, value: str) -> str:
+        low = value.lower()
+        spans: list[tuple[int, int, str]] = []
+        i, last = 0, len(value) - PIECE
+        while i <= last:
+            label = self.pieces.get(low[i : i + PIECE])
+            if label is None:
+                i += 1
+                continue
+            end = i + PIECE
+            while end < len(value) and low[end - PIECE + 1 : end + 1] in self.pieces:
+                end += 1
+            start = i
+            while start > 0 and value[start - 1] not in " \t\r\n[]|#^\"'`<>(){},;":
+                start -= 1
+            stretch = _TOKEN_CHARS.match(value, end)
+            end = stretch.end() if stretch else end
+            if spans and start <= spans[-1][1]:
+                start = spans.pop()[0]
+            spans.append((start, end, label))
+            i = end
+        if not spans:
+            return value
+        parts: list[str] = []
+        pos = 0
+        for start, end, label in spans:
+            parts.append(value[pos:start])
+            parts.append(f"[REDACTED:{label}]")
+            pos = end
+        parts.append(value[pos:])
+        return "".join(parts)
