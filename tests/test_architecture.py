@@ -20,6 +20,7 @@ LAYERS = {
     "page": 1,
     "parser": 2,  # a package: frontmatter, keys, body (PACKAGE_ORDER)
     "sanitize": 2,
+    "placeholders": 2,
     "secret_values": 3,
     "secret_rules": 2,
     "links": 2,
@@ -54,11 +55,12 @@ LAYERS = {
     "__init__": 0,
 }
 #: Same-layer imports that are allowed: config raises the errors of layer 0; sanitize runs the
-#: vendor formats of its data table; cli adds the `eval` group, which lives in its own module
-#: (cli_eval) to keep cli.py small.
+#: vendor formats of its data table and its placeholder checks; cli adds the `eval` group,
+#: which lives in its own module (cli_eval) to keep cli.py small.
 ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
     ("config", "errors"),
     ("sanitize", "secret_rules"),
+    ("sanitize", "placeholders"),
     ("cli", "cli_eval"),
 }
 

@@ -40,6 +40,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from vault_sync.placeholders import placeholder as _placeholder
+from vault_sync.placeholders import random_looking as _random_looking
+from vault_sync.placeholders import too_regular
 from vault_sync.secret_rules import SecretFormat, vendor_formats, vendor_labels
 
 if TYPE_CHECKING:
@@ -105,36 +108,6 @@ def line_of(text: str, offset: int) -> int:
 _WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _WORD_DASH = _WORD | {"-"}
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-
-#: Values that name a secret instead of being one: templates, masks, stock placeholders.
-_PLACEHOLDER = re.compile(
-    r"[$%<{]|.*\.\.\.|.*(?i:your[_-]|example|placeholder)"
-    r"|(?i:x+|\*+|\.+|#+|-+|_+|(?:my[_-]?)?(?:pass(?:word|wd)?|secret|token|api[_-]?key|key)"
-    r"|changeme|redacted|none|null|nil|true|false|undefined|empty|required|optional|string)\Z"
-)
-#: ``os.environ``, ``config.secret_key``: a code reference, not a value.
-_DOTTED_NAME = re.compile(r"[A-Za-z_]\w{0,64}(?:\.[A-Za-z_]\w{0,64}){1,8}\Z")
-#: 16+ characters mixing upper and lower case and digits, in any order (a generated part).
-_RANDOM_PART = re.compile(r"(?=[\w-]{0,64}[0-9])(?=[\w-]{0,64}[a-z])(?=[\w-]{0,64}[A-Z])[\w-]{16,}")
-
-
-def _placeholder(value: str) -> bool:
-    if _PLACEHOLDER.match(value) is not None:
-        return True
-    # os.environ, config.secret_key: code; a dotted value with a long random part is a token
-    return _DOTTED_NAME.match(value) is not None and not _RANDOM_PART.search(value)
-
-
-def _random_looking(value: str) -> bool:
-    """A value that reads as generated: 8+ characters mixing letters with digits or base64
-    symbols, or 20+ characters of mixed case. Prose words and identifiers fail."""
-    if len(value) < 8 or _placeholder(value):
-        return False
-    letters = any(c.isalpha() for c in value)
-    if letters and (any(c.isdigit() for c in value) or any(c in "+/=" for c in value)):
-        return True
-    return len(value) >= 20 and any(c.isupper() for c in value) and any(c.islower() for c in value)
-
 
 # --- rules -----------------------------------------------------------------------------------
 
@@ -296,6 +269,13 @@ def _name_before(text: str, start: int) -> str:
     return window[: _NAME_REVERSED.match(window).end()][::-1]  # type: ignore[union-attr]
 
 
+#: Name parts before KEY/TOKEN that make the name a public identifier (issue 17 kind 5).
+_PUBLIC_NAME = re.compile(
+    r"(?i:public|pub|primary|foreign|sort|partition|cache|csrf|xsrf|idempotency|range|hash"
+    r"|index|unique|composite|row)[_.-]?\Z"
+)
+
+
 def _assignment_name(text: str, at: int) -> bool:
     """The keyword at ``at`` ends a name: ``DB_PASSWORD``, ``apiToken``, ``client-secret``;
     not ``monkey``/``hotkey``, and not a bare ``key`` (``API``-key names go to ``api_key``)."""
@@ -303,6 +283,8 @@ def _assignment_name(text: str, at: int) -> bool:
     head = text[at : at + 3].lower()
     if not prefix:
         return head not in _NEEDS_PREFIX
+    if _PUBLIC_NAME.search(prefix):
+        return False  # public_key, primaryKey, foreignKey, csrf-token, sortKey: not secrets
     last = prefix[-1]
     camel = text[at].isupper() and (
         last.islower() or last.isdigit() or text[at + 1 : at + 2].islower()  # AWSToken
@@ -416,6 +398,8 @@ def _path_span(text: str, m: re.Match[str]) -> Span | None:
         return None  # ".pem" with no file name before it is prose about the extension
     if m.group(1) is None and start and text[start - 1] in _WORD:
         return None  # "my_id_rsa_notes"
+    if text.startswith("id_", start) and not text.endswith("/", 0, start):
+        return None  # "it writes id_ed25519": a file's name in prose, not a path to it
     low = max(0, start - 256)
     i = start
     while i > low and text[i - 1] not in " \t\r\n\"'`<>()[]{},;=|*":
@@ -603,6 +587,16 @@ def _run_table() -> dict[bytes, tuple[tuple[bytes, tuple[_Rule, ...]], ...]]:
     return {key: tuple(value) for key, value in table.items()}
 
 
+#: Labels whose whole match is structure, not a token to judge by its look.
+_NOT_JUDGED = frozenset({"private_key", "kubernetes_secret", "credential_path"})
+
+
+def _spared(label: str, text: str, span: Span) -> bool:
+    """A match that is a placeholder by kind (:func:`~vault_sync.placeholders.too_regular`):
+    ``ghp_xxxx…``, ``AKIAIOSFODNN7EXAMPLE``, ``T00000000/B00000000/XXXX…``."""
+    return label not in _NOT_JUDGED and too_regular(text[span[0] : min(span[1], span[0] + 256)])
+
+
 def _attempt(
     text: str, at: int, rules: tuple[_Rule, ...], resume: list[int], out: list[_Candidate]
 ) -> None:
@@ -620,7 +614,9 @@ def _attempt(
         m = rule.regex.match(text, start)
         span = rule.span(text, m) if m else None
         if m and span and span[0] < span[1]:
-            resume[i] = span[1]
+            resume[i] = span[1]  # a spared placeholder is settled too: no retry inside it
+            if _spared(rule.label, text, span):
+                continue
             context = (min(m.start(), span[0]), max(m.end(), span[1]))
             out.append(_Candidate(_rank()[rule.label], *span, rule.label, context))
 
