@@ -483,3 +483,80 @@ def test_a_sidecar_with_a_wal_but_no_shm_is_refused_in_one_line(open_folder: Pat
     assert result.code == 1, result.out
     assert result.err.count("\n") == 1 and "Traceback" not in result.err, result.err
     assert "sidecar.sqlite-wal file holds commits that need a sidecar.sqlite-shm" in result.err
+
+
+def _remove_a_positions_file(vault: Path) -> str:
+    pos = sorted(layout.index_dir(active(vault)).glob("*.pos"))
+    assert pos, "the index has a positions file"
+    pos[0].unlink()
+    return pos[0].name
+
+
+def test_a_missing_index_file_is_found_by_the_next_writer(cli: CLI, vault: Path) -> None:
+    """Issue 14, fault 4: the writer's checks cover every file a live segment needs."""
+    assert cli("--vault", str(vault), "sync").code == 0
+    name = _remove_a_positions_file(vault)
+    again = cli("--vault", str(vault), "sync")
+    assert again.code == 0, again.err
+    assert again.err.startswith("vault-sync: stores rebuilt from the vault: index unusable:")
+    assert f"missing {name}" in again.err
+    assert len(hits(cli, vault, "common")) == 30
+
+
+def test_damage_a_reader_meets_is_flagged_and_repaired(cli: CLI, vault: Path) -> None:
+    """A query that meets a damaged index flags the set: the repair rebuilds it even where a
+    writer's check would pass (here the stamp says the files are as the writer left them)."""
+    assert cli("--vault", str(vault), "sync").code == 0
+    folder = active(vault)
+    _remove_a_positions_file(vault)
+    layout.write_stamp(folder)  # the damage hides from the stamp
+    result = cli("--vault", str(vault), "query", '"common text"', "--json")
+    assert result.code == 0, result.err
+    assert "stores rebuilt from the vault: a reader found the store damaged" in result.err
+    assert len(result.json()["hits"]) == 10
+    assert active(vault) != folder
+
+
+@pytest.mark.parametrize("command", ["show", "lint", "status"])
+def test_a_sidecar_value_that_is_not_utf8_is_repaired_by_the_read(
+    cli: CLI, vault: Path, command: str
+) -> None:
+    """Bytes that are not UTF-8 in a TEXT column pass quick_check; reading them fails."""
+    import sqlite3
+
+    assert cli("--vault", str(vault), "sync").code == 0
+    db = sqlite3.connect(layout.sidecar_file(active(vault)))
+    bad = "CAST(x'ff' AS TEXT)"
+    db.execute(f"UPDATE pages SET title = {bad}, id = {bad}, kind = {bad}, status = {bad}")
+    db.execute(  # lint reads the issues
+        f"INSERT INTO issues (path, severity, code, message) VALUES ('d0/p1.md', 'error', {bad}, 'x')"
+    )
+    db.commit()
+    assert db.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+    db.close()
+    args = {"show": ["show", "d0/p0", "--json"], "lint": ["lint"], "status": ["status"]}
+    result = cli("--vault", str(vault), *args[command])
+    assert result.code == 0, result.err
+    assert "Traceback" not in result.err
+    assert result.err.startswith(
+        "vault-sync: stores rebuilt from the vault: a reader found the store damaged:"
+        " damaged store found while reading: Could not decode to UTF-8 column"
+    ), result.err
+    assert result.err.count("\n") == 1
+    if command == "show":
+        assert result.json()["title"] == "Page 0"
+
+
+def test_a_missing_pages_row_is_repaired_by_show(cli: CLI, make_vault: Callable[..., Path]) -> None:
+    import sqlite3
+
+    vault = make_vault({"a.md": "---\naliases: [first]\n---\nbody\n"})
+    assert cli("--vault", str(vault), "sync").code == 0
+    db = sqlite3.connect(layout.sidecar_file(active(vault)))
+    db.execute("DELETE FROM pages")
+    db.commit()
+    db.close()
+    result = cli("--vault", str(vault), "show", "first", "--json")
+    assert result.code == 0, result.err
+    assert "no pages row" in result.err and "Traceback" not in result.err
+    assert result.json()["path"] == "a.md"

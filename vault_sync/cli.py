@@ -434,15 +434,12 @@ R = TypeVar("R")
 
 def _read(vault: Path | None, report: Callable[[Config, Any], R]) -> R:
     """Open the stores for reading (syncing first if there are none), run one report, close."""
-    from vault_sync.engine import open_reader
+    from vault_sync.engine import read_stores
 
     config = _config(vault)
-    reader = open_reader(config, check_sidecar=True)
-    _notice(reader.notice)
-    try:
-        return report(config, reader.sidecar)
-    finally:
-        reader.close()
+    result, notice = read_stores(config, lambda reader: report(config, reader.sidecar))
+    _notice(notice)
+    return result
 
 
 def _print(data: Any, as_json: bool, lines: Callable[[Any], list[str]]) -> None:

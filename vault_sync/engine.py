@@ -20,13 +20,14 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from vault_sync import layout
 from vault_sync.config import Config, content_fingerprint
 from vault_sync.errors import (
     IndexCorruptError,
     IndexSchemaMismatch,
+    StoreDamagedError,
     StoreError,
     UnreadablePagesError,
     VaultGoneError,
@@ -43,6 +44,8 @@ if TYPE_CHECKING:
     from vault_sync.vault import ScanResult
 
 logger = logging.getLogger(__name__)
+
+R = TypeVar("R")
 
 ProgressStart = Callable[[int], "ProgressFn | None"]
 Scanner = Callable[[Config], "ScanResult"]
@@ -281,7 +284,10 @@ def run_sync(
         # may not: it would vouch for damage it never looked for).
         trusted = folder is not None and layout.stamp_matches(folder)
         problem = None
-        if folder is not None and not trusted:
+        flagged = layout.damage_flag(folder) if folder is not None else None
+        if flagged is not None:  # a reader met damage the checks did not see: rebuild
+            trusted, problem = False, f"a reader found the store damaged: {flagged}"
+        elif folder is not None and not trusted:
             problem = check_stores(folder) if full_check else _present(folder)
             trusted = full_check and problem is None
         # A watcher reads its config once, so its cheap per-batch runs need not ask again.
@@ -420,6 +426,52 @@ def open_reader(config: Config, *, check_sidecar: bool = False) -> Reader:
     return replace(reader, notice=_repair_notice(config, reason, report, rebuilt))
 
 
+#: What a read may meet in stores damaged past the writers' checks (a byte flip that passes
+#: quick_check: "Could not decode to UTF-8"; rows that contradict each other).
+READ_DAMAGE = (sqlite3.DatabaseError, StoreDamagedError, IndexCorruptError)
+
+
+def read_stores(config: Config, report: Callable[[Reader], R]) -> tuple[R, str | None]:
+    """Run one read (``show``, ``status``, ``lint``) against the stores; damage met while
+    reading flags the set, which is rebuilt (as a read with no usable store syncs first) and
+    read once more.
+
+    Args:
+        config: the vault's configuration.
+        report: reads what it needs from an open :class:`Reader`.
+
+    Returns:
+        ``(result, notice)``; ``notice`` is a line for stderr when the stores were synced or
+        rebuilt first.
+
+    Raises:
+        StoreError: the stores are unusable even after a rebuild, or the rebuild a read
+            needed could not be made (one line naming both).
+    """
+    reader = open_reader(config, check_sidecar=True)
+    try:
+        return report(reader), reader.notice
+    except READ_DAMAGE as exc:
+        reason = "damaged store found while reading: " + " ".join(str(exc).split())
+        _flag(config, reason)
+    finally:
+        reader.close()
+    sync_report, rebuilt = _sync_for_reader(config, reason)
+    reader = _open_set(config, check_sidecar=False)
+    try:
+        return report(reader), _repair_notice(config, reason, sync_report, rebuilt)
+    except READ_DAMAGE as exc:
+        raise StoreError(f"the stores are still damaged after a rebuild: {exc}") from exc
+    finally:
+        reader.close()
+
+
+def _flag(config: Config, reason: str) -> None:
+    folder = layout.active_set(config.store_path)
+    if folder is not None:
+        layout.flag_damaged(folder, reason)
+
+
 def _sync_for_reader(config: Config, reason: str) -> tuple[SyncReport, str | None]:
     """A read that found no usable store acts as a writer (DESIGN §3); when it cannot (the
     store is another user's, read-only), one line says what the read needed and why not.
@@ -455,6 +507,7 @@ def search(config: Config, text: str, **options: Any) -> tuple[list[Hit], str | 
         return reader.search(text, **options), reader.notice
     except (IndexCorruptError, IndexSchemaMismatch) as exc:
         reason = str(exc)
+        _flag(config, reason)
     finally:
         reader.close()
     report, rebuilt = _sync_for_reader(config, reason)

@@ -21,6 +21,7 @@ escapes is a bug and shows its traceback.
     ├── UnreadablePagesError       exit 1  a rebuild would lose pages it cannot read now
     ├── EvalDataError              exit 2  a benchmark or query file for `eval` cannot be read
     └── StoreError                 exit 1  a store cannot be opened or is from a newer version
+        ├── StoreDamagedError      exit 1  the stores disagree or hold rows they cannot have
         ├── IndexCorruptError      exit 1  an index file is damaged, truncated or missing
         ├── IndexSchemaMismatch    exit 1  the index was written with another schema: rebuild it
         └── IndexBusyError         exit 1  another tantivy writer holds the index lock
@@ -81,6 +82,11 @@ class UnreadablePagesError(VaultSyncError):
 
 class StoreError(VaultSyncError):
     """A derived store cannot be used (from a newer schema version, unwritable, ...)."""
+
+
+class StoreDamagedError(StoreError):
+    """A read met stores that contradict themselves (a row another row needs is missing):
+    damage the writers' checks did not see; the set is flagged for a rebuild."""
 
 
 class WatcherRunningError(VaultSyncError):

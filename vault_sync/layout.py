@@ -53,6 +53,9 @@ INDEX_NAME = "index"
 BUILDING_NAME = "BUILDING"
 #: A set's stamp: the (size, mtime, inode) of every store file, as the last writer left them.
 STAMP_NAME = "checked.json"
+#: Written in a set by a reader that met damage the writers' checks missed (one line: what it
+#: met); the next writer rebuilds the set (readers never repair, DESIGN §3).
+DAMAGED_NAME = "DAMAGED"
 #: Set folders: ``set-`` and six digits, numbered up (:func:`new_set`).
 _SET_FORMAT = "set-{:06d}"
 _SET = re.compile(r"set-(\d{6})\Z")
@@ -206,3 +209,18 @@ def stamp_matches(folder: Path) -> bool:
     except (OSError, ValueError):
         return False
     return bool(recorded) and recorded == _store_files(folder)
+
+
+def flag_damaged(folder: Path, reason: str) -> None:
+    """Mark the set ``folder`` as damaged for the next writer (by a reader; no lock needed).
+    Best effort: a reader that cannot write the store (another user's) leaves no flag."""
+    with contextlib.suppress(OSError):
+        write_atomic(folder / DAMAGED_NAME, " ".join(reason.split()).encode("utf-8"))
+
+
+def damage_flag(folder: Path) -> str | None:
+    """What a reader found wrong with the set ``folder`` (:func:`flag_damaged`), or None."""
+    try:
+        return (folder / DAMAGED_NAME).read_text(encoding="utf-8", errors="replace") or "damaged"
+    except OSError:
+        return None

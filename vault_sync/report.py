@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vault_sync.config import Config
-from vault_sync.errors import AmbiguousPageError, PageNotFoundError
+from vault_sync.errors import AmbiguousPageError, PageNotFoundError, StoreDamagedError
 from vault_sync.layout import WATCH_STATE_NAME, process_alive
 from vault_sync.page import name_key
 from vault_sync.sanitize import Scrubber
@@ -64,9 +64,13 @@ def page_details(sidecar: Sidecar, reference: str, vault: Path | None = None) ->
 
     Raises:
         PageNotFoundError, AmbiguousPageError: see :func:`find_page`.
+        StoreDamagedError: the page's rows are there but its pages row is not.
     """
     path = find_page(sidecar, reference, vault)
-    row = sidecar.page_row(path)
+    try:
+        row = sidecar.page_row(path)
+    except IndexError:  # found by its alias, tag or link rows: its pages row is gone
+        raise StoreDamagedError(f"sidecar has rows of {path} but no pages row") from None
     links_out = [
         {
             "type": r["type"],

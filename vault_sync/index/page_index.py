@@ -43,6 +43,10 @@ WRITER_BUSY_WAIT_S = 10.0
 WRITER_THREADS = 1
 #: Segment files are named ``<32 hex digits>.<ext>`` (TECH-NOTES §1.1 layout).
 _SEGMENT_FILE = re.compile(r"^[0-9a-f]{32}\.")
+#: The files every segment named in meta.json has (tantivy's SegmentComponent, but the
+#: temporary store and the optional ``.del``): postings, positions, terms, store, fast
+#: fields, field norms.
+_SEGMENT_PARTS = ("idx", "pos", "term", "store", "fast", "fieldnorm")
 _FOOTER_MAGIC = 1337  # tantivy's footer magic number (``0x539``), after the JSON footer
 
 
@@ -419,8 +423,8 @@ def verify_checksums(path: Path) -> None:
     next writer opens), so they must not make a healthy index look damaged.
 
     Raises:
-        IndexCorruptError: a file's footer is missing or its checksum differs, or
-            ``meta.json`` cannot be read.
+        IndexCorruptError: a file a live segment needs is missing, a file's footer is
+            missing or its checksum differs, or ``meta.json`` cannot be read.
     """
     try:
         meta = json.loads((path / "meta.json").read_text(encoding="utf-8"))
@@ -432,6 +436,12 @@ def verify_checksums(path: Path) -> None:
         }
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise IndexCorruptError(f"index at {path} is damaged: meta.json: {exc}") from exc
+    present = {file.name for file in path.iterdir()}
+    needed = {f"{seg}.{part}" for seg in live for part in _SEGMENT_PARTS} | live_deletes
+    missing = sorted(needed - present)
+    if missing:  # a checksum check sees only the files that are there
+        shown = ", ".join(missing[:3]) + (", ..." if len(missing) > 3 else "")
+        raise IndexCorruptError(f"index at {path} is damaged: missing {shown}")
     for file in sorted(path.iterdir()):
         if not _SEGMENT_FILE.match(file.name):
             continue
