@@ -529,7 +529,8 @@ def test_a_sidecar_value_that_is_not_utf8_is_repaired_by_the_read(
     bad = "CAST(x'ff' AS TEXT)"
     db.execute(f"UPDATE pages SET title = {bad}, id = {bad}, kind = {bad}, status = {bad}")
     db.execute(  # lint reads the issues
-        f"INSERT INTO issues (path, severity, code, message) VALUES ('d0/p1.md', 'error', {bad}, 'x')"
+        "INSERT INTO issues (path, severity, code, message)"
+        f" VALUES ('d0/p1.md', 'error', {bad}, 'x')"
     )
     db.commit()
     assert db.execute("PRAGMA quick_check").fetchone()[0] == "ok"

@@ -428,17 +428,20 @@ def open_reader(config: Config, *, check_sidecar: bool = False) -> Reader:
 
 #: What a read may meet in stores damaged past the writers' checks (a byte flip that passes
 #: quick_check: "Could not decode to UTF-8"; rows that contradict each other).
-READ_DAMAGE = (sqlite3.DatabaseError, StoreDamagedError, IndexCorruptError)
+READ_DAMAGE = (sqlite3.DatabaseError, StoreDamagedError, IndexCorruptError, IndexSchemaMismatch)
 
 
-def read_stores(config: Config, report: Callable[[Reader], R]) -> tuple[R, str | None]:
-    """Run one read (``show``, ``status``, ``lint``) against the stores; damage met while
-    reading flags the set, which is rebuilt (as a read with no usable store syncs first) and
-    read once more.
+def read_stores(
+    config: Config, report: Callable[[Reader], R], *, check_sidecar: bool = True
+) -> tuple[R, str | None]:
+    """Run one read (``query``, ``show``, ``status``, ``lint``) against the stores; damage
+    met while reading flags the set, which is rebuilt (as a read with no usable store syncs
+    first) and read once more.
 
     Args:
         config: the vault's configuration.
         report: reads what it needs from an open :class:`Reader`.
+        check_sidecar: run ``quick_check`` first (``query`` reads only the index: skips it).
 
     Returns:
         ``(result, notice)``; ``notice`` is a line for stderr when the stores were synced or
@@ -448,7 +451,7 @@ def read_stores(config: Config, report: Callable[[Reader], R]) -> tuple[R, str |
         StoreError: the stores are unusable even after a rebuild, or the rebuild a read
             needed could not be made (one line naming both).
     """
-    reader = open_reader(config, check_sidecar=True)
+    reader = open_reader(config, check_sidecar=check_sidecar)
     try:
         return report(reader), reader.notice
     except READ_DAMAGE as exc:
@@ -502,21 +505,9 @@ def search(config: Config, text: str, **options: Any) -> tuple[list[Hit], str | 
         QuerySyntaxError: the query text cannot be read.
         StoreError: the stores are unusable even after a rebuild.
     """
-    reader = open_reader(config)
-    try:
-        return reader.search(text, **options), reader.notice
-    except (IndexCorruptError, IndexSchemaMismatch) as exc:
-        reason = str(exc)
-        _flag(config, reason)
-    finally:
-        reader.close()
-    report, rebuilt = _sync_for_reader(config, reason)
-    reader = _open_set(config, check_sidecar=False)
-    try:
-        hits = reader.search(text, **options)
-    finally:
-        reader.close()
-    return hits, _repair_notice(config, reason, report, rebuilt)
+    return read_stores(
+        config, lambda reader: reader.search(text, **options), check_sidecar=False
+    )
 
 
 def lint_report(config: Config, sidecar: Sidecar) -> list[dict[str, Any]]:
