@@ -108,7 +108,7 @@ def test_status_json(cli: CLI, vault: Path) -> None:
     assert data["links_unresolved"] == 1
     assert data["evidence_rows"] == 2
     assert data["generation"] >= 1
-    assert data["drift"] == {"new": 0, "changed": 0, "deleted": 0}
+    assert data["drift"] == {"new": 0, "changed": 0, "deleted": 0, "unreadable": 0}
     (vault / "new.md").write_text("x\n", encoding="utf-8")
     assert cli("--vault", str(vault), "status", "--json").json()["drift"]["new"] == 1
 
@@ -300,3 +300,17 @@ def test_a_newline_or_tab_in_a_file_name_never_splits_a_one_line_problem(
     hits = cli("--vault", str(vault), "query", "body").out.splitlines()
     assert hits[0].startswith("1. bad\\nname  [bad\\nname.md]  (note)  score "), hits
     assert len(hits) == 2, hits  # the hit line and its snippet
+
+
+def test_status_drift_leaves_out_files_whose_names_hold_a_secret(
+    cli: CLI, make_vault: Callable[..., Path]
+) -> None:
+    """Issue 14, fault 9: sync never stores such a file, so it was "new" drift for ever."""
+    from tests.test_sanitize import POSITIVE
+
+    vault = make_vault({"a.md": "one\n", f"{POSITIVE['github_token'][1]}.md": "two\n"})
+    assert cli("--vault", str(vault), "sync").code == 0
+    drift = cli("--vault", str(vault), "status", "--json").json()["drift"]
+    assert drift == {"new": 0, "changed": 0, "deleted": 0, "unreadable": 0}
+    (vault / "b.md").write_text("three\n", encoding="utf-8")
+    assert cli("--vault", str(vault), "status", "--json").json()["drift"]["new"] == 1

@@ -448,6 +448,8 @@ def test_r4_a_page_in_a_folder_made_unreadable_under_the_watcher_keeps_its_rows(
     assert sorted(paths_for(vault, "rsix")) == ["a.md", "sub/p.md"], watcher.log()
     lint = run_cli("--vault", str(vault), "lint", "--json", user=NOBODY, env=env)
     assert ("sub", "unreadable") in {(p["path"], p["code"]) for p in lint.json()["problems"]}
+    status = run_cli("--vault", str(vault), "status", "--json", user=NOBODY, env=env).json()
+    assert status["drift"] == {"new": 0, "changed": 0, "deleted": 0, "unreadable": 1}, status
     stop_clean_or_errors = watcher.stop()
     assert stop_clean_or_errors == 0, watcher.log()
     again = run_cli("--vault", str(vault), "sync", user=NOBODY, env=env)
@@ -771,6 +773,39 @@ def test_watcher_whose_vault_folder_is_renamed_or_deleted_stops_and_never_recrea
     assert f"vault folder {vault} was moved or deleted" in watcher.log()
     assert "Traceback" not in watcher.log()
     assert not vault.exists()  # no empty store made at the old path
+
+
+def test_status_sees_a_running_watcher_after_its_store_was_deleted_and_rebuilt(
+    make_vault: MakeVault, watch: StartWatch
+) -> None:
+    """Issue 14, fault 9: "watcher: never ran" while it ran (the state file went with the
+    store folder, and the watcher wrote it again only after its next batch)."""
+    vault = make_vault({"a.md": "one\n"})
+    watcher = watch(vault)
+    shutil.rmtree(load_config(vault).store_path)
+    assert cli(vault, "status", "--json").code == 0  # a read with no store: rebuilds it
+
+    def running() -> bool:
+        state = cli(vault, "status", "--json").json()["watcher"]
+        return bool(state and state.get("alive") and state["pid"] == watcher.proc.pid)
+
+    wait_until(running, what=f"status to see the watcher\n{watcher.log()}")
+    stop_clean(watcher)
+
+
+def test_status_counts_the_errors_batches_logged(make_vault: MakeVault, watch: StartWatch) -> None:
+    vault = make_vault({"a.md": "one\n"})
+    watcher = watch(vault)
+    start = watcher.count()
+    (vault / "mem.md").symlink_to("/proc/self/mem")  # unreadable even for root: EIO
+    line = watcher.wait_line(lambda x: "mem.md" in x.get("errors", {}), start)
+    assert list(line["errors"]) == ["mem.md"], line
+    state = cli(vault, "status", "--json").json()["watcher"]
+    assert state["errors"] >= 1, state
+    assert state["last_error"].startswith("mem.md: "), state
+    text = cli(vault, "status").out
+    assert f"{state['errors']} errors" in text and "watcher last error: mem.md: " in text, text
+    assert watcher.stop() == 0, watcher.log()
 
 
 # --------------------------------------------------------------------------- C3: kill -9

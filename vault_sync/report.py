@@ -160,12 +160,16 @@ def vault_status(config: Config, sidecar: Sidecar) -> dict[str, Any]:
     """Counts, generation, last sync, drift and watcher state, as a JSON-ready dict.
 
     Drift compares a fresh scan's (mtime, size) with the stored pages: pages new, changed
-    or gone on disk since the last sync (no file is read).
+    or gone on disk since the last sync (no file is read), and ``unreadable``: stored pages
+    under a folder (or a file) that cannot be read now, which sync keeps, never "deleted".
+    Files whose names hold a secret are never stored, so they are not "new" either.
     """
     from vault_sync.vault import scan
 
     result = scan(config)
     stored = sidecar.file_states()
+    unseen = [p for p in result.pages if p not in stored]
+    secret_names = Scrubber.from_config(config).scrub_names(unseen) if unseen else {}
     changed = sum(
         1
         for path, entry in result.pages.items()
@@ -201,9 +205,12 @@ def vault_status(config: Config, sidecar: Sidecar) -> dict[str, Any]:
         "pending_generation": sidecar.get_meta("pending_generation") or None,
         "last_sync": sidecar.get_meta("last_sync") or None,
         "drift": {
-            "new": sum(1 for p in result.pages if p not in stored),
+            "new": sum(1 for p in unseen if p not in secret_names),
             "changed": changed,
-            "deleted": sum(1 for p in stored if p not in result.pages),
+            "deleted": sum(1 for p in stored if result.absence_proven(p)),
+            "unreadable": sum(
+                1 for p in stored if p not in result.pages and not result.absence_proven(p)
+            ),
         },
         "watcher": watch_state,
     }
@@ -232,6 +239,11 @@ def format_status(s: dict[str, Any]) -> list[str]:
         lines.append(
             f"drift: {drift['new']} new, {drift['changed']} changed, {drift['deleted']} deleted"
             " on disk since the last sync (run vault-sync sync)"
+            + (
+                f"; {drift['unreadable']} stored pages cannot be read now (kept; see lint)"
+                if drift["unreadable"]
+                else ""
+            )
         )
     else:
         lines.append("drift: none")

@@ -276,7 +276,11 @@ class Watcher:
             line["notice"] = notice
         if report.errors:
             line["errors"] = report.errors
-        if not report.did_work and not notice:
+            # status shows the errors a batch logged, not only the watcher's own failures
+            self.state.errors += len(report.errors)
+            path, message = sorted(report.errors.items())[0]
+            self.state.last_error = f"{path}: {message}"
+        if not report.did_work and not notice and not report.errors:
             return None
         self.state.batches += 1
         self.state.last_batch = line
@@ -301,6 +305,16 @@ class Watcher:
                 f"vault folder {self.config.vault} was moved or deleted; stopped watching"
                 " (start watch again on its new path)"
             )
+
+    def _tick_checks(self) -> None:
+        """Each tick: stop if the vault folder is gone (:meth:`_check_root`); write the state
+        file again if a deleted store folder took it along and a writer (a read that synced,
+        a CLI sync) made the folder again, so ``status`` never says "never ran" meanwhile.
+        Two ``stat`` calls."""
+        self._check_root()
+        store = self.config.store_path
+        if store.is_dir() and not (store / WATCH_STATE_NAME).exists():
+            self._write_state()
 
     def _flush(self, batch: Batch) -> None:
         try:
@@ -358,7 +372,7 @@ class Watcher:
             self._write_state()
             self._next_reconcile = time.monotonic() + self.config.reconcile_s
             while not self.stopping.wait(TICK_MS / 1000):
-                self._check_root()
+                self._tick_checks()
                 if self.config.reconcile_s and time.monotonic() >= self._next_reconcile:
                     self.batcher.add(reconcile=True)
                     self._next_reconcile = time.monotonic() + self.config.reconcile_s
