@@ -203,7 +203,7 @@ def test_concurrent_first_syncs_never_delete_each_others_store(
 
     result = run_cli("--vault", str(root), "status", "--json")
     assert result.json()["pages"] == 2500
-    assert result.json()["drift"] == {"new": 0, "changed": 0, "deleted": 0}
+    assert result.json()["drift"] == {"new": 0, "changed": 0, "deleted": 0, "unreadable": 0}
 
 
 def test_prune_keeps_a_set_another_live_process_is_building(tmp_path: Path) -> None:

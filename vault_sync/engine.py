@@ -505,9 +505,7 @@ def search(config: Config, text: str, **options: Any) -> tuple[list[Hit], str | 
         QuerySyntaxError: the query text cannot be read.
         StoreError: the stores are unusable even after a rebuild.
     """
-    return read_stores(
-        config, lambda reader: reader.search(text, **options), check_sidecar=False
-    )
+    return read_stores(config, lambda reader: reader.search(text, **options), check_sidecar=False)
 
 
 def lint_report(config: Config, sidecar: Sidecar) -> list[dict[str, Any]]:
