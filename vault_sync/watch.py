@@ -49,6 +49,7 @@ from vault_sync.errors import LockTimeoutError, VaultGoneError, VaultSyncError, 
 from vault_sync.index import KeptWriter
 from vault_sync.layout import WATCH_LOCK_NAME, WATCH_STATE_NAME
 from vault_sync.sync import Plan, SyncReport
+from vault_sync.vault import proven_absent
 
 logger = logging.getLogger(__name__)
 
@@ -240,6 +241,8 @@ class Watcher:
         #: The index writer kept between close batches, merges running: waiting for a ~1 s
         #: merge after a commit delayed the next save by as much (IDLE_RELEASE_S).
         self.writer = KeptWriter()
+        #: Inode of the store folder the state file was last written into (0: none yet).
+        self._store_ino = 0
 
     # -- one batch ------------------------------------------------------------------------
 
@@ -253,6 +256,7 @@ class Watcher:
         """
         self._check_root()
         started = time.perf_counter()
+        vault = self.config.vault
         scope = None if batch.reconcile else batch.paths
         if batch.reconcile:
             self.writer.release()  # full checks read every index file: let merges finish
@@ -276,10 +280,13 @@ class Watcher:
             line["notice"] = notice
         if report.errors:
             line["errors"] = report.errors
-            # status shows the errors a batch logged, not only the watcher's own failures
-            self.state.errors += len(report.errors)
-            path, message = sorted(report.errors.items())[0]
-            self.state.last_error = f"{path}: {message}"
+            # status shows the errors a batch logged, not only the watcher's own failures;
+            # a page that went while the batch read it (a save's temp file) is a delete
+            real = {p: m for p, m in report.errors.items() if not proven_absent(vault / p)}
+            if real:
+                self.state.errors += len(real)
+                path, message = sorted(real.items())[0]
+                self.state.last_error = f"{path}: {message}"
         if not report.did_work and not notice and not report.errors:
             return None
         self.state.batches += 1
@@ -312,8 +319,11 @@ class Watcher:
         a CLI sync) made the folder again, so ``status`` never says "never ran" meanwhile.
         Two ``stat`` calls."""
         self._check_root()
-        store = self.config.store_path
-        if store.is_dir() and not (store / WATCH_STATE_NAME).exists():
+        try:  # a store folder made again (another inode): its state file went with the old
+            made_again = os.stat(self.config.store_path).st_ino != self._store_ino
+        except OSError:
+            return
+        if made_again and not (self.config.store_path / WATCH_STATE_NAME).exists():
             self._write_state()
 
     def _flush(self, batch: Batch) -> None:
@@ -348,6 +358,7 @@ class Watcher:
         data = json.dumps(self.state.__dict__, sort_keys=True).encode()
         with contextlib.suppress(OSError):
             write_atomic(self.config.store_path / WATCH_STATE_NAME, data)
+            self._store_ino = os.stat(self.config.store_path).st_ino
 
     # -- the loop -------------------------------------------------------------------------
 
