@@ -577,3 +577,49 @@ def test_a_snippet_cut_inside_the_text_is_marked(tmp_path: Path) -> None:
     index = make_index(tmp_path / "ix", [page, *FILLER])
     (hit,) = search(index, "kestrel")
     assert hit.snippet.startswith(ELLIPSIS) and hit.snippet.endswith(ELLIPSIS)
+
+
+def test_a_word_typed_twice_counts_once(tmp_path: Path) -> None:
+    # eval (docs/eval.md): "What did Melanie ... Melanie?" scored Melanie twice
+    page = Page(path="m.md", id="m", title="M", body="Melanie painted a lake.")
+    index = make_index(tmp_path / "ix", [page, *FILLER])
+    once = search(index, "melanie lake")
+    twice = search(index, "Melanie lake melanie? MELANIE")
+    assert [h.score for h in twice] == [h.score for h in once]
+    kept = search(index, "Melanie lake melanie? MELANIE", switches=frozenset({"keep-repeats"}))
+    assert kept[0].score > once[0].score
+    # a phrase and the same word unquoted are different clauses
+    assert search(index, 'melanie "melanie" lake')[0].score > once[0].score
+
+
+def test_boosts_can_be_overridden_and_old_boosts_switched_back(tmp_path: Path) -> None:
+    page = Page(path="z.md", id="z", title="Lighthouse", body="We saw the harbour.")
+    index = make_index(tmp_path / "ix", [page, *FILLER])
+    default = search(index, "lighthouse", explain=True)[0]
+    assert default.explain is not None
+    assert default.explain["field_boosts"]["title"] == FIELD_BOOSTS["title"] == 1.1
+    doubled = search(index, "lighthouse", boosts={"title": 2.2}, explain=True)[0]
+    assert doubled.explain is not None
+    assert doubled.explain["field_boosts"]["title"] == 2.2
+    assert doubled.score == pytest.approx(2 * default.score, rel=1e-4)
+    old = search(index, "lighthouse", switches=frozenset({"title-boost-3"}), explain=True)[0]
+    assert old.explain is not None
+    assert {k: old.explain["field_boosts"][k] for k in ("title", "name")} == {
+        "title": 3.0,
+        "name": 2.0,
+    }
+    with pytest.raises(ValueError, match="unknown fields in boosts: \\['titel'\\]"):
+        search(index, "lighthouse", boosts={"titel": 1.0})
+
+
+def test_search_without_snippets_ranks_the_same(tmp_path: Path) -> None:
+    pages = [
+        Page(path=f"p{i}.md", id=f"p{i}", title=f"P{i}", body="harbour " * (i + 1) + "lake")
+        for i in range(5)
+    ]
+    index = make_index(tmp_path / "ix", [*pages, *FILLER])
+    full = search(index, "harbour", limit=5)
+    bare = search(index, "harbour", limit=5, snippets=False)
+    assert [(h.path, h.score) for h in bare] == [(h.path, h.score) for h in full]
+    assert all(h.snippet for h in full)
+    assert [h.snippet for h in bare] == [""] * 5

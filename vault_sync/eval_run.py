@@ -153,7 +153,11 @@ class _Asker:
         if name == PLAIN_BM25:
             paths = self.baseline.search(question.text, project=question.project, limit=DEPTH)
             return _units([(p, self.ids.get(p, p[:-3])) for p in paths], question.gold)
-        options: dict[str, Any] = {"limit": DEPTH, "project": question.project}
+        options: dict[str, Any] = {
+            "limit": DEPTH,
+            "project": question.project,
+            "snippets": False,
+        }
         if question.now:
             options["now"] = question.now
         if name != DEFAULT:
