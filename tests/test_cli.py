@@ -177,9 +177,10 @@ def test_vault_discovered_upward_and_from_env(cli: CLI, vault: Path) -> None:
 
 
 def test_query_syntax_error_is_exit_2(cli: CLI, vault: Path) -> None:
-    result = cli("--vault", str(vault), "query", '"unclosed')
-    assert result.code == 2
+    result = cli("--vault", str(vault), "query", '" "')
+    assert result.code == 2 and "no searchable words" in result.err
     assert "Traceback" not in result.err
+    assert cli("--vault", str(vault), "query", '"unclosed').code == 0  # a lone quote is text
 
 
 def test_odd_query_text_is_not_an_error(cli: CLI, vault: Path) -> None:

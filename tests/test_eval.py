@@ -241,10 +241,60 @@ def test_real_corpora_load_with_the_issue_counts() -> None:
     assert not any("answer_" in p.render() for p in lme.vaults[0].pages)
 
 
-@pytest.mark.slow
-def test_real_locomo_run_beside_plain_bm25() -> None:
+#: The headline numbers the default must match or beat against plain BM25 (DESIGN Invariant 9).
+HEADLINE = ("R@5", "R@10", "MRR", "NDCG@10")
+
+
+def test_real_locomo_default_is_not_below_plain_bm25() -> None:
     result = run_cli("eval", "locomo", str(corpus("locomo")), "--split", "test", "--json",
                      "--ablate", "plain-bm25", timeout=600)  # fmt: skip
     assert result.code == 0, result.err
-    plain = result.json()["table"]["cat 1-4"]["plain-bm25"]
-    assert plain["n"] == 771 and abs(plain["R@10"] - 0.909) <= 0.01
+    table = result.json()["table"]["cat 1-4"]
+    plain, default = table["plain-bm25"], table["default"]
+    assert plain["n"] == 771
+    # the issue's anchor, measured before on the default layout: R@10 90.9 %, MRR 0.796
+    assert abs(plain["R@10"] - 0.909) <= 0.01 and abs(plain["MRR"] - 0.796) <= 0.01
+    # tuned on dev; the floor is held on test
+    assert {m: default[m] >= plain[m] for m in HEADLINE} == dict.fromkeys(HEADLINE, True)
+
+
+def test_real_longmemeval_default_is_not_below_plain_bm25() -> None:
+    oracle = corpus("longmemeval") / "longmemeval_oracle.json"
+    result = run_cli("eval", "longmemeval", str(oracle), "--split", "test", "--json",
+                     "--ablate", "plain-bm25", timeout=600)  # fmt: skip
+    assert result.code == 0, result.err
+    table = result.json()["table"]["all"]
+    plain, default = table["plain-bm25"], table["default"]
+    assert plain["n"] == 232
+    metrics = ("hit@5", *HEADLINE)
+    assert {m: default[m] >= plain[m] for m in metrics} == dict.fromkeys(metrics, True)
+
+
+def test_eval_html_page_holds_tables_charts_and_misses(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    shutil.copytree(REPO / "example-vault", vault)
+    queries = tmp_path / "q.jsonl"
+    lines = [
+        {
+            "query": "retry storm",
+            "expected": ["payments/Bug PAY-231 retry storm in the payment worker.md"],
+        },
+        # found nowhere: a miss, and its text must be escaped in the page
+        {"query": "<script>alert(1)</script> zebra", "expected": ["nowhere.md"], "group": "x"},
+    ]
+    queries.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    page = tmp_path / "out" / "eval.html"
+    page.parent.mkdir()
+    result = run_cli("--vault", str(vault), "eval", "queries", str(queries),
+                     "--ablate", "plain-bm25", "--html", str(page))  # fmt: skip
+    assert result.code == 0, result.err
+    html = page.read_text()
+    assert html.startswith("<!DOCTYPE html>") and html.endswith("</body></html>\n")
+    assert html.count("<svg ") == 8  # R@5 R@10 hit@5 hit@10 all@5 all@10 MRR NDCG@10
+    assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt; zebra" in html
+    assert "Misses: 1 all questions" in html
+    assert "<code>nowhere.md</code>" in html
+    assert "src=" not in html and "href=" not in html  # self-contained
+    bad = run_cli("--vault", str(vault), "eval", "queries", str(queries),
+                  "--html", str(tmp_path / "no" / "such" / "x.html"))  # fmt: skip
+    assert bad.code == 2 and "--html" in bad.err and "cannot write" in bad.err

@@ -341,7 +341,7 @@ def test_filters_are_exact_and_do_not_change_scores(tmp_path: Path) -> None:
     }
 
 
-@pytest.mark.parametrize("query", ["", "   ", '"unclosed phrase', 'a "b" "c', ":", "( * )"])
+@pytest.mark.parametrize("query", ["", "   ", '"', '" "', ":", "( * )"])
 def test_unreadable_queries_raise_query_syntax_error(tmp_path: Path, query: str) -> None:
     index = make_index(tmp_path / "ix", FILLER)
     with pytest.raises(QuerySyntaxError) as info:
@@ -623,3 +623,27 @@ def test_search_without_snippets_ranks_the_same(tmp_path: Path) -> None:
     assert [(h.path, h.score) for h in bare] == [(h.path, h.score) for h in full]
     assert all(h.snippet for h in full)
     assert [h.snippet for h in bare] == [""] * 5
+
+
+def test_an_unclosed_quote_is_plain_text(tmp_path: Path) -> None:
+    # LoCoMo asks 'When did Joanna first watch "Eternal Sunshine of the Spotless Mind?'
+    page = Page(path="e.md", id="e", title="E", body="We watched Eternal Sunshine last night.")
+    index = make_index(tmp_path / "ix", [page, *FILLER])
+    assert paths(index, 'when did we watch "Eternal Sunshine?') == ["e.md"]
+    assert paths(index, 'a "b" "sunshine') == ["e.md"]
+
+
+def test_a_quoted_phrase_no_page_holds_is_searched_as_words(tmp_path: Path) -> None:
+    pages = [
+        Page(path="a.md", id="a", title="A", body="She read Nothing Is Impossible in May."),
+        Page(path="b.md", id="b", title="B", body="Nothing seemed impossible to her then."),
+    ]
+    index = make_index(tmp_path / "ix", [*pages, *FILLER])
+    # the phrase is held by a.md: it is required
+    assert paths(index, 'when "nothing is impossible"') == ["a.md"]
+    # held by no page: its words are searched, rather than answering nothing
+    assert paths(index, 'book "nothing was impossible"') == ["b.md", "a.md"]
+    strict = search(index, '"nothing was impossible"', switches=frozenset({"phrases-required"}))
+    assert strict == []
+    # an excluded phrase stays exact, and a query with hits never falls back
+    assert paths(index, 'impossible -"nothing is impossible"') == ["b.md"]

@@ -20,7 +20,14 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _common(func: F) -> F:
-    """The options every benchmark takes: --split, --ablate, --json."""
+    """The options every benchmark takes: --split, --ablate, --json, --html."""
+    func = click.option(
+        "--html",
+        "html_file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="Also write a self-contained HTML page: tables, charts, misses.",
+    )(func)
     func = click.option("--json", "as_json", is_flag=True, help="Print every number as JSON.")(func)
     func = click.option(
         "--ablate",
@@ -37,8 +44,8 @@ def _common(func: F) -> F:
     )(func)
 
 
-def _run(bench: Any, split: str, ablate: str, as_json: bool) -> None:
-    """Run ``bench`` through the engine and print the table (or JSON)."""
+def _run(bench: Any, split: str, ablate: str, as_json: bool, html_file: Path | None) -> None:
+    """Run ``bench`` through the engine and print the table (or JSON); write ``html_file``."""
     from vault_sync.engine import run_sync, search
     from vault_sync.eval_report import progress_bar, summary_lines, table_lines, to_json
     from vault_sync.eval_run import configurations, run_benchmark
@@ -54,11 +61,26 @@ def _run(bench: Any, split: str, ablate: str, as_json: bool) -> None:
         search=search,
         progress=progress_bar(not as_json),
     )
+    if html_file is not None:
+        _write_html(result, html_file)
     if as_json:
         click.echo(json.dumps(to_json(result), ensure_ascii=False, indent=2, sort_keys=True))
         return
     for line in summary_lines(result) + table_lines(result):
         click.echo(line)
+
+
+def _write_html(result: Any, path: Path) -> None:
+    """Write the run's HTML page atomically; an unwritable path is a usage error (exit 2)."""
+    from vault_sync.atomic import write_atomic
+    from vault_sync.eval_html import render_html
+
+    try:
+        write_atomic(path, render_html(result).encode())
+    except OSError as exc:
+        raise click.BadParameter(
+            f"{path}: cannot write: {exc.strerror or exc}", param_hint="--html"
+        ) from exc
 
 
 @click.group("eval")
@@ -77,11 +99,19 @@ def eval_group() -> None:
 )
 @click.option("--audited", is_flag=True, help="Use the corrected evidence of the audit file.")
 @_common
-def locomo(path: Path, unit: str, audited: bool, split: str, ablate: str, as_json: bool) -> None:
+def locomo(
+    path: Path,
+    unit: str,
+    audited: bool,
+    split: str,
+    ablate: str,
+    as_json: bool,
+    html_file: Path | None,
+) -> None:
     """LoCoMo (PATH: locomo10.json or its folder): session pages, a project per conversation."""
     from vault_sync.eval_locomo import load_locomo
 
-    _run(load_locomo(path, unit=unit, audited=audited), split, ablate, as_json)
+    _run(load_locomo(path, unit=unit, audited=audited), split, ablate, as_json, html_file)
 
 
 @eval_group.command()
@@ -94,11 +124,13 @@ def locomo(path: Path, unit: str, audited: bool, split: str, ablate: str, as_jso
     help="Index the user's turns only, or the assistant's too.",
 )
 @_common
-def longmemeval(path: Path, roles: str, split: str, ablate: str, as_json: bool) -> None:
+def longmemeval(
+    path: Path, roles: str, split: str, ablate: str, as_json: bool, html_file: Path | None
+) -> None:
     """LongMemEval (PATH: the oracle, pooled in one vault, or an _s file: a vault per question)."""
     from vault_sync.eval_longmemeval import load_longmemeval
 
-    _run(load_longmemeval(path, roles=roles), split, ablate, as_json)
+    _run(load_longmemeval(path, roles=roles), split, ablate, as_json, html_file)
 
 
 @eval_group.command()
@@ -110,9 +142,16 @@ def longmemeval(path: Path, roles: str, split: str, ablate: str, as_json: bool) 
     help="The vault to query (default: as for every command).",
 )
 @_common
-def queries(file: Path, vault: Path | None, split: str, ablate: str, as_json: bool) -> None:
+def queries(
+    file: Path,
+    vault: Path | None,
+    split: str,
+    ablate: str,
+    as_json: bool,
+    html_file: Path | None,
+) -> None:
     """Your own known-answer queries (FILE: JSONL of {query, expected, project, group, split})."""
     from vault_sync.eval_data import load_queries
 
     chosen = vault or (click.get_current_context().find_root().obj or {}).get("vault")
-    _run(load_queries(file, find_vault(chosen)), split, ablate, as_json)
+    _run(load_queries(file, find_vault(chosen)), split, ablate, as_json, html_file)

@@ -13,7 +13,8 @@ from vault_sync.eval_run import RunResult
 _PERCENT = ("R@", "hit@", "all@")
 
 
-def _cell(metric: str, value: float) -> str:
+def cell(metric: str, value: float) -> str:
+    """A metric value as the tables show it: R@k, hit@k, all@k in percent, else 3 decimals."""
     if metric.startswith(_PERCENT):
         return f"{100 * value:.1f}"
     return f"{value:.3f}"
@@ -57,7 +58,7 @@ def table_lines(result: RunResult, *, all_groups: bool = True) -> list[str]:
         n = int(next(iter(rows.values()))["n"])
         lines += ["", f"{group} ({n} questions)", head]
         for config, values in rows.items():
-            cells = "".join(f"{_cell(m, values[m]):>9}" for m in names)
+            cells = "".join(f"{cell(m, values[m]):>9}" for m in names)
             lines.append(config.ljust(width) + cells)
         if not all_groups:
             break

@@ -232,6 +232,7 @@ def _clause_query(parts: list[FieldQuery]) -> tantivy.Query:
 SWITCHES: dict[str, str] = {
     "keep-stop-words": "search question words (the, did, what, ...: stopwords.py) too",
     "keep-repeats": "score a word typed twice twice",
+    "phrases-required": "a quoted phrase no page holds finds nothing (no fallback to its words)",
     "title-boost-3": "title and aliases boost 3, file name 2 (the boosts before eval)",
 }
 #: The field boosts before ``eval`` measured them (switch ``title-boost-3``).
@@ -262,13 +263,15 @@ def build_query(
     tag: str | None = None,
     drop_stop_words: bool = True,
     keep_repeats: bool = False,
+    phrases_required: bool = True,
     boosts: Mapping[str, float] | None = None,
 ) -> QueryPlan:
     """Build the query for user text: the one place user input is interpreted.
 
     Grammar: blank-separated words are OR-ed and ranked by BM25; ``"a quoted phrase"`` must
     match as a phrase; ``-word`` or ``-"a phrase"`` excludes pages. Anything else (``:``,
-    ``(``, ``*``, ``+``) is plain text, split away by the analyzers. Each word or phrase is
+    ``(``, ``*``, ``+``, and a ``"`` left unclosed, as in a question quoting a title) is plain
+    text, split away by the analyzers. Each word or phrase is
     searched in every field that applies (see :data:`FIELD_BOOSTS`) and scored as a
     disjunction-max over them (:data:`TIE_BREAKER`), plus the exact-identifier bonus
     (:data:`BONUS_FIELDS`) for snake_case or CamelCase words. A word that splits into several tokens
@@ -282,13 +285,15 @@ def build_query(
         drop_stop_words: leave out unquoted stop words (:mod:`vault_sync.stopwords`) when
             another word remains; measured by ``eval`` on LoCoMo (docs/eval.md), where
             scoring "when did the ... to" lost to plain BM25.
+        phrases_required: a quoted phrase must match (else it is searched as its words, the
+            phrase ranking first: :func:`search`'s fallback when required phrases found nothing).
         keep_repeats: score a word or phrase each time it is typed (else once: a repeat,
             case and edge punctuation aside, is left out; measured by ``eval``).
         boosts: field boosts to use instead of :data:`FIELD_BOOSTS`' (by field name; the
             rest keep their default), e.g. for tuning with ``eval``.
 
     Raises:
-        QuerySyntaxError: an unbalanced ``"``, an empty query, one with no searchable word
+        QuerySyntaxError: an empty query, one with no searchable word
             (only punctuation, or only words too long to be indexed), or one that only
             excludes.
     """
@@ -298,8 +303,6 @@ def build_query(
         raise ValueError(f"unknown fields in boosts: {sorted(unknown)}")
     if not text.strip():
         raise QuerySyntaxError("empty query: give at least one word to search for")
-    if text.count('"') % 2:
-        raise QuerySyntaxError(f"unbalanced quote in query: {text.strip()!r}")
     should: list[tantivy.Query] = []
     must: list[tantivy.Query] = []
     must_not: list[tantivy.Query] = []
@@ -311,9 +314,10 @@ def build_query(
     for match in _CLAUSE.finditer(text):
         if match.start() in stops:
             continue
-        is_phrase = match.group(2) is not None
-        exclude = bool(match.group(1) if is_phrase else match.group(3))
-        clause = (match.group(2) if is_phrase else match.group(4)).strip()
+        quoted = match.group(2) is not None
+        exclude = bool(match.group(1) if quoted else match.group(3))
+        clause = (match.group(2) if quoted else match.group(4)).strip()
+        is_phrase = quoted and (phrases_required or exclude)
         if not exclude and not keep_repeats:
             # a word asked twice ("Melanie ... Melanie?") counts once, as in plain BM25
             key = (is_phrase, clause.strip(_EDGE_PUNCTUATION).casefold())
@@ -575,6 +579,8 @@ def search(
         now: the reference date (ISO 8601) for relative time phrases (DESIGN §5.6), default
             today; accepted for the ranking's date stage, which no stage reads yet.
         switches: names of :data:`SWITCHES` to flip (``eval --ablate``).
+            When the quoted phrases of ``text`` leave no hit, the query is asked again with
+            them as words (see ``phrases_required`` in :func:`build_query`).
         boosts: field boosts overriding :data:`FIELD_BOOSTS` (see :func:`build_query`).
         snippets: cut snippets (see :func:`run_query`).
 
@@ -593,13 +599,19 @@ def search(
     del now  # no stage reads it yet (the ranking issue's date stage will)
     if "title-boost-3" in switches:
         boosts = {**_BOOSTS_BEFORE_EVAL, **(boosts or {})}
-    plan = build_query(
-        text,
-        kind=kind,
-        project=project,
-        tag=tag,
-        drop_stop_words="keep-stop-words" not in switches,
-        keep_repeats="keep-repeats" in switches,
-        boosts=boosts,
-    )
+    options: dict[str, Any] = {
+        "kind": kind,
+        "project": project,
+        "tag": tag,
+        "drop_stop_words": "keep-stop-words" not in switches,
+        "keep_repeats": "keep-repeats" in switches,
+        "boosts": boosts,
+    }
+    plan = build_query(text, **options)
+    hits = run_query(index, plan, limit=limit, explain=explain, snippets=snippets)
+    if hits or '"' not in text or "phrases-required" in switches:
+        return hits
+    # no page holds a quoted phrase as written (a question quoting a title from memory):
+    # its words are searched, pages holding the phrase first, rather than answering nothing
+    plan = build_query(text, phrases_required=False, **options)
     return run_query(index, plan, limit=limit, explain=explain, snippets=snippets)
