@@ -41,6 +41,7 @@ LAYERS = {
     "engine": 6,
     "progress": 0,
     "stopwords": 0,
+    "terminal": 0,
     "eval_metrics": 1,
     "eval_data": 1,
     "eval_locomo": 2,

@@ -315,3 +315,82 @@ def test_status_drift_leaves_out_files_whose_names_hold_a_secret(
     assert drift == {"new": 0, "changed": 0, "deleted": 0, "unreadable": 0}
     (vault / "b.md").write_text("three\n", encoding="utf-8")
     assert cli("--vault", str(vault), "status", "--json").json()["drift"]["new"] == 1
+
+
+def test_filter_mistakes_are_answered(cli: CLI, tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    shutil.copytree(REPO / "example-vault", vault)
+    bug = "payments/Bug PAY-231 retry storm in the payment worker.md"
+    plain = cli("--vault", str(vault), "query", "retry", "--tag", "incident", "--json")
+    hashed = cli("--vault", str(vault), "query", "retry", "--tag", "#incident", "--json")
+    assert plain.code == hashed.code == 0
+    assert [h["path"] for h in hashed.json()["hits"]] == [h["path"] for h in plain.json()["hits"]]
+    assert bug in [h["path"] for h in hashed.json()["hits"]]
+    # a kind no page has: a warning listing the kinds present, not silence
+    kinds = cli("--vault", str(vault), "query", "retry", "--kind", "nonsense")
+    assert kinds.code == 0 and kinds.out == "no pages found\n"
+    assert kinds.err == (
+        "vault-sync: warning: no page has kind 'nonsense' (kinds present: bug, concept,"
+        " decision, entity, gotcha, note, observation, preference, procedure, rule, session)\n"
+    )
+    # a real kind that matches nothing here is not warned about
+    quiet = cli("--vault", str(vault), "query", "zebra", "--kind", "rule")
+    assert quiet.code == 0 and quiet.err == ""
+    project = cli("--vault", str(vault), "query", "retry", "--project", "paymnts", "--json")
+    assert project.code == 0 and project.json()["hits"] == []
+    assert "no page has project 'paymnts' (projects present: " in project.err
+
+
+def test_terminal_control_sequences_in_page_text_never_reach_the_terminal(
+    cli: CLI, tmp_path: Path
+) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    osc_title = (
+        "Evil \\u001b]0;pwned\\u0007 title \\u001b]8;;http://x\\u001b\\\\link\\u001b]8;;\\u001b\\\\"
+    )
+    body = "body \x1b]0;owned\x07 with \x1b[31mred\x1b[0m \x9b2J and \x1bPq#0\x1b\\ lantern\n"
+    (vault / "a.md").write_text(f'---\ntitle: "{osc_title}"\n---\n{body}', encoding="utf-8")
+    for args in (["query", "lantern"], ["query", "lantern", "--explain"], ["show", "a"],
+                 ["status"], ["lint"]):  # fmt: skip
+        result = cli("--vault", str(vault), *args)
+        assert result.code == 0, (args, result.err)
+        text = result.out + result.err
+        assert not any(c == "\x1b" or "\x80" <= c <= "\x9f" or c == "\x07" for c in text), args
+    shown = cli("--vault", str(vault), "query", "lantern").out.splitlines()
+    assert shown[0] == "1. Evil  title link  [a.md]  (note)  score " + shown[0].rsplit(" ", 1)[1]
+    assert shown[1] == "   body  with red  and  **lantern**"
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("a\x1b[1;31mb\x1b[0mc", "abc"),
+        ("a\x1b]0;t\x07b", "ab"),
+        ("a\x1b]8;;http://x\x1b\\b\x1b]8;;\x1b\\c", "abc"),
+        ("a\x1b]52;c;ZXZpbA==", "a"),  # an unclosed OSC swallows the rest, as a terminal would
+        ("a\x9b31mb\x9d0;t\x9cc", "abc"),
+        ("a\x1bPq#0;2\x1b\\b\x1b_apc\x1b\\c", "abc"),
+        ("a\x1b7b\x1b(Bc\x1b", "abc"),
+        ("tab\tand\nnewline stay", "tab\tand\nnewline stay"),
+    ],
+)
+def test_strip_controls(text: str, shown: str) -> None:
+    from vault_sync.terminal import strip_controls
+
+    assert strip_controls(text) == shown
+
+
+def test_strip_controls_is_linear() -> None:
+    import time
+
+    from vault_sync.terminal import strip_controls
+
+    def cost(n: int) -> float:
+        text = ("\x1b[" + "0;" * 10 + "\x1b]" + "x" * 10 + "\x9b") * n
+        started = time.process_time()
+        strip_controls(text)
+        return time.process_time() - started
+
+    small, large = cost(2000), cost(32000)
+    assert large < 16 * 4 * small + 0.05  # 16x the input: well under quadratic

@@ -647,3 +647,29 @@ def test_a_quoted_phrase_no_page_holds_is_searched_as_words(tmp_path: Path) -> N
     assert strict == []
     # an excluded phrase stays exact, and a query with hits never falls back
     assert paths(index, 'impossible -"nothing is impossible"') == ["b.md"]
+
+
+#: Real sentences of scripts written without spaces between the words of a compound or a
+#: sentence (issue 16, item 5), each with a word that occurs only inside a longer run.
+SPACELESS = [
+    # Korean: "the long-term memory sync engine is fast"; 기억 (memory) inside a compound
+    ("ko.md", "장기기억동기화 엔진은 빠릅니다.", "기억", "동기화"),
+    # Thai: "the long-term memory system keeps notes"; ความจำ (memory) inside the run
+    ("th.md", "ระบบความจำระยะยาวเก็บบันทึกไว้", "ความจำ", "บันทึก"),
+    # Lao: "the memory system"; ຄວາມຈຳ (memory)
+    ("lo.md", "ລະບົບຄວາມຈຳໄລຍະຍາວ", "ຄວາມຈຳ", "ລະບົບ"),
+    # Khmer: "memory system"; ប្រព័ន្ធ (system) before អង្គចងចាំ (memory)
+    ("km.md", "ប្រព័ន្ធអង្គចងចាំរយៈពេលវែង", "អង្គចងចាំ", "ប្រព័ន្ធ"),
+]
+
+
+@pytest.mark.parametrize(("path", "body", "inside", "other"), SPACELESS)
+def test_words_of_spaceless_scripts_are_found_inside_runs(
+    tmp_path: Path, path: str, body: str, inside: str, other: str
+) -> None:
+    pages = [Page(path=p, id=p[:-3], title=p, body=b) for p, b, _, _ in SPACELESS]
+    index = make_index(tmp_path / "ix", [*pages, *FILLER])
+    assert paths(index, inside) == [path]
+    assert paths(index, other) == [path]
+    # letters of the word that are not adjacent in the text do not match as the word
+    assert paths(index, f'"{inside[::-1]}"') == []

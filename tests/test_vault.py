@@ -212,6 +212,23 @@ def test_config_ignore_globs(root: Path) -> None:
     assert result.attachments == frozenset()
 
 
+def test_tool_folders_are_left_out_by_default_and_notes_folders_kept(root: Path) -> None:
+    tool = ["node_modules/pkg/README.md", "web/node_modules/x/CHANGELOG.md",
+            "__pycache__/x.md", "lib/bower_components/y/readme.md"]  # fmt: skip
+    notes = ["env/setup.md", "build/release notes.md", "vendor/contracts.md", "a.md"]
+    for rel in tool + notes:
+        write(root, rel)
+    assert set(scan(Config(vault=root)).pages) == set(notes)
+    kept = scan(Config(vault=root, ignore_tool_folders=False))
+    assert set(kept.pages) == set(tool + notes)
+    # a config `!` line brings one back, the gitignore way
+    back = scan(Config(vault=root, ignore=("!web/node_modules/",)))
+    assert set(back.pages) == {*notes, "web/node_modules/x/CHANGELOG.md"}
+    # a .gitignore still decides about ordinary folders
+    write(root, ".gitignore", "build/\n")
+    assert set(scan(Config(vault=root)).pages) == set(notes) - {"build/release notes.md"}
+
+
 def test_ignored_folders_are_never_listed(root: Path) -> None:
     write(root, ".gitignore", "node_modules/\n")
     write(root, "node_modules/pkg/readme.md")

@@ -23,6 +23,7 @@ import click
 from vault_sync import __version__
 from vault_sync.config import CONFIG_NAME, Config, find_vault, load_config
 from vault_sync.errors import VaultSyncError
+from vault_sync.terminal import strip_controls
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -36,7 +37,7 @@ def _emit_json(data: object) -> None:
 
 def _notice(message: str | None) -> None:
     if message:
-        click.echo(f"vault-sync: {message}", err=True)
+        click.echo(_line(f"vault-sync: {message}"), err=True)
 
 
 def _vault_path(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Path | None:
@@ -69,11 +70,14 @@ def json_option(func: F) -> F:
 
 
 def _line(text: str) -> str:
-    """``text`` as one line of output: characters that are not printable (a newline or tab in
-    a file name, a control byte) are shown as Python escapes (``\\n``), as bytes that are not
-    UTF-8 already are (``\\xff``), so one problem is always one line."""
+    """``text`` as one line of output: terminal control sequences removed
+    (:func:`vault_sync.terminal.strip_controls`: a title's OSC never retitles the window), and
+    other characters that are not printable (a newline or tab in a file name, a control byte)
+    shown as Python escapes (``\\n``), as bytes that are not UTF-8 already are (``\\xff``),
+    so one problem is always one line."""
     if text.isprintable():
         return text
+    text = strip_controls(text)
     return "".join(
         c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text
     )
@@ -196,7 +200,7 @@ def sync(vault: Path | None, as_json: bool) -> None:
 @vault_option
 @json_option
 def rebuild(vault: Path | None, as_json: bool) -> None:
-    """Delete both stores and build them again from the vault."""
+    """Build both stores again from the vault, beside the old ones, then switch to them."""
     from vault_sync.engine import run_rebuild
 
     config = _config(vault)
@@ -389,7 +393,21 @@ def query(
     vault: Path | None,
     as_json: bool,
 ) -> None:
-    """Search the vault: BM25 over title, aliases, headings, tags and body."""
+    """Search the vault: BM25 over title, aliases, headings, tags and body.
+
+    \b
+    Query syntax:
+      retry storm          words, OR-ed and ranked (stop words such as "how",
+                           "the" are left out when another word remains)
+      "retry storm"        a phrase that must appear as written (if no page
+                           holds it, its words are searched instead)
+      -draft  -"old plan"  leave out pages holding a word or phrase
+      atomic_write_json    identifiers match whole and by their parts
+      雾凇, 기억, ความจำ    Chinese, Japanese, Korean, Thai found inside text
+    Anything else (: ( ) * + and a quote left unclosed) is plain text, never
+    syntax. Filters are exact: --kind decision, --project P, --tag incident
+    (or '#incident').
+    """
     import time
 
     from vault_sync.engine import search
@@ -408,6 +426,8 @@ def query(
     )
     _notice(notice)
     took_ms = round((time.perf_counter() - started) * 1000, 2)
+    if not hits and (kind is not None or project is not None):
+        _unknown_filters(vault, {"kind": kind, "project": project})
     if as_json:
         echo = _scrubbed(text, config)
         out: dict[str, Any] = {"query": echo, "hits": [_hit_json(h, explain) for h in hits]}
@@ -421,15 +441,26 @@ def query(
         meta = ", ".join(x for x in (hit.kind, hit.project) if x)
         click.echo(_line(f"{rank}. {hit.title}  [{hit.path}]  ({meta})  score {hit.score:.3f}"))
         if hit.snippet:
-            click.echo(f"   {hit.snippet}")
+            click.echo(_line(f"   {hit.snippet}"))
         if explain and hit.explain:
             for line in _explain_lines(hit.explain):
-                click.echo(f"   {line}")
+                click.echo(_line(f"   {line}"))
     if timings:
         click.echo(f"({took_ms} ms)")
 
 
 R = TypeVar("R")
+
+
+def _unknown_filters(vault: Path | None, given: dict[str, str | None]) -> None:
+    """Warn (stderr) about each filter value no page has, listing the values present."""
+    present = _read(vault, lambda _config, sidecar: sidecar.filter_values())
+    for name, value in given.items():
+        if value is not None and value not in present[name]:
+            values = ", ".join(present[name]) or "none"
+            plural = "kinds" if name == "kind" else "projects"
+            shown = _scrubbed(value)
+            _notice(f"warning: no page has {name} {shown!r} ({plural} present: {values})")
 
 
 def _read(vault: Path | None, report: Callable[[Config, Any], R]) -> R:
@@ -447,7 +478,7 @@ def _print(data: Any, as_json: bool, lines: Callable[[Any], list[str]]) -> None:
         _emit_json(data)
     else:
         for line in lines(data):
-            click.echo(line)
+            click.echo(_line(line))
 
 
 @cli.command()

@@ -40,11 +40,14 @@ class Config:
         lock_timeout_s: how long a writer waits for the lock, seconds (default 10).
         sanitize_extra_patterns: regexes redacted as ``custom``.
         sanitize_allow: regexes or literals never redacted.
+        ignore_tool_folders: leave out folders that tools fill and that never hold notes
+            (``node_modules/``, ``__pycache__/``: :data:`vault_sync.ignore.TOOL_FOLDERS`).
     """
 
     vault: Path
     store_dir: str = DEFAULT_STORE_DIR
     ignore: tuple[str, ...] = ()
+    ignore_tool_folders: bool = True
     projects: Mapping[str, str] = field(default_factory=dict)
     debounce_ms: int = 150
     max_delay_ms: int = 1000
@@ -263,6 +266,9 @@ def load_config(vault: Path) -> Config:
         vault=vault,
         store_dir="/".join(p for p in parts if p != "."),
         ignore=_str_list(data.get("ignore", []), "ignore", path),
+        ignore_tool_folders=_expect(
+            data.get("ignore_tool_folders", True), bool, "ignore_tool_folders", path
+        ),
         projects=dict(projects),
         debounce_ms=_positive(watch, "debounce_ms", 150, path),
         max_delay_ms=_positive(watch, "max_delay_ms", 1000, path),
@@ -273,7 +279,15 @@ def load_config(vault: Path) -> Config:
     )
 
 
-_KEYS = {"ignore", "store_dir", "projects", "watch", "lock_timeout_s", "sanitize"}
+_KEYS = {
+    "ignore",
+    "ignore_tool_folders",
+    "store_dir",
+    "projects",
+    "watch",
+    "lock_timeout_s",
+    "sanitize",
+}
 _WATCH_KEYS = {"debounce_ms", "max_delay_ms", "reconcile_s"}
 _SANITIZE_KEYS = {"extra_patterns", "allow"}
 
@@ -302,6 +316,10 @@ _DEFAULT_TOML = """\
 # Extra paths to leave out, in .gitignore syntax (dot-folders, temp files, .gitignore and
 # Obsidian's excluded files are always left out).
 ignore = []
+
+# Leave out folders tools fill that never hold notes: node_modules/, bower_components/,
+# __pycache__/ (false: index them like any folder).
+ignore_tool_folders = true
 
 # Where the derived stores live, relative to the vault. Safe to delete: `vault-sync rebuild`.
 store_dir = ".vault-sync"

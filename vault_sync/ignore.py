@@ -8,7 +8,9 @@ Rules, cheapest first (each prunes a folder, so nothing below it is listed):
 2. Temp/swap/backup file names, see :data:`TEMP_NAME_RE` and :func:`is_ignored_name`.
 3. The store folder ``config.store_dir``, also when it is not a dot-folder.
 4. Obsidian's excluded files: ``userIgnoreFilters`` in ``.obsidian/app.json``.
-5. ``config.ignore`` globs (gitignore syntax, relative to the vault root).
+5. :data:`TOOL_FOLDERS` (unless ``config.ignore_tool_folders`` is false), then
+   ``config.ignore`` globs (gitignore syntax, relative to the vault root; a ``!`` line there
+   re-includes a tool folder).
 6. ``.gitignore`` files at the root and in any folder (gitignore semantics: patterns are
    relative to the file's folder, a deeper file overrides a shallower one, the last matching
    line wins, ``!`` re-includes, and nothing under an ignored folder can be re-included).
@@ -47,6 +49,13 @@ TEMP_NAME_RE = re.compile(r"~$|^#.+#$|\.tmp[^.]*$|\.sw[ponx]$|\.crswap$", re.IGN
 _VIM_PROBE_FIRST, _VIM_PROBE_STEP, _VIM_PROBE_COUNT = 4913, 123, 100
 
 _OBSIDIAN_APP_JSON = ".obsidian/app.json"
+
+#: Folders that package managers and interpreters fill and that never hold a person's notes,
+#: left out wherever they are (gitignore lines; issue 16, item 6): npm's and Bower's package
+#: folders and CPython's bytecode cache. Names that are also ordinary note folders (``env/``,
+#: ``build/``, ``vendor/``, ``target/``) are not here: a ``.gitignore`` says when they are
+#: tool output.
+TOOL_FOLDERS = ("node_modules/", "bower_components/", "__pycache__/")
 
 
 def _nfc(text: str) -> str:
@@ -288,14 +297,16 @@ def build_ignore_matcher(config: Config) -> IgnoreMatcher:
     """Build the full ignore matcher of a vault (rules in the module docstring).
 
     Args:
-        config: the vault's configuration (``vault``, ``store_dir``, ``ignore``).
+        config: the vault's configuration (``vault``, ``store_dir``, ``ignore``,
+            ``ignore_tool_folders``).
 
     Returns:
         A matcher; problems with ``.obsidian/app.json`` are in its ``warnings``.
     """
     warnings: list[str] = []
     prefixes, regexes = _obsidian_filters(config.vault, warnings)
-    globs = Patterns(config.ignore) if config.ignore else None
+    lines = (*(TOOL_FOLDERS if config.ignore_tool_folders else ()), *config.ignore)
+    globs = Patterns(lines) if lines else None
     if globs is not None and globs.bad:
         raise ConfigError(
             f"{config.vault / 'vault-sync.toml'}: ignore: pattern {globs.bad[0][1]!r} is not"

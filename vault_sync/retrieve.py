@@ -281,7 +281,8 @@ def build_query(
 
     Args:
         text: the query as the user typed it.
-        kind, project, tag: exact filters (``tag`` compared lowercased), or ``None``.
+        kind, project, tag: exact filters (``tag`` compared lowercased, a leading ``#``
+            dropped), or ``None``.
         drop_stop_words: leave out unquoted stop words (:mod:`vault_sync.stopwords`) when
             another word remains; measured by ``eval`` on LoCoMo (docs/eval.md), where
             scoring "when did the ... to" lost to plain BM25.
@@ -355,7 +356,8 @@ def build_query(
     fields = schema()
     for field, value in (("kind", kind), ("project", project), ("tags", tag)):
         if value is not None:
-            term = value.lower() if field == "tags" else value
+            # a tag as written in a page (`#incident`) is the tag `incident`
+            term = value.lower().lstrip("#") if field == "tags" else value
             exact = tantivy.Query.term_query(fields, field, term)
             top.append((occur.Must, tantivy.Query.const_score_query(exact, 0.0)))
     return QueryPlan(

@@ -21,7 +21,7 @@ from vault_sync.page import Page
 
 #: Bump when a field, an analyzer or the document layout changes. The sidecar stores it, and
 #: the analyzer names below carry it, so an index of another version fails to open.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 #: Longest token indexed, in UTF-8 bytes (tantivy's ``remove_long``), the same in every word
 #: analyzer at index and query time. A limit exists because tantivy silently drops terms over
@@ -46,11 +46,16 @@ KEYWORD_ANALYZER = "vs_keyword" + _V
 #: ``甲乙。丙丁``, ``| 巨人 | 矮人 |`` or two paragraphs (the tokenizer numbers its matches, so
 #: a character no alternative matched would leave its neighbours adjacent). One token per run
 #: rather than per character: as correct, and 17% fewer tokens on dnd-srd-zh (its tables).
-#: Marks (``\p{M}``) stay inside words. Queries drop separators and keep their positions
-#: (:mod:`vault_sync.retrieve`).
+#: Marks (``\p{M}``) stay inside words. Hangul is split into syllables too (schema 3): a
+#: Korean compound is written without spaces (``기억`` inside ``장기기억동기화``). Thai, Lao,
+#: Khmer and Burmese, written without spaces between words, are split into letters, each with
+#: its combining marks (vowel signs, tone marks). Queries drop separators and keep their
+#: positions (:mod:`vault_sync.retrieve`).
 _CJK_PATTERN = (
-    r"\p{Han}|\p{Hiragana}|\p{Katakana}|\p{Hangul}+"
-    r"|[\p{L}\p{M}\p{N}--\p{Han}--\p{Hiragana}--\p{Katakana}--\p{Hangul}]+"
+    r"\p{Han}|\p{Hiragana}|\p{Katakana}|\p{Hangul}"
+    r"|[\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}--\p{M}]\p{M}*"
+    r"|[\p{L}\p{M}\p{N}--\p{Han}--\p{Hiragana}--\p{Katakana}--\p{Hangul}"
+    r"--\p{Thai}--\p{Lao}--\p{Khmer}--\p{Myanmar}]+"
     r"|[^\p{L}\p{M}\p{N}]+"
 )
 #: Code words: splits snake_case and CamelCase (``PageAuthority`` -> page, authority).
@@ -61,10 +66,12 @@ _CODE_PATTERN = r"\p{Lu}?\p{Ll}+|\p{Lu}+|\p{N}+"
 #: one token rather than ``caf`` + ``_menu``.
 _IDENT_PATTERN = r"[\p{L}\p{N}_]+"
 
-#: Kana, Han (with extensions B+), Hangul: the scripts ``_CJK_PATTERN`` splits. Compiled on
+#: Kana, Han (with extensions B+), Hangul, Thai, Lao, Myanmar, Khmer: the scripts
+#: ``_CJK_PATTERN`` splits. Compiled on
 #: first use of non-ASCII text: its charset costs ~3 ms to compile, too much for every query.
 _CJK_CHARS = (
-    "[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff"
+    "[\u0e00-\u0eff\u1000-\u109f\u1100-\u11ff\u1780-\u17ff"
+    "\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff"
     "\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f]"
 )
 _CAMEL = re.compile(r"[a-z][A-Z]")
@@ -253,7 +260,8 @@ def file_stem(path: str) -> str:
 
 
 def has_cjk(text: str) -> bool:
-    """True when ``text`` holds a Kana, Han or Hangul character (the CJK analyzer's scripts)."""
+    """True when ``text`` holds a character of a script the CJK analyzer splits (Kana, Han,
+    Hangul, Thai, Lao, Myanmar, Khmer)."""
     return not text.isascii() and re.search(_CJK_CHARS, text) is not None
 
 

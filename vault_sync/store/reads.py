@@ -256,6 +256,19 @@ class SidecarReads:
             "SELECT * FROM links WHERE status != 'resolved' OR candidates IS NOT NULL"
         )
 
+    def filter_values(self) -> dict[str, list[str]]:
+        """The values ``query``'s exact filters can take: ``{"kind": [...], "project":
+        [...]}``, each sorted, projects without ``None`` (for a filter that found nothing)."""
+        return {
+            "kind": [k for (k,) in self.db.execute("SELECT DISTINCT kind FROM pages ORDER BY 1")],
+            "project": [
+                p
+                for (p,) in self.db.execute(
+                    "SELECT DISTINCT project FROM pages WHERE project IS NOT NULL ORDER BY 1"
+                )
+            ],
+        }
+
     def page_paths(self) -> list[str]:
         """Every stored page's path."""
         return [path for (path,) in self.db.execute("SELECT path FROM pages")]

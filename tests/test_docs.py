@@ -1,0 +1,67 @@
+"""docs/cli.md agrees with the command line (issue 16, item 8): every command has its section,
+every option a command takes is named in its section, and every option a heading names exists.
+Read from the real click objects, so a new option without docs fails here."""
+
+from __future__ import annotations
+
+import re
+
+import click
+import pytest
+
+from tests.conftest import REPO
+from vault_sync.cli import cli
+
+DOC = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
+#: A section: its heading line and its text up to the next heading of the same level.
+SECTIONS = {
+    m.group(2): (m.group(1), m.group(3))
+    for m in re.finditer(r"^(## `vault-sync (\w[\w-]*)[^\n]*)\n(.*?)(?=^## |\Z)", DOC, re.S | re.M)
+}
+#: Options every command has and the top of docs/cli.md describes once.
+SHARED = {"--help", "-h", "--vault"}
+
+
+def _commands() -> list[tuple[str, click.Command]]:
+    out: list[tuple[str, click.Command]] = []
+    for name, command in sorted(cli.commands.items()):  # type: ignore[attr-defined]
+        if isinstance(command, click.Group):
+            out += [(name, sub) for sub in command.commands.values()]
+        else:
+            out.append((name, command))
+    return out
+
+
+def _options(command: click.Command) -> set[str]:
+    names: set[str] = set()
+    for param in command.params:
+        if isinstance(param, click.Option) and not param.hidden:
+            names.update(o for o in param.opts if o.startswith("--"))
+    return names - SHARED
+
+
+@pytest.mark.parametrize(("section", "command"), _commands(), ids=lambda c: getattr(c, "name", c))
+def test_every_option_of_a_command_is_in_its_docs_section(
+    section: str, command: click.Command
+) -> None:
+    assert section in SECTIONS, f"docs/cli.md has no section for `vault-sync {section}`"
+    heading, text = SECTIONS[section]
+    missing = sorted(o for o in _options(command) if o not in heading + text)
+    assert missing == [], f"`vault-sync {section} {command.name}`: options not in docs/cli.md"
+
+
+@pytest.mark.parametrize("section", sorted(SECTIONS))
+def test_every_option_a_docs_heading_names_exists(section: str) -> None:
+    heading, _ = SECTIONS[section]
+    named = set(re.findall(r"--[a-z][a-z-]*", heading)) - SHARED
+    command = cli.commands[section]  # type: ignore[attr-defined]
+    subs = command.commands.values() if isinstance(command, click.Group) else [command]
+    taken = set().union(*(_options(sub) for sub in subs))
+    assert sorted(named - taken) == []
+
+
+def test_rebuild_help_and_docs_say_the_same() -> None:
+    # they disagreed: --help said it deletes the stores, the docs that it builds beside them
+    rebuild = cli.commands["rebuild"]  # type: ignore[attr-defined]
+    assert "beside the old ones" in (rebuild.help or "")
+    assert "beside the old ones" in SECTIONS["rebuild"][1]
