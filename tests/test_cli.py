@@ -394,3 +394,54 @@ def test_strip_controls_is_linear() -> None:
 
     small, large = cost(2000), cost(32000)
     assert large < 16 * 4 * small + 0.05  # 16x the input: well under quadratic
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-le", "utf-16-be", "utf-32"])
+def test_a_secret_in_a_utf16_or_utf32_page_never_leaves(
+    cli: CLI, tmp_path: Path, codec: str
+) -> None:
+    # PowerShell `>` and Notepad's "Unicode" save UTF-16; read as UTF-8 the token became
+    # g\0h\0p\0_... and no rule matched it (fresh-user report)
+    token = "ghp_" + "dZ3kQ9xLmP2vR8sT4wY6bN1cF5hJ7gA0eK3u"
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "wide.md").write_bytes(f"# Wide\n\nlantern token {token}\n".encode(codec))
+    commands = (
+        ["query", "lantern", "--json"],
+        ["query", "lantern"],
+        ["show", "wide"],
+        ["lint", "--json"],
+        ["redact", "--all"],
+        ["status"],
+    )
+    outputs = [cli("--vault", str(vault), *args) for args in commands]
+    query = outputs[0].json()["hits"]
+    assert [h["path"] for h in query] == ["wide.md"]
+    assert "[REDACTED:github_token]" in query[0]["snippet"]
+    lint = outputs[3].json()
+    codes = sorted(p["code"] for p in lint["problems"] if p["path"] == "wide.md")
+    assert codes == ["not_utf8", "secret"]
+    for piece in (token, token[8:20]):
+        for form in ("utf-8", "utf-16-le", "utf-16-be"):
+            needle = piece.encode(form)
+            assert not any(needle in o.out.encode() + o.err.encode() for o in outputs)
+            store = vault / ".vault-sync"
+            leaked = [f for f in store.rglob("*") if f.is_file() and needle in f.read_bytes()]
+            assert leaked == [], (form, leaked)
+    assert (vault / "wide.md").read_bytes() == f"# Wide\n\nlantern token {token}\n".encode(codec)
+
+
+def test_a_secret_in_the_vault_folder_name_is_never_printed(cli: CLI, tmp_path: Path) -> None:
+    token = "ghp_" + "dZ3kQ9xLmP2vR8sT4wY6bN1cF5hJ7gA0eK3u"
+    vault = tmp_path / f"notes-{token}"
+    vault.mkdir()
+    (vault / "a.md").write_text("lantern\n")
+    first = cli("--vault", str(vault), "query", "lantern")  # syncs first: a notice names it
+    assert first.code == 0 and "synced 1 pages of" in first.err
+    outputs = [first] + [
+        cli("--vault", str(vault), *args)
+        for args in (["status"], ["status", "--json"], ["sync", "--json"], ["lint"])
+    ]
+    assert [o.code for o in outputs] == [0] * 5
+    assert outputs[2].json()["vault"] == str(tmp_path / "notes-[REDACTED:github_token]")
+    assert not any(token[8:20] in o.out + o.err for o in outputs)

@@ -545,7 +545,7 @@ def test_a_sidecar_value_that_is_not_utf8_is_repaired_by_the_read(
     ), result.err
     assert result.err.count("\n") == 1
     if command == "show":
-        assert result.json()["title"] == "Page 0"
+        assert result.json()["title"] == "p0"  # the file stem, as rebuilt
 
 
 def test_a_missing_pages_row_is_repaired_by_show(cli: CLI, make_vault: Callable[..., Path]) -> None:

@@ -673,3 +673,34 @@ def test_words_of_spaceless_scripts_are_found_inside_runs(
     assert paths(index, other) == [path]
     # letters of the word that are not adjacent in the text do not match as the word
     assert paths(index, f'"{inside[::-1]}"') == []
+
+
+def test_a_page_is_found_by_its_description(tmp_path: Path) -> None:
+    # issue 16, item 2: a `description:` stating the answer word for word
+    from vault_sync.parser import parse_page
+
+    text = (
+        "---\ndescription: Renders a live table of every open task across the space\n"
+        "tags: [plugin]\nsummary:\n  - nested lists count too\n  - {deep: glacier words}\n"
+        "kind: note\nrelated: [[Other]]\n---\n# Usage\n\nSee below.\n"
+    )
+    page = parse_page(text, "Library/Tasks.md")
+    assert page.metadata == (
+        "Renders a live table of every open task across the space",
+        "nested lists count too",
+        "glacier words",
+    )  # known keys (tags, kind, related) are not metadata
+    index = make_index(tmp_path / "ix", [page, *FILLER])
+    assert paths(index, "live table of every open task") == ["Library/Tasks.md"]
+    assert paths(index, "glacier") == ["Library/Tasks.md"]
+    hit = search(index, "glacier", explain=True)[0]
+    assert hit.explain is not None
+    assert [m["field"] for m in hit.explain["matches"]] == ["metadata"]
+    assert "glacier" not in hit.snippet  # metadata is searched, never shown
+
+
+def test_metadata_is_bounded() -> None:
+    from vault_sync.parser import METADATA_MAX_CHARS, parse_page
+
+    page = parse_page("---\nlog: " + "word " * 5000 + "\nnote: later\n---\n", "a.md")
+    assert sum(len(m) for m in page.metadata) == METADATA_MAX_CHARS

@@ -150,6 +150,18 @@ def test_f5_empty_or_null_title_falls_back(name: str) -> None:
     check_expected(parse_case(name), EXPECTED[name])
 
 
+def test_f5_title_from_h1_names_a_page_by_its_first_h1() -> None:
+    text = case_file("f5a-title-empty.md").read_bytes().decode("utf-8-sig")
+    assert parse_page(text, "f5a-title-empty.md", title_from="h1").title == "Real heading"
+    assert parse_page(text, "f5a-title-empty.md").title == "f5a-title-empty"
+    # a SilverBullet-style page: its first H1 is a section, the page is named by its file
+    page = parse_page("# Why\n\nBecause.\n\n## How\n", "Library/Std/Query.md")
+    assert page.title == "Query"
+    assert [h.text for h in page.headings] == ["Why", "How"]  # the H1 is searched as a heading
+    assert parse_page("# Why\n", "Query.md", title_from="h1").title == "Why"
+    assert parse_page("no heading\n", "Query.md", title_from="h1").title == "Query"
+
+
 @pytest.mark.parametrize("value", ["~", "''", '""', "null", "   "])
 def test_f5_every_missing_title_form(value: str) -> None:
     assert parse_page(f"---\ntitle: {value}\n---\nx\n", "dir/My stem.md").title == "My stem"
@@ -231,7 +243,7 @@ def test_duplicate_keys_last_wins_with_a_warning() -> None:
 def test_non_mapping_frontmatter_is_an_error_and_the_body_is_indexed(block: str) -> None:
     page = parse_page(f"---\n{block}\n---\n# Head\n", "n.md")
     assert [e.code for e in page.errors] == ["frontmatter_not_mapping"]
-    assert page.frontmatter == {} and page.title == "Head" and page.body == "# Head\n"
+    assert page.frontmatter == {} and page.title == "n" and page.body == "# Head\n"
 
 
 def test_unknown_kind_and_status_warn_with_key_and_line_and_fall_back() -> None:
@@ -454,7 +466,8 @@ def test_headings_atx_and_setext() -> None:
         (2, "para second line", 6),
         (2, "Two", 15),
     ]
-    assert page.title == "One"
+    assert page.title == "h"  # the file stem (DESIGN §2)
+    assert parse_page(body, "h.md", title_from="h1").title == "One"
 
 
 def test_body_lines_count_from_the_file_start() -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import NOBODY, give_to_nobody, run_cli, write_pages
 from tests.test_sanitize import POSITIVE
 from vault_sync import layout
 from vault_sync.config import load_config
@@ -137,7 +138,8 @@ def test_redact_write_removes_secrets_and_keeps_every_other_byte(
     root = make_vault({"p.md": ""})
     (root / "p.md").write_bytes(original.encode("utf-8"))
     shown = cli("--vault", str(root), "redact", "p.md")
-    assert shown.code == 0 and "p.md:3: github_token" in shown.out
+    assert shown.code == 1 and "p.md:3: github_token" in shown.out  # a check: secrets found
+    assert shown.out.endswith("4 secrets in 1 page; run with --write to redact them in the files\n")
     assert token not in shown.out
     assert (root / "p.md").read_bytes() == original.encode("utf-8")  # not written without --write
     done = cli("--vault", str(root), "redact", "p", "--write")
@@ -306,3 +308,17 @@ def test_no_planted_secret_is_found_by_a_query_in_any_index_field(
             if result.json()["hits"]:
                 found.append((label, word, "query"))
     assert not found, found
+
+
+def test_redact_names_a_page_it_cannot_read(open_folder: Path) -> None:
+    """As nobody (fresh-user report): a page made unreadable gave a PermissionError traceback."""
+    token = "ghp_" + "dZ3kQ9xLmP2vR8sT4wY6bN1cF5hJ7gA0eK3u"
+    vault = write_pages(open_folder / "vault", {"open.md": "lantern\n", "closed.md": token})
+    give_to_nobody(vault)
+    (vault / "closed.md").chmod(0o000)
+    for write in ([], ["--write"]):
+        done = run_cli("--vault", str(vault), "redact", "--all", *write, user=NOBODY,
+                       env={"HOME": str(open_folder)})  # fmt: skip
+        assert "Traceback" not in done.err, done.err
+        assert done.err == "closed.md: cannot read: Permission denied\n"
+        assert done.code == 0

@@ -37,7 +37,7 @@ def _emit_json(data: object) -> None:
 
 def _notice(message: str | None) -> None:
     if message:
-        click.echo(_line(f"vault-sync: {message}"), err=True)
+        click.echo(_line(f"vault-sync: {_scrubbed(message)}"), err=True)
 
 
 def _vault_path(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Path | None:
@@ -312,18 +312,26 @@ def redact(
     for p in done:
         for r in p.found:
             click.echo(_line(f"{r.path}:{r.line}: {r.label}"))
-        if p.skipped and (p.found or not write):
+        if p.skipped and (p.found or not write or p.skipped.startswith("cannot read")):
             click.echo(_line(f"{p.path}: {p.skipped}"), err=True)
     if write:
         rewritten = sum(1 for p in done if p.written)
         click.echo(
-            f"redacted {secrets - left} of {secrets} secrets in {rewritten} of {with_secrets} pages"
+            f"redacted {secrets - left} of {_count(secrets, 'secret')} in {rewritten} of"
+            f" {_count(with_secrets, 'page')}"
         )
         if left:
-            raise VaultSyncError(f"{left} secrets are still in the files (see above)")
+            raise VaultSyncError(f"{_count(left, 'secret')} still in the files (see above)")
     else:
         hint = "; run with --write to redact them in the files" if secrets else ""
-        click.echo(f"{secrets} secrets in {with_secrets} pages{hint}")
+        click.echo(f"{_count(secrets, 'secret')} in {_count(with_secrets, 'page')}{hint}")
+        if left:  # a check: secrets are still in the files
+            sys.exit(1)
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 secret``, ``2 secrets``: a count with its noun (a regular English plural)."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _hit_json(hit: Any, explain: bool) -> dict[str, Any]:

@@ -40,6 +40,8 @@ class Config:
         lock_timeout_s: how long a writer waits for the lock, seconds (default 10).
         sanitize_extra_patterns: regexes redacted as ``custom``.
         sanitize_allow: regexes or literals never redacted.
+        title_from: ``"stem"`` (a page without a ``title`` key is named by its file, DESIGN
+            §2) or ``"h1"`` (by its first H1).
         ignore_tool_folders: leave out folders that tools fill and that never hold notes
             (``node_modules/``, ``__pycache__/``: :data:`vault_sync.ignore.TOOL_FOLDERS`).
     """
@@ -48,6 +50,7 @@ class Config:
     store_dir: str = DEFAULT_STORE_DIR
     ignore: tuple[str, ...] = ()
     ignore_tool_folders: bool = True
+    title_from: str = "stem"
     projects: Mapping[str, str] = field(default_factory=dict)
     debounce_ms: int = 150
     max_delay_ms: int = 1000
@@ -64,18 +67,20 @@ class Config:
 
 #: Bumped when a change to vault-sync changes what is stored for the same page (so stores
 #: written before it are rebuilt once): part of :func:`content_fingerprint`.
-CONTENT_VERSION = 1
+CONTENT_VERSION = 2
 
 
 def content_fingerprint(config: Config) -> str:
     """A digest (32 hex characters) of the settings that change what is stored for a page:
-    ``[projects]`` and ``[sanitize]`` (and :data:`CONTENT_VERSION`). Stores record the one they
+    ``[projects]``, ``[sanitize]`` and ``title_from`` (and :data:`CONTENT_VERSION`: 2 since
+    titles are file stems, issue 16). Stores record the one they
     were built with; a different one means every page must be stored again (a rebuild)."""
     settings = {
         "content_version": CONTENT_VERSION,
         "projects": list(config.projects.items()),  # in order: the first match wins
         "sanitize_extra_patterns": list(config.sanitize_extra_patterns),
         "sanitize_allow": list(config.sanitize_allow),
+        "title_from": config.title_from,
     }
     text = json.dumps(settings, ensure_ascii=False, sort_keys=True)
     return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
@@ -266,6 +271,7 @@ def load_config(vault: Path) -> Config:
         vault=vault,
         store_dir="/".join(p for p in parts if p != "."),
         ignore=_str_list(data.get("ignore", []), "ignore", path),
+        title_from=_title_from(data, path),
         ignore_tool_folders=_expect(
             data.get("ignore_tool_folders", True), bool, "ignore_tool_folders", path
         ),
@@ -279,8 +285,16 @@ def load_config(vault: Path) -> Config:
     )
 
 
+def _title_from(data: dict[str, Any], path: Path) -> str:
+    value = _expect(data.get("title_from", "stem"), str, "title_from", path)
+    if value not in ("stem", "h1"):  # parser.TITLE_SOURCES (the parser is not imported here)
+        raise ConfigError(f'{path}: key \'title_from\' must be "stem" or "h1" (got {value!r})')
+    return str(value)
+
+
 _KEYS = {
     "ignore",
+    "title_from",
     "ignore_tool_folders",
     "store_dir",
     "projects",
@@ -320,6 +334,9 @@ ignore = []
 # Leave out folders tools fill that never hold notes: node_modules/, bower_components/,
 # __pycache__/ (false: index them like any folder).
 ignore_tool_folders = true
+
+# A page without a `title` key is named by its file ("stem"), or by its first H1 ("h1").
+title_from = "stem"
 
 # Where the derived stores live, relative to the vault. Safe to delete: `vault-sync rebuild`.
 store_dir = ".vault-sync"

@@ -564,13 +564,20 @@ def run_redact(
         if entry is None:
             done.append(PageRedaction(path, (), skipped="not on disk any more"))
             continue
-        raw = (config.vault / entry.disk_path).read_bytes()
+        try:
+            raw = (config.vault / entry.disk_path).read_bytes()
+        except OSError as exc:  # unreadable now (permissions), or gone since the scan
+            done.append(PageRedaction(path, (), skipped=f"cannot read: {exc.strerror or exc}"))
+            continue
         found, new, problem, left = redact_bytes(path, raw, scrubber)
         if write and new is not None:
             write_page(config.vault, entry.disk_path, new, content_hash(raw))
             written.append(entry.disk_path)
+        # without `write`, every secret found is still in the file afterwards
         done.append(
-            PageRedaction(path, found, write and new is not None, problem, left if write else 0)
+            PageRedaction(
+                path, found, write and new is not None, problem, left if write else len(found)
+            )
         )
     if written:
         run_sync(config, full_check=False, scope=written)

@@ -161,7 +161,8 @@ class Page:
     Attributes:
         path: vault-relative POSIX path, NFC, with ``.md``.
         id: frontmatter ``id`` if set, else ``path`` without ``.md``.
-        title: frontmatter title, else first H1, else file stem; at most 512 characters.
+        title: frontmatter title, else the file stem (or the first H1 under config
+            ``title_from = "h1"``); at most 512 characters.
         kind: a :class:`Kind` value (unknown values fall back to ``note`` with a warning).
         status: a :class:`Status` value (unknown values fall back to ``active``).
         project: frontmatter ``project`` or ``None`` (config globs are applied by sync).
@@ -173,6 +174,8 @@ class Page:
         evidence: evidence entries, duplicates of ``(kind, source)`` removed.
         frontmatter: the parsed mapping with scalars as the text the person wrote
             (``{}`` when there is none or it failed to parse).
+        metadata: the string values of the keys the model does not interpret
+            (``description``, ``summary``, custom keys): searchable, never shown.
         body: the text after the frontmatter block — also when the block failed to parse, as
             long as its ``---`` delimiters were found; else the whole text.
         body_line: 1-based file line where ``body`` starts.
@@ -193,6 +196,7 @@ class Page:
     links: tuple[Link, ...] = ()
     evidence: tuple[Evidence, ...] = ()
     frontmatter: Mapping[str, Any] = field(default_factory=dict)
+    metadata: tuple[str, ...] = ()
     body: str = ""
     body_line: int = 1
     issues: tuple[Issue, ...] = ()

@@ -35,31 +35,93 @@ def content_hash(data: bytes) -> str:
 def read_page(vault: Path, entry: OnDisk) -> tuple[str, str, str | None]:
     """Read one page once: its text, its content hash and any decoding problem.
 
-    Bad content never raises: bytes that are not UTF-8 become U+FFFD and the problem is
-    returned for ``lint``. A leading UTF-8 BOM is dropped (it is hashed, being on disk).
+    Bad content never raises: see :func:`decode_page` (UTF-16 and UTF-32 are read as such,
+    other bytes that are not UTF-8 become U+FFFD, the problem is returned for ``lint``). A
+    leading UTF-8 BOM is dropped (it is hashed, being on disk).
 
     Args:
         vault: the vault root.
         entry: the page, as :func:`vault_sync.vault.scan` found it (opened by ``entry.disk_path``).
 
     Returns:
-        ``(text, content_hash, decode_error)``: the text decoded as ``utf-8-sig``, the hash
-        of the raw bytes (:func:`content_hash`), and ``None`` or a message like
-        ``"not valid UTF-8 at byte 123 (line 4)"`` (0-based file byte offset, 1-based line).
+        ``(text, content_hash, decode_error)``: the text (:func:`decode_page`), the hash of
+        the raw bytes (:func:`content_hash`), and ``None`` or :func:`decode_page`'s problem.
 
     Raises:
         OSError: the file cannot be read (``FileNotFoundError`` when it vanished after the
             scan); the caller decides what that means.
     """
     data = (vault / entry.disk_path).read_bytes()
-    digest = content_hash(data)
+    text, problem = decode_page(data)
+    return text, content_hash(data), problem
+
+
+#: Byte-order marks of the UTF-16 and UTF-32 forms Windows tools save text in (PowerShell's
+#: ``>``, Notepad's "Unicode"), longest first (a UTF-32-LE mark starts with UTF-16-LE's).
+_WIDE_BOMS = (
+    (b"\xff\xfe\x00\x00", "utf-32"),
+    (b"\x00\x00\xfe\xff", "utf-32"),
+    (b"\xff\xfe", "utf-16"),
+    (b"\xfe\xff", "utf-16"),
+)
+#: Share of NUL bytes at even or at odd offsets above which text without a mark is read as
+#: UTF-16 (little- or big-endian): ASCII in UTF-16 has a NUL in every other byte, while
+#: random bytes have one in 256 and UTF-8 text none.
+_UTF16_NUL_SHARE = 0.3
+
+
+def _wide_encoding(data: bytes) -> str | None:
+    """The UTF-16/32 codec ``data`` is in, by its mark or its NUL pattern, or ``None``."""
+    for bom, codec in _WIDE_BOMS:
+        if data.startswith(bom):
+            return codec
+    sample = data[:4096]
+    half = len(sample) // 2
+    if half < 8:
+        return None
+    if sample[1::2].count(0) > _UTF16_NUL_SHARE * half:
+        return "utf-16-le"
+    if sample[0::2].count(0) > _UTF16_NUL_SHARE * half:
+        return "utf-16-be"
+    return None
+
+
+def _decode_wide(data: bytes, utf8: str | None) -> tuple[str, str | None] | None:
+    """``(text, problem)`` of UTF-16/32 ``data``; else ``(utf8, None)`` when it was UTF-8
+    (``utf8`` given), else ``None``."""
+    codec = _wide_encoding(data)
+    if codec is None:
+        return (utf8, None) if utf8 is not None else None
+    text = data.decode(codec, errors="replace").lstrip("\ufeff")
+    name = codec[:6].upper()
+    return text, f"{name} text, not UTF-8: read as {name}"
+
+
+def decode_page(data: bytes) -> tuple[str, str | None]:
+    """A page's bytes as text, the one decoding rule of every reader (sync, ``redact``).
+
+    UTF-8 (a leading BOM dropped) is the format. Text saved as UTF-16 or UTF-32 (found by its
+    byte-order mark, or UTF-16 by its NUL bytes) is decoded as such, so that the sanitizer
+    reads the words (decoded as UTF-8, ``ghp_...`` became ``g\\0h\\0p\\0_...`` and no rule
+    matched it); other bytes that are not UTF-8 become U+FFFD. Never raises.
+
+    Returns:
+        ``(text, problem)``: ``problem`` is ``None`` for UTF-8, else one line for ``lint``
+        (``"not valid UTF-8 at byte 123 (line 4)"``, 0-based file byte offset, 1-based line,
+        or ``"UTF-16 text, not UTF-8: read as UTF-16"``); vault-sync never rewrites such a page.
+    """
     try:
-        return data.decode("utf-8-sig"), digest, None
+        text = data.decode("utf-8-sig")
+        # ASCII in UTF-16 without a mark is valid UTF-8 too, with a NUL in every other place
+        return (text, None) if "\x00" not in text else (_decode_wide(data, text) or (text, None))
     except UnicodeDecodeError as exc:
+        decoded = _decode_wide(data, None)
+        if decoded is not None:
+            return decoded
         offset = exc.start + (len(_UTF8_BOM) if data.startswith(_UTF8_BOM) else 0)
         line = data.count(b"\n", 0, offset) + 1
         text = data.decode("utf-8-sig", errors="replace")
-        return text, digest, f"not valid UTF-8 at byte {offset} (line {line})"
+        return text, f"not valid UTF-8 at byte {offset} (line {line})"
 
 
 def write_page(vault: Path, disk_path: str, data: bytes, expected_hash: str) -> None:

@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from vault_sync.pagefile import decode_page
 from vault_sync.parser import parse_frontmatter
 from vault_sync.sanitize import Finding, Scrubber, line_of
 
@@ -147,10 +148,8 @@ def redact_bytes(
         write or it must not be written; ``problem`` says why secrets stay (not UTF-8, a
         frontmatter value that cannot be rewritten safely); ``left`` counts them.
     """
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = raw.decode("utf-8-sig", errors="replace")
+    text, problem = decode_page(raw)
+    if problem is not None:
         _, findings = scrubber.scrub(text)
         found = tuple(Redaction(path, line_of(text, f.start), f.label) for f in findings)
         return found, None, "not valid UTF-8: not rewritten", len(found)

@@ -189,7 +189,8 @@ def vault_status(config: Config, sidecar: Sidecar) -> dict[str, Any]:
     counts = sidecar.status_counts()
     links = counts["links_by_status"]
     return {
-        "vault": str(config.vault),
+        # a folder name can hold a token (fresh-user report): printed as errors print it
+        "vault": Scrubber.from_config(config).scrub(str(config.vault))[0],
         "pages": sidecar.page_count(),
         "pages_by_kind": counts["pages_by_kind"],
         "links_by_type": counts["links_by_type"],

@@ -343,6 +343,7 @@ def clean_page(page: Page, text: str, scrubber: Scrubber) -> Page:
             clean(str(k)): _hidden(found, _clean_value(scrubber, v, str(k)))
             for k, v in page.frontmatter.items()
         },
+        metadata=tuple(clean(m) for m in page.metadata),
         body=found.hide(scrubber.scrub(page.body)[0], pieces=False),
         issues=(
             *(replace(i, message=clean(i.message)) for i in page.issues),
@@ -391,7 +392,8 @@ def load_page(config: Config, entry: FileEntry) -> tuple[Page, FileState]:
     # when a page is read, so a sync with nothing to do never pays them
 
     text, digest, decode_error = read_page(config.vault, entry)
-    page = clean_page(parse_page(text, entry.path), text, scrubber_for(config))
+    page = parse_page(text, entry.path, title_from=config.title_from)
+    page = clean_page(page, text, scrubber_for(config))
     if decode_error:
         at_line = re.search(r"\(line (\d+)\)", decode_error)
         issue = Issue(

@@ -21,7 +21,7 @@ from vault_sync.page import Page
 
 #: Bump when a field, an analyzer or the document layout changes. The sidecar stores it, and
 #: the analyzer names below carry it, so an index of another version fails to open.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 #: Longest token indexed, in UTF-8 bytes (tantivy's ``remove_long``), the same in every word
 #: analyzer at index and query time. A limit exists because tantivy silently drops terms over
@@ -143,9 +143,10 @@ def build_schema() -> tantivy.Schema:
     ``kind``, ``project``, ``status``, ``valid_from``, ``valid_to`` (raw), ``body``,
     ``hash`` (raw) and ``generation`` (u64, indexed and fast).
 
-    Search-only fields: ``headings``, ``tags_text`` and ``name`` (the file stem, case R1),
-    English-stemmed like ``title`` and ``body``; ``names_cjk`` (title and aliases), ``name_cjk``
-    and ``body_cjk`` (CJK unigrams, case S2),
+    Search-only fields: ``headings``, ``tags_text``, ``name`` (the file stem, case R1) and
+    ``metadata`` (string values of frontmatter keys the model does not interpret, issue 16),
+    English-stemmed like ``title`` and ``body``; ``names_cjk`` (title and aliases),
+    ``name_cjk``, ``metadata_cjk`` and ``body_cjk`` (CJK unigrams, case S2),
     ``body_code`` (snake_case and CamelCase parts), ``body_ident`` (identifiers whole, S3).
     """
     sb = tantivy.SchemaBuilder()
@@ -158,6 +159,8 @@ def build_schema() -> tantivy.Schema:
     sb.add_text_field("tags_text", tokenizer_name=EN_ANALYZER)
     sb.add_text_field("name", tokenizer_name=EN_ANALYZER)
     sb.add_text_field("name_cjk", tokenizer_name=CJK_ANALYZER)
+    sb.add_text_field("metadata", tokenizer_name=EN_ANALYZER)
+    sb.add_text_field("metadata_cjk", tokenizer_name=CJK_ANALYZER)
     for name in ("kind", "project", "status", "valid_from", "valid_to"):
         sb.add_text_field(name, stored=True, tokenizer_name="raw")
     sb.add_text_field("body", stored=True, tokenizer_name=EN_ANALYZER)
@@ -236,6 +239,8 @@ def document_fields(page: Page, content_hash: str) -> dict[str, Any]:
         "tags_text": list(page.tags),
         "name": stem,
         "name_cjk": stem if has_cjk(stem) else "",
+        "metadata": list(page.metadata),
+        "metadata_cjk": [m for m in page.metadata if has_cjk(m)],
         "kind": page.kind,
         "status": page.status,
         "body": page.body,

@@ -82,14 +82,26 @@ def _unique(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(seen.values())
 
 
+#: Where a page without a ``title`` key takes its title from (config ``title_from``): its
+#: file stem (Obsidian, SilverBullet, Logseq name a page by its file; DESIGN §2), or its
+#: first H1 (Foam, MkDocs-style vaults), falling back to the stem.
+TITLE_SOURCES = ("stem", "h1")
+
+
 def _title(
-    front: _Front, known: _Known, headings: list[Heading], path: str, issues: list[Issue]
+    front: _Front,
+    known: _Known,
+    headings: list[Heading],
+    path: str,
+    issues: list[Issue],
+    title_from: str,
 ) -> str:
-    """Frontmatter ``title``, else the first H1, else the file stem; clamped (with a warning)."""
+    """Frontmatter ``title``, else the file stem (or the first H1 under ``title_from="h1"``);
+    clamped (with a warning)."""
     title_line = front.key_lines.get("title")
     title = known.title
     if not title:
-        h1 = next((h for h in headings if h.level == 1), None)
+        h1 = next((h for h in headings if h.level == 1), None) if title_from == "h1" else None
         title, title_line = (h1.text, h1.line) if h1 else (path_stem(path) or path, None)
     if len(title) > TITLE_MAX_CHARS:
         issues.append(
@@ -100,17 +112,52 @@ def _title(
     return title
 
 
-def parse_page(text: str, path: str) -> Page:
+#: Most characters of metadata text kept per page: a frontmatter block is a page's header,
+#: and a key holding a whole document (a pasted log) must not outweigh the body.
+METADATA_MAX_CHARS = 8192
+
+
+def _metadata(mapping: Any) -> tuple[str, ...]:
+    """The string values of the frontmatter keys the page model does not interpret
+    (``description``, ``summary``, custom keys), depth first, in key order, for the index's
+    ``metadata`` field (DESIGN §2); at most :data:`METADATA_MAX_CHARS` in all."""
+    out: list[str] = []
+    budget = METADATA_MAX_CHARS
+
+    def walk(value: Any) -> None:
+        nonlocal budget
+        if budget <= 0:
+            return
+        if isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                walk(item)
+        elif isinstance(value, str) and value.strip():
+            out.append(value[:budget])
+            budget -= len(out[-1])
+
+    if isinstance(mapping, dict):
+        for key, value in mapping.items():
+            if str(key) not in _KNOWN:
+                walk(value)
+    return tuple(out)
+
+
+def parse_page(text: str, path: str, *, title_from: str = "stem") -> Page:
     """Parse one Markdown page. Total: any ``str`` gives a :class:`Page`, problems as issues.
 
     Args:
         text: the decoded file text (read with ``utf-8-sig``; a leading U+FEFF is ignored
             anyway). CRLF and CR line ends are accepted.
         path: the vault-relative POSIX path with ``.md``; NFC-normalised here if it is not.
+        title_from: one of :data:`TITLE_SOURCES`: the title of a page without a ``title``
+            key (a first H1 is searched with the other headings either way).
 
     Returns:
         The page (DESIGN §2): title from frontmatter ``title`` (stringified, lists joined by
-        ``", "``), else the first H1, else the file stem, clamped to
+        ``", "``), else the file stem (or the first H1, see ``title_from``), clamped to
         :data:`~vault_sync.page.TITLE_MAX_CHARS`; links with 1-based file lines, frontmatter
         relations first; ``issues`` holds YAML errors (the page is still built from its body
         and file name) and warnings for duplicate keys, invalid known keys, clamped titles and
@@ -126,7 +173,7 @@ def parse_page(text: str, path: str) -> Page:
     body = _scan_body(front.body, front.body_line, path)
     links.extend(body.links)
 
-    title = _title(front, known, body.headings, path, issues)
+    title = _title(front, known, body.headings, path, issues, title_from)
     if known.valid_from and known.valid_to and known.valid_from[:10] > known.valid_to[:10]:
         issues.append(
             _warning("invalid_value", f"valid_from {known.valid_from} is after valid_to "
@@ -148,6 +195,7 @@ def parse_page(text: str, path: str) -> Page:
         links=tuple(links),
         evidence=tuple(evidence),
         frontmatter=front.mapping,
+        metadata=_metadata(front.mapping),
         body=front.body,
         body_line=front.body_line,
         issues=tuple(issues),
