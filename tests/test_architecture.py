@@ -17,6 +17,7 @@ LAYERS = {
     "errors": 0,
     "config": 0,
     "atomic": 0,
+    "linear_regex": 0,
     "page": 1,
     "parser": 2,  # a package: frontmatter, keys, body (PACKAGE_ORDER)
     "sanitize": 2,
@@ -56,12 +57,14 @@ LAYERS = {
     "__main__": 8,
     "__init__": 0,
 }
-#: Same-layer imports that are allowed: config raises the errors of layer 0; sanitize runs the
+#: Same-layer imports that are allowed: config raises the errors of layer 0 and checks the
+#: sanitize patterns with RE2 (linear_regex); sanitize runs the
 #: vendor formats of its data table and its placeholder checks; cli adds the `eval` group,
 #: which lives in its own module (cli_eval) to keep cli.py small; eval's HTML page formats its
 #: cells and summary as the text table does.
 ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
     ("config", "errors"),
+    ("config", "linear_regex"),
     ("sanitize", "secret_rules"),
     ("sanitize", "placeholders"),
     ("cli", "cli_eval"),

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -38,8 +37,9 @@ class Config:
         max_delay_ms: watcher longest wait before a batch is applied, ms (default 1000).
         reconcile_s: watcher periodic full reconcile, seconds (default 300).
         lock_timeout_s: how long a writer waits for the lock, seconds (default 10).
-        sanitize_extra_patterns: regexes redacted as ``custom``.
-        sanitize_allow: regexes or literals never redacted.
+        sanitize_extra_patterns: RE2 regexes (linear time: :mod:`vault_sync.linear_regex`)
+            redacted as ``custom``; each is checked by :func:`load_config`.
+        sanitize_allow: RE2 regexes or literals never redacted.
         title_from: ``"stem"`` (a page without a ``title`` key is named by its file, DESIGN
             §2) or ``"h1"`` (by its first H1).
         ignore_tool_folders: leave out folders that tools fill and that never hold notes
@@ -227,8 +227,9 @@ def load_config(vault: Path) -> Config:
         The configuration, with defaults for every missing key.
 
     Raises:
-        ConfigError: the file is not valid TOML or a key has the wrong type; the message names
-            the file (and the line, for TOML syntax errors).
+        ConfigError: the file is not valid TOML, a key has the wrong type, or an
+            ``extra_patterns`` entry is not a regex RE2 compiles; the message names the file
+            (and the line, for TOML syntax errors) and the key.
     """
     path = vault / CONFIG_NAME
     if not path.is_file():
@@ -260,13 +261,7 @@ def load_config(vault: Path) -> Config:
     if not 0 <= lock_timeout_s <= 86_400:
         raise ConfigError(f"{path}: key 'lock_timeout_s' must be between 0 and 86400 seconds")
     extra = _str_list(sanitize.get("extra_patterns", []), "sanitize.extra_patterns", path)
-    for pattern in extra:
-        try:
-            re.compile(pattern)
-        except re.error as exc:
-            raise ConfigError(
-                f"{path}: sanitize.extra_patterns: {pattern!r} is not a valid regex: {exc}"
-            ) from exc
+    _check_linear(extra, path)
     return Config(
         vault=vault,
         store_dir="/".join(p for p in parts if p != "."),
@@ -290,6 +285,22 @@ def _title_from(data: dict[str, Any], path: Path) -> str:
     if value not in ("stem", "h1"):  # parser.TITLE_SOURCES (the parser is not imported here)
         raise ConfigError(f'{path}: key \'title_from\' must be "stem" or "h1" (got {value!r})')
     return str(value)
+
+
+def _check_linear(patterns: tuple[str, ...], path: Path) -> None:
+    """Every ``sanitize.extra_patterns`` entry must compile with RE2 (linear time, issue 14)."""
+    if not patterns:
+        return
+    from vault_sync.linear_regex import compile_linear  # RE2 loads only when patterns exist
+
+    for pattern in patterns:
+        try:
+            compile_linear(pattern)
+        except ValueError as exc:
+            raise ConfigError(
+                f"{path}: sanitize.extra_patterns: {pattern!r} is not a linear-time (RE2)"
+                f" regex: {exc} (backreferences and lookaround are not supported)"
+            ) from exc
 
 
 _KEYS = {
@@ -354,8 +365,8 @@ max_delay_ms = 1000    # longest wait before a batch is applied
 reconcile_s = 300      # periodic full reconcile
 
 [sanitize]
-extra_patterns = []    # regexes redacted as [REDACTED:custom]
-allow = []             # regexes or literals never redacted
+extra_patterns = []    # RE2 regexes redacted as [REDACTED:custom]
+allow = []             # RE2 regexes or literals never redacted
 """
 
 

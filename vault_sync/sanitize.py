@@ -15,7 +15,7 @@ anything. Examples:
 - ``https://deploy:ghp_…@github.com`` → ``https://[REDACTED:url_credentials]:[REDACTED:github_token]@github.com``;
 - ``OPENAI_API_KEY="sk-…"`` → ``OPENAI_API_KEY="[REDACTED:openai_key]"``.
 
-Config ``sanitize.allow`` entries (each used both as a regex, when it compiles, and as a
+Config ``sanitize.allow`` entries (each used both as an RE2 regex, when it compiles, and as a
 literal) protect what they cover: a candidate lying wholly inside an allow match is not
 redacted, and no other candidate may redact over it either (so an allowed example token inside
 an ``Authorization`` header stays whole). An allow match that only touches part of a candidate
@@ -23,7 +23,8 @@ does not protect it.
 
 Properties (tested in ``tests/test_sanitize.py``): idempotent; never matches inside (or using the
 text of) its own ``[REDACTED:…]`` tokens; never raises on ``str`` input (an invalid custom or
-allow regex is skipped with a warning — ``load_config`` already rejects them); linear time:
+allow regex is skipped with a warning — ``load_config`` already rejects custom ones); linear
+time: config patterns run on RE2 (:mod:`vault_sync.linear_regex`), and the built-in rules are
 stdlib ``re`` patterns without nested quantifiers, every repeat bounded or possessive, and each
 rule run only when one of its lowercase trigger literals occurs in the text (one cheap ``in``
 scan per trigger, TECH-NOTES §9), so clean text costs a ``str.lower`` and a few substring
@@ -47,6 +48,7 @@ from vault_sync.secret_rules import SecretFormat, vendor_formats, vendor_labels
 
 if TYPE_CHECKING:
     from vault_sync.config import Config
+    from vault_sync.linear_regex import LinearPattern
 
 logger = logging.getLogger(__name__)
 
@@ -700,9 +702,12 @@ class Scrubber:
     Compile one per config and reuse it for every page: ``Scrubber.from_config(cfg).scrub(t)``.
 
     Args:
-        extra_patterns: regexes redacted as ``custom`` (the whole match, or the group named
-            ``secret`` when the pattern has one). Invalid ones are skipped with a warning.
-        allow: regexes or literals never redacted (see the module docstring).
+        extra_patterns: RE2 regexes (:mod:`vault_sync.linear_regex`: linear time, so a
+            catastrophic pattern such as ``(a+)+$`` cannot hang a sync) redacted as ``custom``
+            (the whole match, or the group named ``secret`` when the pattern has one). Ones
+            RE2 refuses are skipped with a warning (``load_config`` already rejects them).
+        allow: RE2 regexes or literals never redacted (see the module docstring); an entry
+            RE2 cannot compile is a literal only.
     """
 
     def __init__(self, extra_patterns: Sequence[str] = (), allow: Sequence[str] = ()) -> None:
@@ -792,11 +797,10 @@ class Scrubber:
                 at = view.find(trigger, at + 1)
         _dispatched(text, view, out)
         rank = _rank()["custom"]
-        for pattern in self._custom:
-            for m in pattern.finditer(text):
-                s, e = m.span("secret") if "secret" in pattern.groupindex else m.span()
+        for pattern in self._custom:  # RE2: linear time whatever the user wrote
+            for whole, (s, e) in pattern.spans(text):
                 if s < e:
-                    out.append(_Candidate(rank, s, e, "custom", m.span()))
+                    out.append(_Candidate(rank, s, e, "custom", whole))
         return out
 
     def _resolve(self, text: str, candidates: list[_Candidate]) -> tuple[Finding, ...]:
@@ -834,14 +838,17 @@ class Scrubber:
                 spans.append((i, i + len(literal)))
                 i = text.find(literal, i + 1)
         for pattern in self._allow_regexes:
-            spans.extend(m.span() for m in pattern.finditer(text) if m.end() > m.start())
+            spans.extend(whole for whole, _ in pattern.spans(text) if whole[1] > whole[0])
         return spans
 
 
-def _compile(pattern: str) -> re.Pattern[str] | None:
+def _compile(pattern: str) -> LinearPattern | None:
+    """A config pattern, compiled with RE2 (linear time, issue 14); ``None`` if RE2 refuses it."""
+    from vault_sync.linear_regex import compile_linear  # RE2 loads only when patterns exist
+
     try:
-        return re.compile(pattern)
-    except (re.error, RecursionError, OverflowError, ValueError) as exc:
+        return compile_linear(pattern)
+    except ValueError as exc:
         logger.warning("sanitize: skipping invalid pattern %r: %s", pattern, exc)
         return None
 
