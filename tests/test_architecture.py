@@ -20,7 +20,7 @@ LAYERS = {
     "linear_regex": 0,
     "page": 1,
     "parser": 2,  # a package: frontmatter, keys, body (PACKAGE_ORDER)
-    "sanitize": 2,
+    "sanitize": 2,  # a package: rule, vendor, names, structural, overlaps, search (PACKAGE_ORDER)
     "placeholders": 2,
     "secret_values": 3,
     "secret_rules": 2,
@@ -76,6 +76,7 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
 PACKAGE_ORDER = {
     "index": ["schema", "page_index", "__init__"],
     "parser": ["frontmatter", "body", "keys", "__init__"],
+    "sanitize": ["rule", "vendor", "names", "structural", "overlaps", "search", "__init__"],
     "store": ["schema", "records", "reads", "writes", "__init__"],
 }
 

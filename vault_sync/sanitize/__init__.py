@@ -1,0 +1,204 @@
+"""Typed redaction: ``scrub(text) -> (text, findings)`` (DESIGN §8, Invariant 6).
+
+Each secret is replaced by ``[REDACTED:<label>]``. A :class:`Finding` holds the label and the
+offsets of the redacted span in the *input*, never the secret; callers turn offsets into lines
+with :func:`line_of`.
+
+Labels, in precedence order (:func:`labels`): vendor-specific formats first, then structural
+shapes, then ``custom`` (config ``sanitize.extra_patterns``). Where two candidates overlap, the
+earlier label wins, then the longer match; the loser keeps only the parts outside the winner
+that still hold a letter or digit, so precedence decides the label but never un-redacts
+anything. Examples:
+
+- ``Authorization: Bearer ghp_…`` → ``Authorization: Bearer [REDACTED:github_token]`` (the
+  header's credential is exactly the token, so ``auth_header`` has nothing left);
+- ``https://deploy:ghp_…@github.com`` → ``https://[REDACTED:url_credentials]:[REDACTED:github_token]@github.com``;
+- ``OPENAI_API_KEY="sk-…"`` → ``OPENAI_API_KEY="[REDACTED:openai_key]"``.
+
+Config ``sanitize.allow`` entries (each used both as an RE2 regex, when it compiles, and as a
+literal) protect what they cover: a candidate lying wholly inside an allow match is not
+redacted, and no other candidate may redact over it either (so an allowed example token inside
+an ``Authorization`` header stays whole). An allow match that only touches part of a candidate
+does not protect it.
+
+Properties (tested in ``tests/test_sanitize.py``): idempotent; never matches inside (or using the
+text of) its own ``[REDACTED:…]`` tokens; never raises on ``str`` input (an invalid custom or
+allow regex is skipped with a warning — ``load_config`` already rejects custom ones); linear
+time: config patterns run on RE2 (:mod:`vault_sync.linear_regex`), and the built-in rules are
+stdlib ``re`` patterns without nested quantifiers, every repeat bounded or possessive, and each
+rule run only when one of its lowercase trigger literals occurs in the text (one cheap ``in``
+scan per trigger, TECH-NOTES §9), so clean text costs a ``str.lower`` and a few substring
+searches.
+
+The package, lowest first: :mod:`.rule` (labels, :class:`~.rule.Rule`, the token format),
+:mod:`.vendor` (the vendor rules, from the data table :mod:`vault_sync.secret_rules`),
+:mod:`.names` (secrets known by the name before them), :mod:`.structural` (URL, header,
+manifest and key-file rules), :mod:`.overlaps` (precedence: candidates -> findings),
+:mod:`.search` (where the built-in rules run); this module: :class:`Scrubber`, :func:`scrub`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import logging
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from vault_sync.sanitize.overlaps import Candidate, Finding, resolve
+from vault_sync.sanitize.rule import STRUCTURAL_LABELS, TOKEN_RE, Span, label_rank, labels
+from vault_sync.sanitize.search import builtin_candidates
+
+if TYPE_CHECKING:
+    from vault_sync.config import Config
+    from vault_sync.linear_regex import LinearPattern
+
+__all__ = ["STRUCTURAL_LABELS", "TOKEN_RE", "Finding", "Scrubber", "labels", "line_of", "scrub"]
+
+logger = logging.getLogger(__name__)
+
+#: Where a file name glues words: each part after one is scrubbed as if it began the name.
+_NAME_GLUE = re.compile(r"[-_ .]")
+
+
+def line_of(text: str, offset: int) -> int:
+    """Return the 1-based line of ``offset`` in ``text`` (for mapping findings to file lines)."""
+    return text.count("\n", 0, max(0, offset)) + 1
+
+
+class Scrubber:
+    """Scrubs text with the built-in rules plus a config's custom and allow patterns.
+
+    Compile one per config and reuse it for every page: ``Scrubber.from_config(cfg).scrub(t)``.
+
+    Args:
+        extra_patterns: RE2 regexes (:mod:`vault_sync.linear_regex`: linear time, so a
+            catastrophic pattern such as ``(a+)+$`` cannot hang a sync) redacted as ``custom``
+            (the whole match, or the group named ``secret`` when the pattern has one). Ones
+            RE2 refuses are skipped with a warning (``load_config`` already rejects them).
+        allow: RE2 regexes or literals never redacted (see the module docstring); an entry
+            RE2 cannot compile is a literal only.
+    """
+
+    def __init__(self, extra_patterns: Sequence[str] = (), allow: Sequence[str] = ()) -> None:
+        self._custom = tuple(p for p in map(_compile, extra_patterns) if p is not None)
+        self._allow_literals = tuple(a for a in allow if a)
+        self._allow_regexes = tuple(p for p in map(_compile, self._allow_literals) if p)
+
+    @classmethod
+    def from_config(cls, config: Config) -> Scrubber:
+        """Build from ``config.sanitize_extra_patterns`` and ``config.sanitize_allow``."""
+        return cls(config.sanitize_extra_patterns, config.sanitize_allow)
+
+    def scrub(self, text: str) -> tuple[str, tuple[Finding, ...]]:
+        """Redact secrets in ``text``.
+
+        Args:
+            text: any text.
+
+        Returns:
+            The text with each secret replaced by ``[REDACTED:<label>]``, and the findings
+            sorted by offset (offsets into ``text``). Clean text is returned as is.
+        """
+        candidates = self._candidates(text)
+        if not candidates:
+            return text, ()
+        findings = resolve(text, candidates, self._allow_spans if self._allow_literals else None)
+        if not findings:
+            return text, ()
+        parts: list[str] = []
+        pos = 0
+        for f in findings:
+            parts.append(text[pos : f.start])
+            parts.append(f"[REDACTED:{f.label}]")
+            pos = f.end
+        parts.append(text[pos:])
+        return "".join(parts), findings
+
+    def scrub_names(self, names: Sequence[str]) -> dict[str, str]:
+        """Find names (file paths) that hold a secret, in one pass over all of them.
+
+        Args:
+            names: names without newlines (vault-relative paths).
+
+        Returns:
+            ``{name: redacted name}`` for each name with a finding; clean names are left out.
+        """
+        # A file name glues words with `-`, `_` or spaces (`notes-glpat-…`): each part after
+        # one is also scrubbed on its own, as if it began the name.
+        variants: list[tuple[int, int]] = []  # (name index, offset of the part in the name)
+        for index, name in enumerate(names):
+            variants.append((index, 0))
+            stem = name.rfind("/") + 1
+            variants.extend((index, m.end()) for m in _NAME_GLUE.finditer(name, stem))
+        joined = "\n".join(names[i][at:] for i, at in variants)
+        _, findings = self.scrub(joined)
+        if not findings:
+            return {}
+        starts = [0]
+        for i, at in variants:
+            starts.append(starts[-1] + len(names[i]) - at + 1)
+        found: dict[str, str] = {}
+        for f in findings:
+            i, at = variants[bisect.bisect_right(starts, f.start) - 1]
+            name = names[i]
+            whole = self.scrub(name)[0]
+            if name not in found or found[name] == name:
+                found[name] = whole if whole != name else name[:at] + self.scrub(name[at:])[0]
+        return found
+
+    def _candidates(self, text: str) -> list[Candidate]:
+        """Every rule match whose checks pass, before overlaps are resolved."""
+        out = builtin_candidates(text)
+        rank = label_rank()["custom"]
+        for pattern in self._custom:  # RE2: linear time whatever the user wrote
+            for whole, (s, e) in pattern.spans(text):
+                if s < e:
+                    out.append(Candidate(rank, s, e, "custom", whole))
+        return out
+
+    def _allow_spans(self, text: str) -> list[Span]:
+        """Spans of ``text`` the allow entries cover (each as a literal and as an RE2 regex)."""
+        spans: list[Span] = []
+        for literal in self._allow_literals:
+            i = text.find(literal)
+            while i >= 0:
+                spans.append((i, i + len(literal)))
+                i = text.find(literal, i + 1)
+        for pattern in self._allow_regexes:
+            spans.extend(whole for whole, _ in pattern.spans(text) if whole[1] > whole[0])
+        return spans
+
+
+def _compile(pattern: str) -> LinearPattern | None:
+    """A config pattern, compiled with RE2 (linear time, issue 14); ``None`` if RE2 refuses it."""
+    from vault_sync.linear_regex import compile_linear  # RE2 loads only when patterns exist
+
+    try:
+        return compile_linear(pattern)
+    except ValueError as exc:
+        logger.warning("sanitize: skipping invalid pattern %r: %s", pattern, exc)
+        return None
+
+
+@functools.lru_cache(maxsize=32)
+def _scrubber(extra_patterns: tuple[str, ...], allow: tuple[str, ...]) -> Scrubber:
+    return Scrubber(extra_patterns, allow)
+
+
+def scrub(
+    text: str, *, extra_patterns: Sequence[str] = (), allow: Sequence[str] = ()
+) -> tuple[str, tuple[Finding, ...]]:
+    """Replace each secret in ``text`` with ``[REDACTED:<label>]`` (DESIGN §8).
+
+    Args:
+        text: any text.
+        extra_patterns: regexes redacted as ``custom``.
+        allow: regexes or literals never redacted.
+
+    Returns:
+        ``(scrubbed text, findings)``; findings are sorted by ``start`` and hold offsets into
+        ``text``, never the secret.
+    """
+    return _scrubber(tuple(extra_patterns), tuple(allow)).scrub(text)

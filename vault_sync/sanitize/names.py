@@ -1,0 +1,169 @@
+"""Secrets known by the name before them (issue 17 kind 3): ``NAME_TOKEN=…``, ``"password":
+"…"``, ``--token …``, ``x-api-key: …``, ``curl -u user:pass``, ``mysql -p…``, XML settings.
+
+A name alone is not enough: the value must pass a gate (:mod:`vault_sync.placeholders`) —
+random-looking, or any non-placeholder after an UPPER_CASE env name — so prose ("the token is
+refreshed hourly") and public identifiers (``public_key``, ``primaryKey``) are left.
+"""
+
+from __future__ import annotations
+
+import re
+
+from vault_sync.placeholders import placeholder as _placeholder
+from vault_sync.placeholders import random_looking as _random_looking
+from vault_sync.sanitize.rule import Rule, Span, group
+
+#: A credential value in an assignment: "double-quoted", 'single-quoted' or bare.
+#: A credential value: "double-quoted", 'single-quoted' or bare (a bare value may hold quotes
+#: after its first character: YAML `token: ab"cd`), taken whole however long (4096: a line).
+_VALUE = (
+    r"(?:\"([^\"\r\n]{1,4096}+)\"|'([^'\r\n]{1,4096}+)'"
+    r"|([^\s\"'`,;<>\[\]{}()][^\s`,;<>\[\]{}()]{0,4095}+))"
+)
+#: name ends with KEY/TOKEN/SECRET/PASSWORD/...; then an assignment operator of any common
+#: syntax (`=`, `:`, `:=`, `=>`, `?=`, `||=`, `.=`, `<-`), or spaces after a `--flag`.
+_ASSIGN = (
+    r"(?i:(key|token|secret|passw(?:or)?d|passphrase|pwd))[\"'\]]{0,2}"
+    r"(?:[ \t]{0,8}(?::=|=>|\?=|\|\|=|\.=|<-|=|:)[ \t]{0,8}|([ \t]{1,8}))" + _VALUE
+)
+#: Keywords that must follow another name part (`API_KEY`, `dbPwd`); bare `key:` is too common.
+_NEEDS_PREFIX = frozenset({"key", "pwd"})
+_PASSWORDS = frozenset({"password", "passwd", "passphrase", "pwd"})
+
+
+_NAME_REVERSED = re.compile(r"[\w.-]*", re.ASCII)
+
+
+def _name_before(text: str, start: int) -> str:
+    """The identifier-ish name part just before ``start`` (at most 64 chars)."""
+    window = text[max(0, start - 64) : start][::-1]
+    return window[: _NAME_REVERSED.match(window).end()][::-1]  # type: ignore[union-attr]
+
+
+#: Name parts before KEY/TOKEN that make the name a public identifier (issue 17 kind 5).
+_PUBLIC_NAME = re.compile(
+    r"(?i:public|pub|primary|foreign|sort|partition|cache|csrf|xsrf|idempotency|range|hash"
+    r"|index|unique|composite|row)[_.-]?\Z"
+)
+
+
+def _assignment_name(text: str, at: int) -> bool:
+    """The keyword at ``at`` ends a name: ``DB_PASSWORD``, ``apiToken``, ``client-secret``;
+    not ``monkey``/``hotkey``, and not a bare ``key`` (``API``-key names go to ``api_key``)."""
+    prefix = _name_before(text, at)
+    head = text[at : at + 3].lower()
+    if not prefix:
+        return head not in _NEEDS_PREFIX
+    if _PUBLIC_NAME.search(prefix):
+        return False  # public_key, primaryKey, foreignKey, csrf-token, sortKey: not secrets
+    last = prefix[-1]
+    camel = text[at].isupper() and (
+        last.islower() or last.isdigit() or text[at + 1 : at + 2].islower()  # AWSToken
+    )
+    if last.isalnum() and head in _NEEDS_PREFIX and not camel:
+        return False  # monkey=, hotkey:, TURKEY= — the keyword is not a name part
+    return not (head in ("key", "tok") and prefix.lower().rstrip("_.-").endswith("api"))
+
+
+def _assignment_span(text: str, m: re.Match[str]) -> Span | None:
+    """``NAME_TOKEN=value`` and friends: redact the value when it looks like one."""
+    keyword = m.group(1)
+    lower = keyword.lower()
+    prefix = _name_before(text, m.start())
+    index = m.lastindex or 0
+    value = m.group(index)
+    quoted = index in (3, 4)
+    if m.group(2) is not None and not prefix.startswith("-"):
+        return None  # `token value` is prose; `--token value` is a command line
+    if not quoted and m.end() < len(text) and text[m.end()] in "([.":
+        return None  # os.environ["X"], get_token(): code, not a value
+    env_style = keyword.isupper() and (not prefix or prefix.upper() == prefix)
+    if lower in _PASSWORDS:
+        ok = (
+            len(value) >= 4
+            and not _placeholder(value)
+            and (quoted or env_style or any(not c.isalpha() for c in value))
+        )
+    elif env_style:
+        ok = len(value) >= 4 and not _placeholder(value)
+    else:
+        ok = _random_looking(value)
+    return m.span(index) if ok else None
+
+
+_API_KEY = (
+    r"(?i:(api[ _.-]?(?:key|token)|apikey|access[ _-]?key))"
+    r"[\"'\]]{0,2}(?:[ \t]{1,8}(?:is|was)[ \t]{1,8}|[ \t]{0,8}(?::=|=>|=|:)[ \t]{0,8}|[ \t]{1,8})"
+    + _VALUE
+)
+
+
+def _api_key_span(text: str, m: re.Match[str]) -> Span | None:
+    """``x-api-key: value``, ``--api-key value``, ``apiKey = "value"``: a random-looking value."""
+    start = m.start()
+    if start and text[start - 1].isalnum() and not m.group(1)[0].isupper():
+        return None
+    index = m.lastindex or 0
+    value = m.group(index)
+    if index == 4 and m.end() < len(text) and text[m.end()] in "([.":
+        return None
+    return m.span(index) if _random_looking(value) else None
+
+
+def _user_password_span(text: str, m: re.Match[str]) -> Span | None:
+    """``curl -u user:password``: the credentials, unless the password is a placeholder."""
+    password = m.group(2)
+    if len(password) < 4 or _placeholder(password) or password.startswith("$"):
+        return None
+    return m.start(1), m.end(2)
+
+
+def _flag_value_span(text: str, m: re.Match[str]) -> Span | None:
+    """``mysql -pSECRET``: a glued value, when it reads as generated."""
+    return m.span(1) if _random_looking(m.group(1)) else None
+
+
+def name_rules() -> list[Rule]:
+    """The name-keyed rules (``env_secret``, ``api_key``, ``cli_credentials``), in order."""
+    c = re.compile
+    return [
+        # NAME_KEY=…, _TOKEN=…, _SECRET=…, PASSWORD=… (.env, shell `export`, YAML `name: value`,
+        # JSON, code). Starts at the keyword (cheap literal-first scan); the name before it is
+        # checked in Python. UPPER_CASE env names take any non-placeholder value; other names
+        # need a random-looking value, so `sortKey: "priority"` and prose stay.
+        Rule(
+            "env_secret",
+            c(_ASSIGN),
+            ("key", "token", "secret", "passw", "passphrase", "pwd"),
+            _assignment_span,
+            pre=_assignment_name,
+        ),
+        # A key-like token after an API-key-like name in any syntax: API_KEY=…, x-api-key: …,
+        # --api-key …, "my API key is …".
+        Rule(
+            "api_key",
+            c(_API_KEY),
+            ("api", "access"),
+            _api_key_span,
+        ),
+        # Credentials on a command line: `curl -u user:password` (curl(1) --user), `mysql
+        # -pPASSWORD` (mysql(1) --password).
+        Rule(
+            "cli_credentials",
+            c(r"(?:-u|--user)(?:[ \t]{1,8}|=)[\"']?([^\s\"':]{1,128}+):([^\s\"']{1,256}+)"),
+            ("-u ", "-u=", "--user"),
+            _user_password_span,
+        ),
+        Rule("cli_credentials", c(r" -p([^\s\"']{8,256}+)"), (" -p",), _flag_value_span),
+        # .NET / NuGet XML settings: <add key="ClearTextPassword" value="…" />.
+        Rule(
+            "env_secret",
+            c(
+                r"key=\"[\w.:-]{0,64}(?i:password|secret|token|apikey|pwd)[\w.:-]{0,64}\""
+                r"[ \t]{1,8}value=\"([^\"\r\n]{1,4096}+)\""
+            ),
+            ('key="',),
+            group(1, lambda v: len(v) >= 4 and not _placeholder(v)),
+        ),
+    ]

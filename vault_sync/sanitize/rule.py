@@ -1,0 +1,115 @@
+"""What a scrubbing rule is: labels in precedence order, ``Rule``, spans and the token format.
+
+The lowest module of :mod:`vault_sync.sanitize`: the vendor rules (:mod:`.vendor`, built from
+the data table :mod:`vault_sync.secret_rules`), the name-keyed rules (:mod:`.names`) and the
+structural ones (:mod:`.structural`) are all :class:`Rule` values, run by :mod:`.search`.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from vault_sync.secret_rules import vendor_labels
+
+#: The structural labels, tried after every vendor label, in precedence order (DESIGN §8).
+STRUCTURAL_LABELS: tuple[str, ...] = (
+    "url_credentials",
+    "auth_header",
+    "bearer_token",
+    "env_secret",
+    "api_key",
+    "cli_credentials",
+    "kubernetes_secret",
+    "credential_path",
+    "custom",
+)
+
+
+@functools.cache
+def labels() -> tuple[str, ...]:
+    """Every label, in precedence order (DESIGN §8): vendor labels (``secret_formats.toml``)
+    first, then :data:`STRUCTURAL_LABELS`; the earlier label wins an overlap."""
+    return (*vendor_labels(), *STRUCTURAL_LABELS)
+
+
+@functools.cache
+def label_rank() -> dict[str, int]:
+    """``{label: rank}``: a lower rank wins an overlap (:func:`labels`)."""
+    return {label: rank for rank, label in enumerate(labels())}
+
+
+#: A redaction token as written by :func:`scrub`; text inside one is never matched again.
+TOKEN_RE = re.compile(r"\[REDACTED:[a-z_]{1,32}\]")
+
+
+WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+WORD_DASH = WORD | {"-"}
+ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+Span = tuple[int, int]
+SpanFn = Callable[[str, "re.Match[str]"], "Span | None"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One pattern, tried only where one of its triggers occurs.
+
+    Attributes:
+        label: the label of what it finds.
+        regex: matched (``regex.match``) at each trigger occurrence, not searched.
+        triggers: lowercase ASCII literals, each the start of a match of ``regex`` (found with
+            ``bytes.find`` in a lowercased ASCII view: far cheaper than a regex scan,
+            TECH-NOTES §9).
+        span: checks a match and returns the span to redact, or ``None``.
+        back: maps a trigger offset to where a match starts, for patterns whose literal is
+            not their first character (default: the trigger offset itself).
+        before: characters that may not precede a match (checked before the regex runs, so
+            a run like ``eyJeyJeyJ…`` costs one attempt, not one per trigger).
+        pre: a cheaper check of the text before the match start, run before the regex.
+        dispatch: tried at the starts of long token-like runs (:mod:`.search`) instead of by a
+            search of the whole text for each trigger (most vendor formats: 150 more
+            substring scans per page would triple the cost of scrubbing).
+    """
+
+    label: str
+    regex: re.Pattern[str]
+    triggers: tuple[str, ...]
+    span: SpanFn
+    back: Callable[[str, int], int] | None = None
+    before: frozenset[str] = frozenset()
+    pre: Callable[[str, int], bool] | None = None
+    dispatch: bool = False
+
+
+def whole(text: str, m: re.Match[str]) -> Span | None:
+    """Redact the whole match."""
+    return m.span()
+
+
+def group(index: int, check: Callable[[str], bool] | None = None) -> SpanFn:
+    """Redact one group, if its text passes ``check``."""
+
+    def span(text: str, m: re.Match[str]) -> Span | None:
+        value = m.group(index)
+        if not value or (check is not None and not check(value)):
+            return None
+        return m.span(index)
+
+    return span
+
+
+def after_token(text: str, start: int) -> bool:
+    """Whether ``start`` follows one of our own ``[REDACTED:…]`` tokens directly.
+
+    Redacting turns the characters before a match into ``]``; a rule that refuses a match
+    glued to a word must refuse it glued to a token too, or a second pass would find what the
+    first pass rightly left (``…key.pgpass`` -> ``[REDACTED:openai_key].pgpass``): scrubbing
+    must be idempotent (found by the long hypothesis run).
+    """
+    if not text.endswith("]", 0, start):
+        return False
+    opening = text.rfind("[REDACTED:", max(0, start - 45), start)
+    return opening >= 0 and TOKEN_RE.fullmatch(text, opening, start) is not None

@@ -1,0 +1,157 @@
+"""Structural rules: a secret known by the syntax around it — URL userinfo, an HTTP
+``Authorization`` header, a bearer token, a Kubernetes ``kind: Secret`` manifest, the path of
+a credential file — plus, in precedence order among them, the name-keyed rules of :mod:`.names`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from vault_sync.placeholders import placeholder as _placeholder
+from vault_sync.placeholders import random_looking as _random_looking
+from vault_sync.sanitize.names import name_rules
+from vault_sync.sanitize.rule import ALNUM, WORD, WORD_DASH, Rule, Span, after_token
+
+
+def _url_span(text: str, m: re.Match[str]) -> Span | None:
+    """``scheme://user:password@host``: redact ``user:password``, keep scheme and host."""
+    if _placeholder(m.group(2)):
+        return None
+    return m.start(1), m.end(2)
+
+
+_SCHEMES = r"basic|bearer|token|digest|negotiate|ntlm|apikey|aws4-hmac-sha256|hmac|otp"
+#: Schemes whose credentials are a comma-separated parameter list (RFC 9110 §11.4, AWS SigV4).
+_MULTIPART = frozenset({"digest", "aws4-hmac-sha256", "hmac"})
+_REST_OF_VALUE = re.compile(r"[^\r\n\"'<>\[\]`]{0,1024}+")
+
+
+def _auth_span(text: str, m: re.Match[str]) -> Span | None:
+    """``Authorization: [scheme] credentials``: redact the credentials (for Digest and SigV4,
+    the parameter list to the end of the value)."""
+    scheme, first = m.group(1), m.group(2)
+    if scheme:  # after a scheme word, anything token-like is the credential
+        ok = (len(first) >= 8 and not first.isalpha()) or _random_looking(first)
+        ok = ok and not _placeholder(first)
+    else:
+        ok = _random_looking(first)
+    if not ok:
+        return None
+    if scheme and scheme.lower() in _MULTIPART:
+        rest = _REST_OF_VALUE.match(text, m.end(2))
+        return m.start(2), (rest.end() if rest else m.end(2))
+    return m.span(2)
+
+
+def _bearer_span(text: str, m: re.Match[str]) -> Span | None:
+    value = m.group(1)
+    ok = _random_looking(value) or (len(value) >= 20 and not value.isalpha())
+    return m.span(1) if ok and not _placeholder(value) else None
+
+
+def _path_span(text: str, m: re.Match[str]) -> Span | None:
+    """Extend a credential file name back over its directory part (``~/…``, ``/home/x/…``)."""
+    start = m.start()
+    if after_token(text, start):
+        return None
+    if m.group(1) is not None and (not start or text[start - 1] not in WORD_DASH):
+        return None  # ".pem" with no file name before it is prose about the extension
+    if m.group(1) is None and start and text[start - 1] in WORD:
+        return None  # "my_id_rsa_notes"
+    if text.startswith("id_", start) and not text.endswith("/", 0, start):
+        return None  # "it writes id_ed25519": a file's name in prose, not a path to it
+    low = max(0, start - 256)
+    i = start
+    while i > low and text[i - 1] not in " \t\r\n\"'`<>()[]{},;=|*":
+        i -= 1
+    return i, m.end()
+
+
+#: ``kind: Secret`` ... a ``data:`` or ``stringData:`` block of ``name: value`` lines.
+_K8S_DATA = re.compile(
+    r"^[ \t]{0,16}(?:data|stringData):[ \t]{0,8}\r?\n"
+    r"((?:[ \t]{1,16}[\w.-]{1,253}:[^\r\n]{0,8192}+(?:\r?\n|\Z)){1,1024}+)",
+    re.MULTILINE,
+)
+_K8S_WINDOW = 8192
+
+
+def _kubernetes_span(text: str, m: re.Match[str]) -> Span | None:
+    """A Kubernetes Secret's ``data:`` block near its ``kind: Secret``: every value in it
+    (base64, or plain for ``stringData``) is a secret, so the whole block is redacted."""
+    data = _K8S_DATA.search(text, max(0, m.start() - _K8S_WINDOW), m.end() + _K8S_WINDOW)
+    if data is None:
+        return None
+    return data.start(1), data.end(1) - len(data.group(1)) + len(data.group(1).rstrip())
+
+
+_CREDENTIAL_FILE_TRIGGERS = (
+    ".aws/",
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
+    ".netrc",
+    "_netrc",
+    ".pgpass",
+    ".git-credentials",
+    ".pem",
+    ".p12",
+    ".pfx",
+    ".ppk",
+)
+
+
+def structural_rules() -> list[Rule]:
+    """Every rule after the vendor ones, in precedence order (:data:`~.rule.STRUCTURAL_LABELS`)."""
+    c = re.compile
+    return [
+        # URL userinfo (RFC 3986 §3.2.1, deprecated for passwords but still written):
+        # scheme://user:password@host — the user part may be empty (redis://:pw@host).
+        Rule(
+            "url_credentials",
+            c(r"://([^\s/?#@:\[\]<>\"'`]{0,256}+):([^\s/?#@\[\]<>\"'`]{1,256}+)@(?=[\w\[])"),
+            ("://",),
+            _url_span,
+        ),
+        # HTTP Authorization header (RFC 9110 §11.6.2) in curl lines, code and logs:
+        # "Authorization: <scheme> <credentials>".
+        Rule(
+            "auth_header",
+            c(
+                r"(?i:authorization)[\"']?[ \t]{0,8}[:=][ \t]{0,8}[\"']?"
+                rf"(?:((?i:{_SCHEMES}))[ \t]{{1,8}})?([^\s\"'<>\[\]`]{{1,1024}}+)"
+            ),
+            ("authorization",),
+            _auth_span,
+        ),
+        # OAuth 2.0 bearer token (RFC 6750 §2.1, b64token syntax) outside a header.
+        Rule(
+            "bearer_token",
+            c(r"(?i:bearer)[ \t]{1,8}([\w.~+/=-]{8,4096}+)"),
+            ("bearer",),
+            _bearer_span,
+            before=ALNUM,  # flagbearer
+        ),
+        *name_rules(),
+        # Kubernetes Secret manifests (kubernetes.io/docs/concepts/configuration/secret).
+        Rule(
+            "kubernetes_secret",
+            c(r"kind:[ \t]{0,8}[\"']?Secret\b"),
+            ("kind:",),
+            _kubernetes_span,
+        ),
+        # Well-known credential files (not their public halves): ~/.aws/credentials,
+        # ~/.ssh/id_{rsa,dsa,ecdsa,ed25519}[_sk] (not .pub), .netrc/_netrc, .pgpass,
+        # .git-credentials, and key bundles *.pem, *.p12, *.pfx, *.ppk. Not *.key: it is also
+        # Keynote's extension and `event.key` in code. The whole path is redacted.
+        Rule(
+            "credential_path",
+            c(
+                r"(?:\.aws/credentials|id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?(?!\.pub)|[._]netrc"
+                r"|\.pgpass|\.git-credentials|\.(pem|p12|pfx|ppk))(?![\w.-])"
+            ),
+            _CREDENTIAL_FILE_TRIGGERS,
+            _path_span,
+        ),
+    ]

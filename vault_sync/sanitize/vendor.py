@@ -1,0 +1,87 @@
+"""Vendor rules: each row of the data table (:func:`vault_sync.secret_rules.vendor_formats`,
+``secret_formats.toml``) turned into a :class:`~vault_sync.sanitize.rule.Rule`.
+
+A row names its boundary (``before``), how far its match starts before its trigger (``lead`` /
+``back``), which group to redact and a check on it; most rows are *dispatched*: tried at the
+starts of long token-like runs (:data:`RUN_CHARS`) rather than by a search of the text per
+trigger (:mod:`.search`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from vault_sync.sanitize.rule import ALNUM, WORD, WORD_DASH, Rule, group, whole
+from vault_sync.secret_rules import SecretFormat, vendor_formats
+
+
+def _digits_before(text: str, at: int) -> int:
+    """Start of the (at most 16) digits just before ``at``: a Telegram bot id before ":A"."""
+    low = max(0, at - 16)
+    while at > low and text[at - 1] in "0123456789":
+        at -= 1
+    return at
+
+
+def _not_hex(value: str) -> bool:
+    return any(c not in "0123456789abcdefABCDEF" for c in value)
+
+
+#: ``SecretFormat.before`` names -> the characters that may not precede a match.
+_BEFORE: dict[str, frozenset[str]] = {
+    "": frozenset(),
+    "word": WORD,
+    "word_dash": WORD_DASH,
+    "alnum": ALNUM,
+    "digit": frozenset("0123456789"),
+}
+_BACK: dict[str, Callable[[str, int], int] | None] = {"": None, "digits": _digits_before}
+_CHECK: dict[str, Callable[[str], bool] | None] = {"": None, "not_hex": _not_hex}
+
+
+def _lead(chars: int) -> Callable[[str, int], int]:
+    """A match starting ``chars`` characters before its trigger."""
+    return lambda text, at: max(0, at - chars)
+
+
+#: The characters of a token-like run (lowercased view), in which every dispatched vendor
+#: token lies (:mod:`.search` finds the runs).
+RUN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.~$+/-")
+
+
+def _dispatchable(row: SecretFormat) -> bool:
+    """Rows that need a boundary before them and whose triggers are run characters start at
+    a run start or after a non-alphanumeric run character: no whole-text search needed."""
+    return bool(
+        row.before
+        and not row.back
+        and not row.lead
+        and all(set(t) <= RUN_CHARS and len(t) >= 2 for t in row.triggers)
+    )
+
+
+def _vendor_rule(row: SecretFormat) -> Rule:
+    """The rule of one row of :func:`~vault_sync.secret_rules.vendor_formats`."""
+    check = _CHECK[row.check]
+    back = _lead(row.lead) if row.lead else _BACK[row.back]
+    dispatch = _dispatchable(row)
+    # A token with a distinctive prefix glued after a dash is still the token (`notes-glpat-…`
+    # file names); a short one is not (`desk-sk-…`).
+    glued = dispatch and row.before == "word_dash" and min(map(len, row.triggers)) >= 4
+    before = WORD if glued else _BEFORE[row.before]
+    span = whole if row.group == 0 and check is None else group(row.group, check)
+    return Rule(
+        row.label,
+        re.compile(row.pattern),
+        row.triggers,
+        span,
+        back,
+        before,
+        dispatch=dispatch,
+    )
+
+
+def vendor_rules() -> list[Rule]:
+    """Every vendor rule, in the data table's order (its precedence, DESIGN §8)."""
+    return [_vendor_rule(row) for row in vendor_formats()]
