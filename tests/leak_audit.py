@@ -181,6 +181,7 @@ def run(python: str, vault: Path, planted: Planted, *, full: bool) -> Audit:
             text=True,
             timeout=600,
             env={**os.environ, "PYTHONPATH": ""},
+            cwd=vault.parent,  # not the repository: `-m` would import its vault_sync first
         )
         return proc.stdout + "\n" + proc.stderr
 

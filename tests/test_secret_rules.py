@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from tests.secret_samples import FORMATS, Sample, samples
+from tests.secret_samples import FALSE_POSITIVES, FORMATS, Sample, samples
 from vault_sync.sanitize import labels, scrub
 from vault_sync.secret_rules import vendor_formats, vendor_labels
 
@@ -82,3 +82,21 @@ def test_every_trigger_is_linear() -> None:
             ):
                 a, b = _seconds(small), _seconds(big)
                 assert b < 5.0 and b <= 10 * a + 0.2, (row.label, trigger, a, b)
+
+
+def test_ansible_vault_flattened_onto_one_line_is_found() -> None:
+    """A vault pasted as a query (newlines become spaces) is still a vault (full leak audit)."""
+    rng = random.Random(5)
+    body = ["".join(rng.choices("0123456789abcdef", k=64)) for _ in range(2)]
+    for sep in ("\n", " ", " \n  "):
+        text = f"$ANSIBLE_VAULT;1.1;AES256{sep}{body[0]}{sep}{body[1]} tail"
+        out, findings = scrub(text)
+        assert out == "$ANSIBLE_VAULT;1.1;AES256[REDACTED:ansible_vault] tail", sep
+        assert [f.label for f in findings] == ["ansible_vault"]
+
+
+@pytest.mark.parametrize("text", FALSE_POSITIVES)
+def test_false_positive_set_is_left_whole(text: str) -> None:
+    """Placeholders, public identifiers and key files in prose are not secrets (issue 17
+    kind 5): the landed 24862ca redacted 15 of these 60, now none."""
+    assert scrub(text) == (text, ())
