@@ -194,8 +194,8 @@ def scrub(
 
     Args:
         text: any text.
-        extra_patterns: regexes redacted as ``custom``.
-        allow: regexes or literals never redacted.
+        extra_patterns: RE2 regexes redacted as ``custom`` (see :class:`Scrubber`).
+        allow: RE2 regexes or literals never redacted.
 
     Returns:
         ``(scrubbed text, findings)``; findings are sorted by ``start`` and hold offsets into
