@@ -72,6 +72,9 @@ class Rule:
         dispatch: tried at the starts of long token-like runs (:mod:`.search`) instead of by a
             search of the whole text for each trigger (most vendor formats: 150 more
             substring scans per page would triple the cost of scrubbing).
+        bounded: the pattern ends with a right boundary (a negative lookahead); a match
+            directly followed by one of our tokens is then refused, since the token may stand
+            for text the boundary refused (the mirror of ``before`` and :func:`after_token`).
     """
 
     label: str
@@ -82,6 +85,7 @@ class Rule:
     before: frozenset[str] = frozenset()
     pre: Callable[[str, int], bool] | None = None
     dispatch: bool = False
+    bounded: bool = False
 
 
 def whole(text: str, m: re.Match[str]) -> Span | None:
@@ -113,3 +117,10 @@ def after_token(text: str, start: int) -> bool:
         return False
     opening = text.rfind("[REDACTED:", max(0, start - 45), start)
     return opening >= 0 and TOKEN_RE.fullmatch(text, opening, start) is not None
+
+
+def before_token(text: str, end: int) -> bool:
+    """Whether one of our own ``[REDACTED:…]`` tokens starts at ``end`` (see :class:`Rule`
+    ``bounded``): ``AIza…-----BEGIN PRIVATE KEY-----`` keeps its key unredacted (glued to
+    ``-``), so ``AIza…[REDACTED:private_key]`` must too (found by the hypothesis run)."""
+    return text.startswith("[REDACTED:", end) and TOKEN_RE.match(text, end) is not None

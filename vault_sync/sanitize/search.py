@@ -10,7 +10,7 @@ import re
 
 from vault_sync.placeholders import too_regular
 from vault_sync.sanitize.overlaps import Candidate
-from vault_sync.sanitize.rule import Rule, Span, after_token, label_rank
+from vault_sync.sanitize.rule import Rule, Span, after_token, before_token, label_rank
 from vault_sync.sanitize.structural import structural_rules
 from vault_sync.sanitize.vendor import RUN_CHARS, vendor_rules
 
@@ -91,6 +91,8 @@ def _attempt(
         if rule.pre is not None and not rule.pre(text, start):
             continue
         m = rule.regex.match(text, start)
+        if m and rule.bounded and before_token(text, m.end()):
+            continue
         span = rule.span(text, m) if m else None
         if m and span and span[0] < span[1]:
             resume[i] = span[1]  # a spared placeholder is settled too: no retry inside it

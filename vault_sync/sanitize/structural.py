@@ -5,6 +5,8 @@ a credential file — plus, in precedence order among them, the name-keyed rules
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 
 from vault_sync.placeholders import placeholder as _placeholder
@@ -67,22 +69,55 @@ def _path_span(text: str, m: re.Match[str]) -> Span | None:
     return i, m.end()
 
 
-#: ``kind: Secret`` ... a ``data:`` or ``stringData:`` block of ``name: value`` lines.
-_K8S_DATA = re.compile(
-    r"^[ \t]{0,16}(?:data|stringData):[ \t]{0,8}\r?\n"
-    r"((?:[ \t]{1,16}[\w.-]{1,253}:[^\r\n]{0,8192}+(?:\r?\n|\Z)){1,1024}+)",
-    re.MULTILINE,
+#: A ``data:`` or ``stringData:`` key and its block of ``name: value`` lines (matched at the key).
+_K8S_DATA = (
+    r"(?:data|stringData):[ \t]{0,8}\r?\n"
+    r"((?:[ \t]{1,16}[\w.-]{1,253}:[^\r\n]{0,8192}+(?:\r?\n|\Z)){1,1024}+)"
 )
-_K8S_WINDOW = 8192
+#: A ``kind: Secret`` key (anywhere: a redaction can only remove one, never make one, so the
+#: any-kind test below stays idempotent), and where one YAML document ends and the next
+#: begins: a ``---`` / ``...`` line (YAML 1.2 §9.1) or a Markdown code fence.
+_K8S_KIND = re.compile(r"kind:[ \t]{0,8}[\"']?Secret\b")
+_DOC_BREAK = re.compile(r"^(?:---|\.\.\.|```|~~~)", re.MULTILINE)
+
+
+def _yaml_key(text: str, at: int) -> bool:
+    """The key at ``at`` begins its line (after indentation or a list dash): not ``metadata:``."""
+    i = at
+    low = max(0, at - 32)
+    while i > low and text[i - 1] in " \t":
+        i -= 1
+    if i > low and text[i - 1] == "-":
+        i -= 1
+        while i > low and text[i - 1] in " \t":
+            i -= 1
+    return i == 0 or text[i - 1] == "\n"
+
+
+@functools.lru_cache(maxsize=2)
+def _manifest_map(text: str) -> tuple[list[int], list[int]]:
+    """Offsets of the ``kind: Secret`` lines and of the document breaks of ``text``: two scans
+    per text that holds a ``data:`` key, whatever the number of keys."""
+    kinds = [m.start() for m in _K8S_KIND.finditer(text)] if "Secret" in text else []
+    return kinds, [m.start() for m in _DOC_BREAK.finditer(text)] if kinds else []
 
 
 def _kubernetes_span(text: str, m: re.Match[str]) -> Span | None:
-    """A Kubernetes Secret's ``data:`` block near its ``kind: Secret``: every value in it
-    (base64, or plain for ``stringData``) is a secret, so the whole block is redacted."""
-    data = _K8S_DATA.search(text, max(0, m.start() - _K8S_WINDOW), m.end() + _K8S_WINDOW)
-    if data is None:
+    """A ``data:`` / ``stringData:`` block in the same YAML document as a ``kind: Secret``
+    (before or after it, as ``kubectl`` writes them): every value in it (base64, or plain for
+    ``stringData``) is a secret, so the whole block is redacted. Every such block of a
+    document is redacted, so a second pass finds nothing new (idempotent)."""
+    kinds, breaks = _manifest_map(text)
+    if not kinds:
         return None
-    return data.start(1), data.end(1) - len(data.group(1)) + len(data.group(1).rstrip())
+    at = bisect.bisect_right(breaks, m.start())
+    low = breaks[at - 1] if at else 0
+    high = breaks[at] if at < len(breaks) else len(text)
+    first = bisect.bisect_left(kinds, low)
+    if first == len(kinds) or kinds[first] >= high:
+        return None
+    block = m.group(1)
+    return m.start(1), m.start(1) + len(block.rstrip())
 
 
 _CREDENTIAL_FILE_TRIGGERS = (
@@ -137,9 +172,10 @@ def structural_rules() -> list[Rule]:
         # Kubernetes Secret manifests (kubernetes.io/docs/concepts/configuration/secret).
         Rule(
             "kubernetes_secret",
-            c(r"kind:[ \t]{0,8}[\"']?Secret\b"),
-            ("kind:",),
+            c(_K8S_DATA),
+            ("data:", "stringdata:"),
             _kubernetes_span,
+            pre=_yaml_key,
         ),
         # Well-known credential files (not their public halves): ~/.aws/credentials,
         # ~/.ssh/id_{rsa,dsa,ecdsa,ed25519}[_sk] (not .pub), .netrc/_netrc, .pgpass,

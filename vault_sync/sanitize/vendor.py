@@ -61,6 +61,10 @@ def _dispatchable(row: SecretFormat) -> bool:
     )
 
 
+#: A pattern ending with a negative lookahead: a right boundary (``(?![\w-])``).
+_BOUNDED = re.compile(r"\(\?![^()]*\)\Z")
+
+
 def _vendor_rule(row: SecretFormat) -> Rule:
     """The rule of one row of :func:`~vault_sync.secret_rules.vendor_formats`."""
     check = _CHECK[row.check]
@@ -79,6 +83,7 @@ def _vendor_rule(row: SecretFormat) -> Rule:
         back,
         before,
         dispatch=dispatch,
+        bounded=_BOUNDED.search(row.pattern) is not None,
     )
 
 
