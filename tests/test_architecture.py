@@ -43,6 +43,8 @@ LAYERS = {
     "progress": 0,
     "stopwords": 0,
     "terminal": 0,
+    "plaintext": 1,
+    "snippets": 2,
     "eval_metrics": 1,
     "eval_data": 1,
     "eval_locomo": 2,

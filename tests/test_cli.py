@@ -47,7 +47,8 @@ def test_query_json_shape_is_pinned(cli: CLI, vault: Path) -> None:
     assert result.code == 0, result.err
     data = result.json()
     assert list(data) == ["query", "hits"]
-    keys = ["id", "path", "title", "kind", "project", "status", "tags", "score", "snippet"]
+    keys = ["id", "path", "title", "kind", "project", "status", "tags", "score", "snippet",
+            "highlights"]  # fmt: skip
     assert [list(hit) for hit in data["hits"]] == [keys] * len(data["hits"])
     hit = data["hits"][0]
     assert isinstance(hit.pop("score"), float)
@@ -59,7 +60,9 @@ def test_query_json_shape_is_pinned(cli: CLI, vault: Path) -> None:
         "project": "payments",
         "status": "active",
         "tags": ["incident", "retries"],
-        "snippet": "# **Retry** **storm** The worker **retried** forever. See [[Queue backlog]].",
+        # plain text (no `#`, no `[[...]]`), the matched words as offsets into it
+        "snippet": "Retry storm The worker retried forever. See Queue backlog.",
+        "highlights": [[0, 5], [6, 11], [23, 30]],
     }
     assert "took_ms" not in data
     assert "took_ms" in cli("--vault", str(vault), "query", "x", "--json", "--timings").json()
@@ -359,7 +362,7 @@ def test_terminal_control_sequences_in_page_text_never_reach_the_terminal(
         assert not any(c == "\x1b" or "\x80" <= c <= "\x9f" or c == "\x07" for c in text), args
     shown = cli("--vault", str(vault), "query", "lantern").out.splitlines()
     assert shown[0] == "1. Evil  title link  [a.md]  (note)  score " + shown[0].rsplit(" ", 1)[1]
-    assert shown[1] == "   body  with red  and  **lantern**"
+    assert shown[1] == "   body with red and **lantern**"
 
 
 @pytest.mark.parametrize(

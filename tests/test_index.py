@@ -24,7 +24,8 @@ from vault_sync.index import (
     build_schema,
 )
 from vault_sync.page import Page
-from vault_sync.retrieve import ELLIPSIS, FIELD_BOOSTS, build_query, search
+from vault_sync.retrieve import FIELD_BOOSTS, build_query, search
+from vault_sync.snippets import ELLIPSIS
 
 CASES = Path(__file__).resolve().parent / "pages"  # copies of ../shared/cases/pages
 if not (CASES / "s1-long-page.md").is_file():
@@ -78,7 +79,7 @@ def test_s1_every_word_of_a_long_page_is_found(cases_index: PageIndex, word: str
 
 def test_s1_a_snippet_from_deep_in_the_page_is_cut_and_marked(cases_index: PageIndex) -> None:
     (hit,) = search(cases_index, "quokkadelta")
-    assert "**quokkadelta**" in hit.snippet
+    assert "**quokkadelta**" in hit.marked_snippet()
     assert hit.snippet.startswith("…") and hit.snippet.endswith("…")
     assert len(hit.snippet) < 250
 
@@ -87,7 +88,7 @@ def test_s1_a_snippet_from_deep_in_the_page_is_cut_and_marked(cases_index: PageI
 def test_s2_cjk_substrings_are_found(cases_index: PageIndex, query: str) -> None:
     hits = search(cases_index, query)
     assert [h.path for h in hits] == ["s2-cjk.md"]
-    assert f"**{query}**" in hits[0].snippet  # literal fallback: body highlights miss CJK
+    assert f"**{query}**" in hits[0].marked_snippet()  # literal fallback: body highlights miss CJK
 
 
 @pytest.mark.parametrize("query", ["部署笔记", "笔记"])
@@ -567,7 +568,7 @@ def test_a_snippet_marks_only_a_real_cut(
     page = Page(path="s.md", id="s", title="S", body=body)
     index = make_index(tmp_path / "ix", [page, *FILLER])
     (hit,) = search(index, query)
-    assert hit.snippet.replace("# ", "") == snippet
+    assert hit.marked_snippet() == snippet  # heading marks are not shown
     assert ELLIPSIS not in hit.snippet
 
 
@@ -704,3 +705,39 @@ def test_metadata_is_bounded() -> None:
 
     page = parse_page("---\nlog: " + "word " * 5000 + "\nnote: later\n---\n", "a.md")
     assert sum(len(m) for m in page.metadata) == METADATA_MAX_CHARS
+
+
+SNIPPET_PAGES = {
+    "callout.md": "> [!warning] Global Query\n> The **Global** **Query** runs over _every_ page.\n",
+    "links.md": "See [[Queries/Global Query|the global query]], [[Other#Part]] and "
+    "[docs](https://x.y/global) for ==global== settings.\n",
+    "code.md": "Intro.\n\n```lua\nglobal_query()\n```\n\n<!-- a global comment -->\n"
+    "${widget.global()} Use `global` with <b>care</b>. ^blk-1\n",
+    "secret.md": "The global token [REDACTED:github_token] is gone.\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("path", "query", "marked"),
+    [
+        ("callout.md", "global query",
+         "**Global** **Query** The **Global** **Query** runs over every page."),
+        ("links.md", "global",
+         "See the **global** query, Other › Part and docs for **global** settings."),
+        ("code.md", "global", "Intro. **global**_query() Use **global** with care."),
+        ("secret.md", "global token", "The **global** **token** [REDACTED:github_token] is gone."),
+        ("secret.md", "github", "The global token [REDACTED:github_token] is gone."),
+    ],
+)  # fmt: skip
+def test_snippets_are_plain_text_with_offset_highlights(
+    tmp_path: Path, path: str, query: str, marked: str
+) -> None:
+    pages = [Page(path=p, id=p[:-3], title=p[:-3], body=b) for p, b in SNIPPET_PAGES.items()]
+    index = make_index(tmp_path / "ix", [*pages, *FILLER])
+    hit = next(h for h in search(index, query, limit=10) if h.path == path)
+    assert hit.marked_snippet() == marked
+    for start, end in hit.highlights:  # offsets into the plain text, never inside a label
+        assert hit.snippet[start:end].lower() in query.split() or start < end
+        assert "REDACTED" not in hit.snippet[start:end]
+    for markup in ("**", "[[", "]]", "](", "```", "<!--", "${", "[!", "==", "<b>", "^blk"):
+        assert markup not in hit.snippet

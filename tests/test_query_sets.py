@@ -72,3 +72,20 @@ def test_both_splits_hold_every_group(name: str) -> None:
     assert not missing, f"{QUERIES / name}.jsonl: no queries for {missing}"
     queries = Counter(r["query"] for r in records)
     assert not [q for q, n in queries.items() if n > 1], f"{name}: a query repeats"
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_default_is_not_below_plain_bm25_on_the_test_split(name: str, tmp_path: Path) -> None:
+    """Issue 16, item 3: the gate. `eval queries` on a copy of the corpus; the default must
+    match or beat the harness's plain BM25 over whole files on hit@5 and MRR (test split)."""
+    from tests.conftest import copy_corpus, run_cli
+
+    vault = copy_corpus(name, tmp_path)
+    args = ["eval", "queries", str(QUERIES / f"{name}.jsonl"), "--split", "test"]
+    result = run_cli("--vault", str(vault), *args, "--ablate", "plain-bm25", "--json", timeout=600)
+    assert result.code == 0, result.err
+    table = result.json()["table"]["all"]
+    default, plain = table["default"], table["plain-bm25"]
+    assert default["n"] == plain["n"] == {"obsidian-tasks-docs": 32, "silverbullet-docs": 32,
+                                          "dnd-srd-zh": 24}[name]  # fmt: skip
+    assert {m: default[m] >= plain[m] for m in ("hit@5", "MRR")} == {"hit@5": True, "MRR": True}

@@ -329,6 +329,16 @@ def redact(
             sys.exit(1)
 
 
+def _snippet_line(hit: Any) -> str:
+    """A hit's snippet for the terminal: highlights in bold on a tty, ``**`` around them in a
+    pipe (the snippet is plain text, its page's own ``**`` removed, so marks cannot collide)."""
+    if _line(hit.snippet) != hit.snippet:  # never: snippets hold no control characters
+        return _line(hit.marked_snippet())
+    if sys.stdout.isatty():
+        return str(hit.marked_snippet("\x1b[1m", "\x1b[22m"))
+    return str(hit.marked_snippet())
+
+
 def _count(n: int, noun: str) -> str:
     """``1 secret``, ``2 secrets``: a count with its noun (a regular English plural)."""
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
@@ -346,6 +356,7 @@ def _hit_json(hit: Any, explain: bool) -> dict[str, Any]:
         "tags": list(hit.tags),
         "score": hit.score,
         "snippet": hit.snippet,
+        "highlights": [list(span) for span in hit.highlights],
     }
     if explain:
         out["explain"] = hit.explain
@@ -449,7 +460,7 @@ def query(
         meta = ", ".join(x for x in (hit.kind, hit.project) if x)
         click.echo(_line(f"{rank}. {hit.title}  [{hit.path}]  ({meta})  score {hit.score:.3f}"))
         if hit.snippet:
-            click.echo(_line(f"   {hit.snippet}"))
+            click.echo("   " + _snippet_line(hit))
         if explain and hit.explain:
             for line in _explain_lines(hit.explain):
                 click.echo(_line(f"   {line}"))

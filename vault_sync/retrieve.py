@@ -37,6 +37,7 @@ from vault_sync.index import (
     schema,
     stored_text,
 )
+from vault_sync.snippets import SNIPPET_MAX_CHARS, Snippet, make_snippet
 from vault_sync.stopwords import STOP_WORDS
 
 #: BM25 parameters. tantivy fixes them (TECH-NOTES §1.5, read from ``explain``); stated here
@@ -79,17 +80,8 @@ PHRASE_BOOST = 1.5
 #: the body is not counted five times. Initial value, to be tuned by ``eval``.
 TIE_BREAKER = 0.2
 
-#: Longest snippet in characters (about two lines of a terminal).
-SNIPPET_MAX_CHARS = 160
-#: Marks a snippet that starts after the body's start or ends before its end (case S1): only
-#: when the text left out holds a letter or digit, not just punctuation or blanks.
-ELLIPSIS = "…"
 
 _WORD = re.compile(r"\w+")
-#: A letter or digit: text left out of a snippet holding one is really cut.
-_LETTER = re.compile(r"[^\W_]")
-#: Punctuation attached to a snippet's last word.
-_ATTACHED = re.compile(r"[^\w\s]+")
 
 #: One clause of user text: an optional ``-`` and a quoted phrase or a run of non-blanks.
 _CLAUSE = re.compile(r'(-?)"([^"]*)"|(-?)([^\s"]+)')
@@ -379,7 +371,9 @@ class Hit:
     Attributes:
         path, id, title, kind, project, status, tags: the page's stored fields.
         score: BM25 with field boosts, rounded to 6 decimals.
-        snippet: an extract of the body with matches as ``**term**``; ``…`` marks a cut end.
+        snippet: an extract of the body as plain text (:mod:`vault_sync.snippets`); ``…``
+            marks a cut end.
+        highlights: ``(start, end)`` character offsets of the matched words in ``snippet``.
         explain: per matched field, its terms and score, with the boosts used; ``None``
             unless asked for.
     """
@@ -393,69 +387,26 @@ class Hit:
     tags: tuple[str, ...]
     score: float
     snippet: str
+    highlights: tuple[tuple[int, int], ...] = ()
     explain: dict[str, Any] | None = None
 
-
-def _render(body_bytes: bytes, start: int, end: int, marks: list[tuple[int, int]]) -> str:
-    """Render ``body_bytes[start:end]`` with ``**`` around byte ranges ``marks`` (absolute).
-
-    The end takes in punctuation attached to the last word (tantivy's fragments end on a
-    token, so ``vault.`` would lose its period), and :data:`ELLIPSIS` marks a side only when
-    the text left out there holds a letter or digit: a body ending ``... vault.`` or starting
-    ``# Title`` is not cut.
-    """
-    attached = _ATTACHED.match(body_bytes[end : end + 16].decode(errors="ignore"))
-    if attached:
-        end += len(attached.group().encode())
-    out: list[str] = []
-    pos = start
-    for a, b in sorted(marks):
-        if a < pos or b > end or a >= b:
-            continue
-        out += [body_bytes[pos:a].decode(errors="ignore"), "**"]
-        out += [body_bytes[a:b].decode(errors="ignore"), "**"]
-        pos = b
-    out.append(body_bytes[pos:end].decode(errors="ignore"))
-    text = " ".join("".join(out).split())
-    head = ELLIPSIS if _LETTER.search(body_bytes[:start].decode(errors="ignore")) else ""
-    tail = ELLIPSIS if _LETTER.search(body_bytes[end:].decode(errors="ignore")) else ""
-    return f"{head}{text}{tail}"
+    def marked_snippet(self, before: str = "**", after: str = "**") -> str:
+        """The snippet with ``before`` / ``after`` around each highlight."""
+        return Snippet(self.snippet, self.highlights).marked(before, after)
 
 
-def _fallback_snippet(body: str, literals: tuple[str, ...]) -> str:
-    """A window around the first literal occurrence of a query word, else the body's start."""
-    found = None
-    for literal in literals:
-        m = re.search(re.escape(literal), body, re.IGNORECASE)
-        if m and (found is None or m.start() < found[0]):
-            found = (m.start(), m.end())
-    if found is None:
-        start, end, marks = 0, min(len(body), SNIPPET_MAX_CHARS), []
-    else:
-        start = max(0, found[0] - (SNIPPET_MAX_CHARS - (found[1] - found[0])) // 2)
-        end = min(len(body), start + SNIPPET_MAX_CHARS)
-        marks = [found]
-    encoded = body.encode()
-
-    def b(i: int) -> int:
-        return len(body[:i].encode())
-
-    return _render(encoded, b(start), b(end), [(b(x), b(y)) for x, y in marks])
-
-
-def _snippet(generator: tantivy.SnippetGenerator, doc: tantivy.Document, plan: QueryPlan) -> str:
+def _snippet(
+    generator: tantivy.SnippetGenerator, doc: tantivy.Document, plan: QueryPlan
+) -> Snippet:
+    """The hit's snippet: tantivy chooses the passage, :mod:`vault_sync.snippets` shows it."""
     body = stored_text(doc, "body")
     snippet = generator.snippet_from_doc(doc)
     marks = snippet.highlighted()
     if not marks:
-        return _fallback_snippet(body, plan.literals)
+        return make_snippet(body, None, [], plan.literals)
     frag = snippet.fragment_range()
-    return _render(
-        body.encode(),
-        frag.start,
-        frag.end,
-        [(frag.start + r.start, frag.start + r.end) for r in marks],
-    )
+    spans = [(frag.start + r.start, frag.start + r.end) for r in marks]
+    return make_snippet(body, (frag.start, frag.end), spans, plan.literals)
 
 
 _TERM_CONTEXT = re.compile(r'^Term=Term\(field=\d+, type=Str, "(.*)"\)$')
@@ -543,21 +494,25 @@ def run_query(
         if snippets:
             generator = tantivy.SnippetGenerator.create(searcher, plan.query, schema(), "body")
             generator.set_max_num_chars(SNIPPET_MAX_CHARS)
-        return [
-            Hit(
-                path=stored_text(doc, "path"),
-                id=stored_text(doc, "id"),
-                title=stored_text(doc, "title"),
-                kind=stored_text(doc, "kind"),
-                project=doc.get_first("project"),
-                status=stored_text(doc, "status"),
-                tags=tuple(doc.get_all("tags")),
-                score=score,
-                snippet=_snippet(generator, doc, plan) if generator else "",
-                explain=_explain(plan, searcher, addr, score) if explain else None,
+        hits = []
+        for score, addr, doc in rows:
+            snippet = _snippet(generator, doc, plan) if generator else Snippet("", ())
+            hits.append(
+                Hit(
+                    path=stored_text(doc, "path"),
+                    id=stored_text(doc, "id"),
+                    title=stored_text(doc, "title"),
+                    kind=stored_text(doc, "kind"),
+                    project=doc.get_first("project"),
+                    status=stored_text(doc, "status"),
+                    tags=tuple(doc.get_all("tags")),
+                    score=score,
+                    snippet=snippet.text,
+                    highlights=snippet.highlights,
+                    explain=_explain(plan, searcher, addr, score) if explain else None,
+                )
             )
-            for score, addr, doc in rows
-        ]
+        return hits
 
 
 def search(

@@ -26,6 +26,10 @@ _SEQUENCE = re.compile(
 )
 
 
+#: The pattern, for other scans that drop these sequences (:mod:`vault_sync.plaintext`).
+SEQUENCE_PATTERN = _SEQUENCE.pattern
+
+
 def strip_controls(text: str) -> str:
     """``text`` without terminal control sequences (see the module docstring).
 

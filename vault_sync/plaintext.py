@@ -1,0 +1,121 @@
+"""Markdown as the plain text a person reads, with a map back to the source (DESIGN §5.7).
+
+Snippets are cut from this text, so they show what the rendered page shows: a link its
+display text, no emphasis markers, heading marks, code fences, callout markers, block ids,
+HTML tags or comments, no SilverBullet ``${…}`` expressions, and no terminal control
+sequences or control characters (see :mod:`vault_sync.terminal`). :func:`to_plain` also returns
+where each kept run of characters came from, so highlights found in the source can be moved
+onto the plain text. One regex pass, linear in the text (each alternative is bounded or a run
+of one class), as every scan of page text must be (issue 14).
+
+Layer 1: above :mod:`vault_sync.terminal`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+from vault_sync.terminal import SEQUENCE_PATTERN
+
+#: The markup removed or replaced, in one alternation (first match wins at a position).
+#: Groups named ``keep*`` hold text that stays (a link's display text, code's content).
+_MARKUP = re.compile(
+    rf"(?P<ctl>{SEQUENCE_PATTERN}|[\x00-\x08\x0b-\x1f\x7f])"
+    r"|(?P<comment><!--.*?(?:-->|\Z))"
+    r"|(?P<expr>\$\{[^}\n]{0,4096}\})"
+    r"|(?P<fence>^[ \t]{0,3}(?:`{3,}|~{3,})[^\n]{0,256}$)"
+    r"|(?P<heading>^[ \t]{0,3}#{1,6}(?:[ \t]+|$))"
+    r"|(?P<quote>^(?:[ \t]{0,3}>[ \t]?)+(?:\[![\w-]{1,64}\][+-]?[ \t]*)?)"
+    r"|(?P<item>^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?)"
+    r"|(?P<rule>^[ \t]{0,3}(?:[-*_][ \t]*){3,}$)"
+    r"|!?\[\[(?P<wtarget>[^\]\|\n]{0,512})(?:\|(?P<keepw>[^\]\n]{0,512}))?\]\]"
+    r"|!?\[(?P<keepl>[^\]\n]{0,512})\]\([^)\n]{0,2048}\)"
+    r"|(?P<html></?[A-Za-z][\w-]{0,32}(?:\s[^<>\n]{0,512})?/?>)"
+    r"|(?P<block>[ \t]\^[\w-]{1,64}$)"
+    r"|`(?P<keepc>[^`\n]{1,1024})`"
+    r"|(?P<redacted>\[REDACTED:[a-z0-9_]{1,64}\])"
+    r"|(?P<emph>\*{1,3}(?=\S)|(?<=\S)\*{1,3}|(?<!\w)_{1,3}(?=\w)|(?<=\w)_{1,3}(?!\w)|~~|==)"
+    r"|(?P<pipe>\|)",
+    re.MULTILINE | re.DOTALL,
+)
+
+
+@dataclass(frozen=True)
+class Plain:
+    """Plain text and where it came from.
+
+    Attributes:
+        text: the plain text.
+        runs: ``(plain offset, source offset)`` at the start of each run of characters copied
+            unchanged, sorted; a source offset inside removed markup maps to the next run.
+        protected: ``(start, end)`` plain-text spans that are one unit: a highlight never
+            falls inside them (``[REDACTED:label]`` tokens).
+    """
+
+    text: str
+    runs: tuple[tuple[int, int], ...]
+    protected: tuple[tuple[int, int], ...]
+
+    def to_plain(self, source_offset: int) -> int:
+        """The plain-text offset of a source offset (character index)."""
+        sources = [s for _, s in self.runs]
+        i = bisect.bisect_right(sources, source_offset) - 1
+        if i < 0:
+            return 0
+        plain, source = self.runs[i]
+        nxt = self.runs[i + 1][0] if i + 1 < len(self.runs) else len(self.text)
+        return min(plain + (source_offset - source), nxt)
+
+
+def _wikilink_text(target: str, display: str | None) -> str:
+    if display is not None:
+        return display
+    page, _, anchor = target.partition("#")
+    anchor = anchor.lstrip("^")
+    return f"{page} › {anchor}" if page and anchor else (page or anchor)
+
+
+def to_plain(source: str) -> Plain:
+    """``source`` Markdown as plain text (see the module docstring), with its source map.
+
+    Blank runs are kept as written (callers collapse them when they show a snippet).
+    Linear time.
+    """
+    out: list[str] = []
+    runs: list[tuple[int, int]] = []
+    protected: list[tuple[int, int]] = []
+    size = 0
+    pos = 0
+
+    def copy(start: int, end: int) -> None:
+        nonlocal size
+        if start < end:
+            runs.append((size, start))
+            out.append(source[start:end])
+            size += end - start
+
+    def insert(text: str) -> None:
+        nonlocal size
+        out.append(text)
+        size += len(text)
+
+    for m in _MARKUP.finditer(source):
+        copy(pos, m.start())
+        pos = m.end()
+        kind = m.lastgroup
+        if kind in ("keepl", "keepc"):
+            copy(m.start(kind), m.end(kind))
+        elif kind in ("wtarget", "keepw"):
+            if m.group("keepw") is not None:
+                copy(m.start("keepw"), m.end("keepw"))
+            else:
+                insert(_wikilink_text(m.group("wtarget"), None))
+        elif kind == "redacted":
+            protected.append((size, size + (m.end() - m.start())))
+            copy(m.start(), m.end())
+        elif kind in ("pipe", "fence", "rule"):
+            insert(" ")
+    copy(pos, len(source))
+    return Plain("".join(out), tuple(runs), tuple(protected))

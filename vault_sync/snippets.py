@@ -1,0 +1,161 @@
+"""Snippets a person can read (DESIGN §5.7, issue 16 item 4): plain text, highlights as offsets.
+
+tantivy's snippet generator chooses the passage (the fragment with the most query terms) on
+the stored Markdown body; this module turns that passage into plain text
+(:func:`vault_sync.plaintext.to_plain`: no ``**``, ``##``, fences, callout markers, comments or
+``${…}``), moves the highlights onto it, and cuts it to :data:`SNIPPET_MAX_CHARS`. Highlights
+are character offsets into the snippet text, so no output has to mark them inside the text,
+where they collided with the page's own markup (``****Global** **Query****``); a
+``[REDACTED:label]`` token is never cut or highlighted inside. Layer 2: text only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from vault_sync.plaintext import Plain, to_plain
+
+#: Longest snippet in characters (about two lines of a terminal).
+SNIPPET_MAX_CHARS = 160
+#: Marks a snippet that starts after the body's start or ends before its end (case S1): only
+#: when the text left out holds a letter or digit, not just punctuation or blanks.
+ELLIPSIS = "…"
+#: Source characters converted around the chosen passage: enough for any passage and the
+#: markup around it, without converting a whole long page for every hit.
+_CONTEXT_CHARS = 2048
+#: How far a cut looks for a word boundary before cutting inside a word (CJK has none).
+_WORD_SLACK = 24
+
+_LETTER = re.compile(r"[^\W_]")
+
+
+@dataclass(frozen=True)
+class Snippet:
+    """A snippet and its highlights.
+
+    Attributes:
+        text: plain text, blanks collapsed, at most :data:`SNIPPET_MAX_CHARS` plus the
+            :data:`ELLIPSIS` marks.
+        highlights: ``(start, end)`` character offsets into ``text`` of the matched words,
+            sorted, not overlapping.
+    """
+
+    text: str
+    highlights: tuple[tuple[int, int], ...]
+
+    def marked(self, before: str = "**", after: str = "**") -> str:
+        """The text with ``before`` / ``after`` around each highlight (for a terminal)."""
+        out, pos = [], 0
+        for start, end in self.highlights:
+            out += [self.text[pos:start], before, self.text[start:end], after]
+            pos = end
+        return "".join([*out, self.text[pos:]])
+
+
+def _char_offset(body_bytes: bytes, byte_offset: int) -> int:
+    return len(body_bytes[:byte_offset].decode("utf-8", errors="ignore"))
+
+
+def _window(body: str, start: int, end: int) -> tuple[int, int]:
+    """Source bounds around ``[start, end)`` to convert: whole lines, about ±2 kB."""
+    lo = body.rfind("\n", 0, max(0, start - _CONTEXT_CHARS)) + 1
+    hi = body.find("\n", min(len(body), end + _CONTEXT_CHARS))
+    return lo, len(body) if hi < 0 else hi
+
+
+def _boundary(text: str, at: int, step: int) -> int:
+    """Move a cut at ``at`` off a word's middle, by up to :data:`_WORD_SLACK` characters."""
+    for i in range(_WORD_SLACK):
+        j = at + i * step
+        if j <= 0 or j >= len(text):
+            return max(0, min(len(text), j))
+        if not (text[j - 1].isalnum() and text[j].isalnum()):
+            return j
+    return at
+
+
+def _cut(plain: Plain, start: int, end: int, marks: list[tuple[int, int]]) -> Snippet:
+    """Cut ``plain`` around ``[start, end)``, keep the highlights inside, collapse blanks."""
+    text = plain.text
+    end = min(len(text), max(end, start + SNIPPET_MAX_CHARS))
+    start = max(0, min(start, end - SNIPPET_MAX_CHARS))
+    start, end = _boundary(text, start, -1), _boundary(text, end, 1)
+    if end - start > SNIPPET_MAX_CHARS + _WORD_SLACK:
+        end = start + SNIPPET_MAX_CHARS
+    for lo, hi in plain.protected:  # never cut a [REDACTED:label] token
+        if lo < start < hi:
+            start = lo
+        if lo < end < hi:
+            end = hi
+    keep = [
+        (a, b)
+        for a, b in sorted(marks)
+        if start <= a < b <= end and not any(lo < b and a < hi for lo, hi in plain.protected)
+    ]
+    out: list[str] = []
+    where = [0] * (end - start + 1)  # source offset - start -> offset in out
+    for k in range(end - start):
+        where[k] = len(out)
+        ch = text[start + k]
+        if not ch.isspace():
+            out.append(ch)
+        elif out and out[-1] != " ":
+            out.append(" ")
+    where[end - start] = len(out)
+    body = "".join(out).rstrip()
+    head = ELLIPSIS if _LETTER.search(text, 0, start) else ""
+    tail = ELLIPSIS if _LETTER.search(text, end) else ""
+    spans: list[tuple[int, int]] = []
+    for a, b in keep:
+        x, y = where[a - start] + len(head), min(where[b - start], len(body)) + len(head)
+        if x < y and not (spans and x < spans[-1][1]):
+            spans.append((x, y))
+    return Snippet(f"{head}{body}{tail}", tuple(spans))
+
+
+def make_snippet(
+    body: str,
+    fragment: tuple[int, int] | None,
+    marks: Sequence[tuple[int, int]],
+    literals: Sequence[str],
+) -> Snippet:
+    """The snippet of one hit.
+
+    Args:
+        body: the page's stored body (sanitized Markdown).
+        fragment: tantivy's chosen passage as UTF-8 byte offsets into ``body``, or ``None``
+            when its highlights found nothing (CJK phrases, a match only in a title).
+        marks: the matched words as UTF-8 byte offsets into ``body`` (absolute).
+        literals: the query's words and phrases as typed: without a fragment, the first one
+            found in the body (case-insensitively) centres the snippet, else the body's start.
+
+    Returns:
+        The snippet (see :class:`Snippet`).
+    """
+    if fragment is not None and marks:
+        encoded = body.encode()
+        start, end = (_char_offset(encoded, b) for b in fragment)
+        spans = [(_char_offset(encoded, a), _char_offset(encoded, b)) for a, b in marks]
+    else:
+        spans = []
+        for literal in literals:
+            m = re.search(re.escape(literal), body, re.IGNORECASE) if literal else None
+            if m and (not spans or m.start() < spans[0][0]):
+                spans = [(m.start(), m.end())]
+        start, end = spans[0] if spans else (0, 0)
+    lo, hi = _window(body, start, end)
+    plain = to_plain(body[lo:hi])
+    moved = [(plain.to_plain(a - lo), plain.to_plain(b - lo)) for a, b in spans]
+    centre = (plain.to_plain(start - lo), plain.to_plain(end - lo))
+    if spans and fragment is None:  # centre the one literal found
+        width = centre[1] - centre[0]
+        first = max(0, centre[0] - (SNIPPET_MAX_CHARS - width) // 2)
+        centre = (first, first + SNIPPET_MAX_CHARS)
+    cut = _cut(plain, centre[0], centre[1], moved)
+    if lo > 0 and not cut.text.startswith(ELLIPSIS) and _LETTER.search(body, 0, lo):
+        cut = Snippet(ELLIPSIS + cut.text, tuple((a + 1, b + 1) for a, b in cut.highlights))
+    if hi < len(body) and not cut.text.endswith(ELLIPSIS) and _LETTER.search(body, hi):
+        cut = Snippet(cut.text + ELLIPSIS, cut.highlights)
+    return cut
