@@ -673,7 +673,8 @@ def test_words_of_spaceless_scripts_are_found_inside_runs(
     assert paths(index, inside) == [path]
     assert paths(index, other) == [path]
     # letters of the word that are not adjacent in the text do not match as the word
-    assert paths(index, f'"{inside[::-1]}"') == []
+    strict = frozenset({"phrases-required"})  # (else a phrase no page holds falls back)
+    assert search(index, f'"{inside[::-1]}"', switches=strict) == []
 
 
 def test_a_page_is_found_by_its_description(tmp_path: Path) -> None:
@@ -741,3 +742,19 @@ def test_snippets_are_plain_text_with_offset_highlights(
         assert "REDACTED" not in hit.snippet[start:end]
     for markup in ("**", "[[", "]]", "](", "```", "<!--", "${", "[!", "==", "<b>", "^blk"):
         assert markup not in hit.snippet
+
+
+def test_a_cjk_question_without_spaces_finds_the_page_sharing_its_words(tmp_path: Path) -> None:
+    # the whole run is one phrase no page holds; its bigrams rank the page (dnd-srd-zh set)
+    pages = [
+        Page(
+            path="冒险.md",
+            id="a",
+            title="冒险",
+            body="屏住呼吸：生物可以屏住呼吸的时间为1+体质调整值分钟。",
+        ),
+        Page(path="战斗.md", id="b", title="战斗", body="每回合你可以移动并执行一个动作。"),
+    ]
+    index = make_index(tmp_path / "ix", [*pages, *FILLER])
+    assert paths(index, "屏住呼吸最多能坚持多久？") == ["冒险.md"]
+    assert paths(index, '"屏住呼吸"') == ["冒险.md"]  # a quoted phrase still must match

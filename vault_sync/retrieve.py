@@ -13,6 +13,7 @@ by ``eval``).
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import unicodedata
@@ -155,6 +156,10 @@ _SEARCH_FIELDS: tuple[_SearchField, ...] = (
 )
 
 
+#: The fields analyzed into CJK unigrams.
+_CJK_FIELDS = frozenset(f.name for f in _SEARCH_FIELDS if f.analyzer == CJK_ANALYZER)
+
+
 def _is_separator(token: str) -> bool:
     """A separator token of the CJK analyzer: a run without a letter or digit."""
     return not any(ch.isalnum() for ch in token)
@@ -174,8 +179,26 @@ def _positioned(analyzer_name: str, text: str) -> list[tuple[int, str]]:
     return [(i - kept[0][0], t) for i, t in kept] if kept else []
 
 
+def _bigrams(field: str, tokens: list[tuple[int, str]]) -> list[tantivy.Query]:
+    """Each pair of adjacent unigrams of a CJK run as a two-token phrase (Lucene's CJK
+    bigrams, on a unigram index): a question written without spaces (``屏住呼吸最多能坚持多久``)
+    is one run, whose whole phrase no page holds; its bigrams rank the pages that share most
+    of its words. Words of other scripts inside the run count alone."""
+    fields = schema()
+    out: list[tantivy.Query] = []
+    seen: set[tuple[str, ...]] = set()
+    for (p, a), (q, b) in itertools.pairwise(tokens):
+        pair = (a, b) if q == p + 1 and has_cjk(a) and has_cjk(b) else None
+        if pair is not None and pair not in seen:
+            seen.add(pair)
+            out.append(tantivy.Query.phrase_query(fields, field, list(pair)))
+    words = dict.fromkeys(t for _, t in tokens if not has_cjk(t))
+    return out + [tantivy.Query.term_query(fields, field, w) for w in words]
+
+
 def _field_query(field: str, tokens: list[tuple[int, str]], *, with_parts: bool) -> tantivy.Query:
-    """Term query for one token; phrase for several (plus the parts OR-ed when asked)."""
+    """Term query for one token; phrase for several (plus the parts OR-ed when asked: the
+    words, or for a CJK field the :func:`_bigrams`)."""
     fields = schema()
     if len(tokens) == 1:
         return tantivy.Query.term_query(fields, field, tokens[0][1])
@@ -185,9 +208,14 @@ def _field_query(field: str, tokens: list[tuple[int, str]], *, with_parts: bool)
     phrase = tantivy.Query.phrase_query(fields, field, words)
     if not with_parts:
         return phrase
-    parts = [
-        tantivy.Query.term_query(fields, field, t) for t in dict.fromkeys(t for _, t in tokens)
-    ]
+    if field in _CJK_FIELDS:
+        if len(tokens) <= 2:
+            return phrase
+        parts = _bigrams(field, tokens)
+    else:
+        parts = [
+            tantivy.Query.term_query(fields, field, t) for t in dict.fromkeys(t for _, t in tokens)
+        ]
     clauses = [(tantivy.Occur.Should, tantivy.Query.boost_query(phrase, PHRASE_BOOST))]
     clauses += [(tantivy.Occur.Should, q) for q in parts]
     return tantivy.Query.boolean_query(clauses)
@@ -201,7 +229,7 @@ def _clause_parts(text: str, *, phrase: bool, boosts: Mapping[str, float]) -> li
         tokens = _positioned(spec.analyzer, text)
         if not tokens:
             continue
-        with_parts = not phrase and spec.name == "body"
+        with_parts = not phrase and (spec.name == "body" or spec.name in _CJK_FIELDS)
         boost = boosts[spec.name]
         query = tantivy.Query.boost_query(
             _field_query(spec.name, tokens, with_parts=with_parts), boost
