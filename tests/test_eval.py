@@ -221,6 +221,7 @@ def test_eval_queries_on_example_vault(tmp_path: Path) -> None:
     assert result.code == 0, result.err
     out = result.json()
     assert out["questions"] == 5 and out["configs"] == ["default", "plain-bm25", "random"]
+    assert out["pages"] == 27  # as sync finds them: drafts/ and templates/ are ignored
     default = out["table"]["all"]["default"]
     assert default["hit@5"] == 1.0 and default["MRR"] == 1.0 and default["n"] == 5
     assert out["table"]["group cjk"]["plain-bm25"]["hit@10"] == 0.0  # en_stem: no CJK
@@ -288,6 +289,7 @@ def test_eval_html_page_holds_tables_charts_and_misses(tmp_path: Path) -> None:
     result = run_cli("--vault", str(vault), "eval", "queries", str(queries),
                      "--ablate", "plain-bm25", "--html", str(page))  # fmt: skip
     assert result.code == 0, result.err
+    assert "1 expected pages are not pages of the vault (ignored or missing" in result.out
     html = page.read_text()
     assert html.startswith("<!DOCTYPE html>") and html.endswith("</body></html>\n")
     assert html.count("<svg ") == 8  # R@5 R@10 hit@5 hit@10 all@5 all@10 MRR NDCG@10

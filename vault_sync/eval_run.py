@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import tempfile
 import time
-import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -111,20 +110,40 @@ def configurations(ablate: Sequence[str], switches: Mapping[str, str]) -> list[s
     return [DEFAULT, *dict.fromkeys(ablate), RANDOM]
 
 
-def vault_pages(folder: Path) -> list[EvalPage]:
-    """The ``*.md`` pages of an existing vault (dot-folders skipped) for the baseline: each
-    page's body, project and id as the product's parser reads them."""
+def vault_pages(config: Config) -> list[EvalPage]:
+    """The pages of an existing vault, as sync finds them (its ignore rules: dot-folders,
+    ``.gitignore``, Obsidian's excluded files, config globs), for the baseline: each page's
+    body, project and id as the product's parser reads them."""
+    from vault_sync.pagefile import read_page
     from vault_sync.parser import parse_page  # only for `eval queries`
+    from vault_sync.vault import scan
 
     pages = []
-    for file in sorted(folder.rglob("*.md")):
-        rel = file.relative_to(folder)
-        if any(part.startswith(".") for part in rel.parts):
-            continue
-        path = unicodedata.normalize("NFC", rel.as_posix())
-        page = parse_page(file.read_text(encoding="utf-8-sig", errors="replace"), path)
+    for path, entry in sorted(scan(config).pages.items()):
+        try:
+            text, _, _ = read_page(config.vault, entry)
+        except OSError:
+            continue  # unreadable: not a page the baseline can read either
+        page = parse_page(text, path, title_from=config.title_from)
         pages.append(EvalPage(path, (), page.body, page.project, page.id))
     return pages
+
+
+def _note_missing(
+    result: RunResult, questions: Sequence[Question], pages: Sequence[EvalPage]
+) -> None:
+    """Add a note naming expected pages the vault does not hold (a typo, an ignored page):
+    such a question can only score 0, which the table alone does not say."""
+    known = {p.path for p in pages} | {p.id for p in pages if p.id}
+    missing = sorted({g for q in questions for g in q.gold if g not in known})
+    if missing:
+        shown = ", ".join(missing[:5]) + (
+            f" (+{len(missing) - 5} more)" if len(missing) > 5 else ""
+        )
+        result.benchmark.notes.append(
+            f"{len(missing)} expected pages are not pages of the vault (ignored or"
+            f" missing; their questions score 0): {shown}"
+        )
 
 
 def _write(pages: Sequence[EvalPage], folder: Path) -> None:
@@ -186,10 +205,12 @@ def _run_vault(
     with tempfile.TemporaryDirectory(prefix="vault-sync-eval-") as tmp:
         started = time.perf_counter()
         folder = vault.folder or Path(tmp)
-        pages = vault.pages or vault_pages(folder)
         if vault.folder is None:
-            _write(pages, folder)
+            _write(vault.pages, folder)
         config = load_config(folder)
+        pages = vault.pages or vault_pages(config)
+        if vault.folder is not None:
+            _note_missing(result, questions, pages)
         sync(config)
         ids = {p.path: p.id for p in pages if p.id}
         asker = _Asker(config, PlainBM25(pages), search, result.benchmark.ks, ids)
