@@ -503,3 +503,21 @@ def test_idempotent_when_a_secret_is_glued_before_a_redaction() -> None:
     once = scrub(text)[0]
     assert once.endswith("[REDACTED:private_key]\n")
     assert scrub(once)[0] == once
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "ghp\\_" + "dZ3kQ9xLmP2vR8sT4wY6bN1cF5hJ7gA0eK3u",  # Markdown escape, shown as ghp_
+        "ghp&#95;" + "dZ3kQ9xLmP2vR8sT4wY6bN1cF5hJ7gA0eK3u",  # HTML character reference
+        "ghp&lowbar;" + "dZ3kQ9xLmP2vR8sT4wY6bN1cF5hJ7gA0eK3u",
+        "".join(chr(ord(c) + 0xFEE0) for c in "ghp_dZ3kQ9xLmP2vR8sT4wY6bN1cF5hJ7gA0eK3u"),
+    ],
+)
+def test_a_secret_written_in_a_rendered_form_is_redacted(written: str) -> None:
+    # fresh-user report: Obsidian shows `ghp\_...` as the token; no rule matched the raw text
+    text = f"token {written} in prose, and a \\* star and &amp; too"
+    out, findings = scrub(text)
+    assert out == "token [REDACTED:github_token] in prose, and a \\* star and &amp; too"
+    assert [(f.label, text[f.start : f.end]) for f in findings] == [("github_token", written)]
+    assert scrub(out) == (out, ())

@@ -47,6 +47,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from vault_sync.sanitize.overlaps import Candidate, Finding, resolve
+from vault_sync.sanitize.rendered import View, rendered_view
 from vault_sync.sanitize.rule import STRUCTURAL_LABELS, TOKEN_RE, Span, label_rank, labels
 from vault_sync.sanitize.search import builtin_candidates
 
@@ -60,6 +61,21 @@ logger = logging.getLogger(__name__)
 
 #: Where a file name glues words: each part after one is scrubbed as if it began the name.
 _NAME_GLUE = re.compile(r"[-_ .]")
+
+
+def _with_rendered(
+    findings: tuple[Finding, ...], view: View, seen: tuple[Finding, ...]
+) -> tuple[Finding, ...]:
+    """The raw text's findings plus those of its rendered view (:mod:`.rendered`) that no raw
+    finding overlaps, mapped to raw offsets; sorted, not overlapping."""
+    out = list(findings)
+    raw_starts = [f.start for f in findings]  # sorted, not overlapping
+    for f in seen:  # sorted, not overlapping, and the map keeps their order
+        start, end = view.span(f.start, f.end)
+        i = bisect.bisect_left(raw_starts, end)
+        if i == 0 or findings[i - 1].end <= start:
+            out.append(Finding(f.label, start, end))
+    return tuple(sorted(out, key=lambda f: f.start))
 
 
 def line_of(text: str, offset: int) -> int:
@@ -101,10 +117,14 @@ class Scrubber:
             The text with each secret replaced by ``[REDACTED:<label>]``, and the findings
             sorted by offset (offsets into ``text``). Clean text is returned as is.
         """
+        allow = self._allow_spans if self._allow_literals else None
         candidates = self._candidates(text)
-        if not candidates:
-            return text, ()
-        findings = resolve(text, candidates, self._allow_spans if self._allow_literals else None)
+        findings = resolve(text, candidates, allow) if candidates else ()
+        view = rendered_view(text)
+        if view is not None:
+            findings = _with_rendered(
+                findings, view, resolve(view.text, self._candidates(view.text), allow)
+            )
         if not findings:
             return text, ()
         parts: list[str] = []

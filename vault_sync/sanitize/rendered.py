@@ -1,0 +1,110 @@
+"""The text as a reader sees it rendered, for the sanitizer (fresh-user report, issue 17).
+
+Markdown escapes punctuation with a backslash (``ghp\\_…`` shows as ``ghp_…`` in Obsidian),
+HTML entities name characters (``&#95;``, ``&lowbar;`` are ``_``), and full-width forms
+(``ｇｈｐ＿…``) read as ASCII: a token written so is the same secret to anyone who reads the
+page, yet no rule matched the raw text. :func:`rendered_view` gives the text with these
+undone, and where each character of it came from, so findings in the view are redacted in
+the raw text. Linear time; ``None`` (no view) for the common text without such forms.
+Part of :mod:`vault_sync.sanitize`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import html
+import re
+from dataclasses import dataclass
+
+#: The forms, only where they can be part of a token (between letters or digits): a
+#: CommonMark backslash escape of ASCII punctuation, an HTML character reference, or a run
+#: of 8+ full-width letters, digits, ``_`` or ``-`` (U+FF01-U+FF5E read as U+0021-U+007E, as
+#: NFKC reads them). CJK text is full of full-width punctuation (``，：！``), which alone is no
+#: token: requiring letters keeps the view (a second scan) off nearly every page.
+_ESCAPE = re.compile(r"\\[!-/:-@\[-`{-~](?=[A-Za-z0-9])")
+_REFERENCE = re.compile(
+    r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});(?=[A-Za-z0-9])"
+)
+_FULL_WIDTH = re.compile(r"[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a\uff0d\uff3f]{8,}")
+
+
+def _forms(text: str) -> list[re.Match[str]]:
+    """The forms of ``text`` that sit inside a would-be token (a letter or digit before), in
+    order. Each pattern starts with its own literal and runs only when that occurs, so
+    ordinary text pays three substring or charset scans."""
+    found: list[re.Match[str]] = []
+    for mark, pattern in (("\\", _ESCAPE), ("&", _REFERENCE)):
+        if mark in text:
+            found += [
+                m for m in pattern.finditer(text) if m.start() and _ascii_alnum(text[m.start() - 1])
+            ]
+    if not text.isascii():
+        found += list(_FULL_WIDTH.finditer(text))
+    return sorted(found, key=lambda m: m.start())
+
+
+def _ascii_alnum(ch: str) -> bool:
+    return ch.isascii() and ch.isalnum()
+
+
+@dataclass(frozen=True)
+class View:
+    """The rendered text and its map to the raw text, by segments.
+
+    Attributes:
+        text: the rendered text.
+        segments: ``(view start, raw start, raw end, copied)`` per segment, sorted: a copied
+            segment maps character for character; another is one form (its view characters
+            all come from the whole raw form).
+        starts: the segments' view starts, for :mod:`bisect`.
+    """
+
+    text: str
+    segments: tuple[tuple[int, int, int, bool], ...]
+    starts: tuple[int, ...]
+
+    def _raw(self, at: int, *, end: bool) -> int:
+        i = bisect.bisect_right(self.starts, at) - 1
+        view_start, raw_start, raw_end, copied = self.segments[i]
+        if copied:
+            return raw_start + (at - view_start) + (1 if end else 0)
+        return raw_end if end else raw_start
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """The raw ``[start, end)`` of the view's ``[start, end)`` (``end > start``)."""
+        return self._raw(start, end=False), self._raw(end - 1, end=True)
+
+
+def _form_text(raw: str) -> str:
+    if raw[0] == "\\":
+        return raw[1]
+    if raw[0] == "&":
+        return html.unescape(raw)
+    return "".join(chr(ord(ch) - 0xFEE0) for ch in raw)
+
+
+def rendered_view(text: str) -> View | None:
+    """``text`` with backslash escapes, character references and full-width forms undone
+    where they sit inside a would-be token, or ``None`` when it holds none (the common case:
+    then the raw text is the view). Linear: one regex pass, one join."""
+    forms = _forms(text)
+    if not forms:
+        return None
+    out: list[str] = []
+    segments: list[tuple[int, int, int, bool]] = []
+    size = pos = 0
+    for m in forms:
+        if pos < m.start():
+            segments.append((size, pos, m.start(), True))
+            out.append(text[pos : m.start()])
+            size += m.start() - pos
+        rendered = _form_text(m.group())
+        full_width = m.group()[0] not in "\\&"
+        segments.append((size, m.start(), m.end(), full_width))
+        out.append(rendered)
+        size += len(rendered)
+        pos = m.end()
+    if pos < len(text):
+        segments.append((size, pos, len(text), True))
+        out.append(text[pos:])
+    return View("".join(out), tuple(segments), tuple(seg[0] for seg in segments))
