@@ -758,3 +758,17 @@ def test_a_cjk_question_without_spaces_finds_the_page_sharing_its_words(tmp_path
     index = make_index(tmp_path / "ix", [*pages, *FILLER])
     assert paths(index, "屏住呼吸最多能坚持多久？") == ["冒险.md"]
     assert paths(index, '"屏住呼吸"') == ["冒险.md"]  # a quoted phrase still must match
+
+
+def test_tag_and_kind_filters_read_as_a_user_writes_them(tmp_path: Path) -> None:
+    pages = [
+        Page(path="n.md", id="n", title="N", kind="bug", tags=("inline/nested/deep", "Ops"),
+             body="lantern"),
+        Page(path="o.md", id="o", title="O", tags=("inliner",), body="lantern"),
+    ]  # fmt: skip
+    index = make_index(tmp_path / "ix", [*pages, *FILLER])
+    for tag in ("inline", "inline/nested", "#inline/nested/deep", "#ops", "OPS"):
+        assert paths(index, "lantern", tag=tag) == ["n.md"], tag
+    assert paths(index, "lantern", tag="nested") == []  # a tag nests from its start only
+    assert paths(index, "lantern", tag="inliner") == ["o.md"]
+    assert paths(index, "lantern", kind="Bug") == paths(index, "lantern", kind="bug") == ["n.md"]

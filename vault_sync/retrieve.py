@@ -305,8 +305,9 @@ def build_query(
 
     Args:
         text: the query as the user typed it.
-        kind, project, tag: exact filters (``tag`` compared lowercased, a leading ``#``
-            dropped), or ``None``.
+        kind, project, tag: exact filters (``kind`` and ``tag`` compared lowercased, a
+            leading ``#`` dropped; a tag also matches its nested tags, ``inline`` finds
+            ``inline/nested`` as Obsidian's tag search does), or ``None``.
         drop_stop_words: leave out unquoted stop words (:mod:`vault_sync.stopwords`) when
             another word remains; measured by ``eval`` on LoCoMo (docs/eval.md), where
             scoring "when did the ... to" lost to plain BM25.
@@ -378,10 +379,12 @@ def build_query(
     top = [(occur.Must, tantivy.Query.boolean_query(positive))]
     top += [(occur.MustNot, q) for q in must_not]
     fields = schema()
-    for field, value in (("kind", kind), ("project", project), ("tags", tag)):
+    for field, value in (("kind", kind), ("project", project), ("tag_filter", tag)):
         if value is not None:
-            # a tag as written in a page (`#incident`) is the tag `incident`
-            term = value.lower().lstrip("#") if field == "tags" else value
+            # a tag as written in a page (`#incident`) is the tag `incident`, and a kind is
+            # one of the lower-case kind names (`Bug` is `bug`)
+            term = value.lower().lstrip("#") if field == "tag_filter" else value
+            term = term.lower() if field == "kind" else term
             exact = tantivy.Query.term_query(fields, field, term)
             top.append((occur.Must, tantivy.Query.const_score_query(exact, 0.0)))
     return QueryPlan(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from typing import Any
 
 import tantivy
@@ -21,7 +22,7 @@ from vault_sync.page import Page
 
 #: Bump when a field, an analyzer or the document layout changes. The sidecar stores it, and
 #: the analyzer names below carry it, so an index of another version fails to open.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 #: Longest token indexed, in UTF-8 bytes (tantivy's ``remove_long``), the same in every word
 #: analyzer at index and query time. A limit exists because tantivy silently drops terms over
@@ -143,7 +144,8 @@ def build_schema() -> tantivy.Schema:
     ``kind``, ``project``, ``status``, ``valid_from``, ``valid_to`` (raw), ``body``,
     ``hash`` (raw) and ``generation`` (u64, indexed and fast).
 
-    Search-only fields: ``headings``, ``tags_text``, ``name`` (the file stem, case R1) and
+    Search-only fields: ``tag_filter`` (each tag and the tags it is nested in, raw, for
+    ``--tag``), ``headings``, ``tags_text``, ``name`` (the file stem, case R1) and
     ``metadata`` (string values of frontmatter keys the model does not interpret, issue 16),
     English-stemmed like ``title`` and ``body``; ``names_cjk`` (title and aliases),
     ``name_cjk``, ``metadata_cjk`` and ``body_cjk`` (CJK unigrams, case S2),
@@ -156,6 +158,7 @@ def build_schema() -> tantivy.Schema:
         sb.add_text_field(name, stored=True, tokenizer_name=EN_ANALYZER)
     sb.add_text_field("headings", tokenizer_name=EN_ANALYZER)
     sb.add_text_field("tags", stored=True, tokenizer_name=KEYWORD_ANALYZER)
+    sb.add_text_field("tag_filter", tokenizer_name=KEYWORD_ANALYZER)
     sb.add_text_field("tags_text", tokenizer_name=EN_ANALYZER)
     sb.add_text_field("name", tokenizer_name=EN_ANALYZER)
     sb.add_text_field("name_cjk", tokenizer_name=CJK_ANALYZER)
@@ -236,6 +239,7 @@ def document_fields(page: Page, content_hash: str) -> dict[str, Any]:
         "aliases": list(page.aliases),
         "headings": [h.text for h in page.headings],
         "tags": list(page.tags),
+        "tag_filter": tag_ancestors(page.tags),
         "tags_text": list(page.tags),
         "name": stem,
         "name_cjk": stem if has_cjk(stem) else "",
@@ -255,6 +259,16 @@ def document_fields(page: Page, content_hash: str) -> dict[str, Any]:
         if value is not None:
             fields[key] = value
     return fields
+
+
+def tag_ancestors(tags: Sequence[str]) -> list[str]:
+    """Each tag and the tags it is nested in (``a/b/c`` -> ``a/b/c``, ``a/b``, ``a``), for the
+    ``--tag`` filter: Obsidian's tag search finds ``#a/b`` under ``a``."""
+    out: dict[str, None] = {}
+    for tag in tags:
+        parts = tag.split("/")
+        out.update(dict.fromkeys("/".join(parts[: i + 1]) for i in range(len(parts)) if parts[i]))
+    return list(out)
 
 
 def file_stem(path: str) -> str:
