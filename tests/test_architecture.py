@@ -34,6 +34,7 @@ LAYERS = {
     "lock": 3,
     "sync": 4,
     "redaction": 4,
+    "query_fields": 4,
     "retrieve": 4,
     "report": 4,
     "explain": 4,
@@ -63,7 +64,8 @@ LAYERS = {
 #: sanitize patterns with RE2 (linear_regex); sanitize runs the
 #: vendor formats of its data table and its placeholder checks; cli adds the `eval` group,
 #: which lives in its own module (cli_eval) to keep cli.py small; eval's HTML page formats its
-#: cells and summary as the text table does.
+#: cells and summary as the text table does; retrieve builds its plans from query_fields'
+#: per-field queries (the retrieval layer, in two modules).
 ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
     ("config", "errors"),
     ("config", "linear_regex"),
@@ -71,6 +73,7 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
     ("sanitize", "placeholders"),
     ("cli", "cli_eval"),
     ("eval_html", "eval_report"),
+    ("retrieve", "query_fields"),
 }
 
 
@@ -78,7 +81,16 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
 PACKAGE_ORDER = {
     "index": ["schema", "page_index", "__init__"],
     "parser": ["frontmatter", "body", "keys", "__init__"],
-    "sanitize": ["rule", "vendor", "names", "structural", "overlaps", "search", "__init__"],
+    "sanitize": [
+        "rule",
+        "vendor",
+        "names",
+        "structural",
+        "overlaps",
+        "search",
+        "rendered",
+        "__init__",
+    ],
     "store": ["schema", "records", "reads", "writes", "__init__"],
 }
 
