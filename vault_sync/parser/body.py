@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import posixpath
 import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import unquote
 
@@ -43,11 +45,17 @@ _WIKI_PATTERN = r"(!?)\[\[([^\[\]|\n]++)(?:\|([^\[\]\n]++))?\]\]"
 _WIKI_WHOLE = re.compile(r"\s*" + _WIKI_PATTERN + r"\s*\Z")
 #: ``[label](dest "title")``: label on one line with one level of nested brackets. Runs and
 #: repeats are possessive for speed (as above): each stops only at a character the part after
-#: it must start with, so giving characters back could never lead to another match.
+#: it must start with, so giving characters back could never lead to another match. The
+#: blanks before a title, once ``[ \t]*\n?[ \t]+``, are written so that no split of a run
+#: of blanks is tried twice (that was quadratic in the run, issue 14, fault 5): blanks then an
+#: optional line end and blanks, or a line end and blanks, or none after an empty destination
+#: whose leading blanks were taken (the lookbehinds: a blank, not an escaped one ending the
+#: destination). The same links match.
 _MD_LINK_PATTERN = (
     r"(!?)\[((?:[^\[\]\\\n]++|\\.|\[(?:[^\[\]\n]++|\[[^\[\]\n]*+\])*+\])*+)\]"
-    r"\([ \t]*(?:<([^<>\n]*+)>|((?:[^\s()\\]++|\\.|\([^\s()]*+\))*+))"
-    r"(?:[ \t]*\n?[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\)"
+    r"\([ \t]*+(?:<([^<>\n]*+)>|((?:[^\s()\\]++|\\.|\([^\s()]*+\))*+))"
+    r"(?:(?:[ \t]++(?:\n[ \t]++)?|\n[ \t]++|(?<=[ \t])(?<!\\[ \t]))"
+    r"(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*+\)"
 )
 #: One alternative per inline construct; the leftmost wins, as in a CommonMark inline scan.
 #: The leading lookahead lets the engine skip plain text 5x faster (measured: 10 ms instead
@@ -79,14 +87,18 @@ _PARA_END = re.compile(
 )
 _ATX_START = re.compile(r" {0,3}#{1,6}(?:[ \t]|\n|\Z)")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+#: Dataview inline fields. A key's run is possessive: the lazy run it replaces re-tried
+#: ``[ \t]*::`` after every character, quadratic over a run of spaces (issue 14, fault 5).
+#: Both find the same fields; the possessive key may end in spaces, which ``_edge_type``
+#: drops.
 _FIELD_LINE = re.compile(
     r"^[ \t]*(?:>[ \t]*)*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(?:\[[ xX]\][ \t]+)?"
-    r"([^\W\d][\w \-/]*?)[ \t]*::(.*)$",
+    r"([^\W\d][\w \-/]*+)[ \t]*::(.*)$",
     re.MULTILINE,
 )
 _FIELD_INLINE = re.compile(
-    r"\[([^\W\d][\w \-/]*?)[ \t]*::((?:[^\[\]\n]|\[\[[^\[\]\n]*\]\])*)\]"
-    r"|\(([^\W\d][\w \-/]*?)[ \t]*::((?:[^()\[\]\n]|\[\[[^\[\]\n]*\]\])*)\)"
+    r"\[([^\W\d][\w \-/]*+)[ \t]*::((?:[^\[\]\n]|\[\[[^\[\]\n]*\]\])*+)\]"
+    r"|\(([^\W\d][\w \-/]*+)[ \t]*::((?:[^()\[\]\n]|\[\[[^\[\]\n]*\]\])*+)\)"
 )
 # Block-level patterns, matched per line (after CRs are normalised away).
 _FENCE = re.compile(r"([ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?)(`{3,}|~{3,})(.*)")
@@ -288,74 +300,146 @@ class _Body:
     tags: list[str]
 
 
-def _field_spans(text: str) -> list[tuple[int, int, str]]:
-    """``(start, end, edge type)`` of Dataview inline-field values (``key:: value``)."""
-    spans = [(m.start(2), m.end(2), _edge_type(m[1])) for m in _FIELD_LINE.finditer(text)]
-    for m in _FIELD_INLINE.finditer(text):
-        key, group = (m[1], 2) if m[1] is not None else (m[3], 4)
-        spans.append((m.start(group), m.end(group), _edge_type(key)))
-    return spans
+class _Fields:
+    """Dataview inline-field values (``key:: value``): which one holds an offset, by bisection.
 
-
-def _inline_end(text: str, pos: int, tick_len: int | None) -> int:
-    """End offset of the code span (``tick_len`` backticks) or comment opened before ``pos``.
-
-    Returns -1 when it is not closed within its paragraph (the opener is then literal text).
+    Line fields come first, then bracketed ones (``[key:: value]``, ``(key:: value)``), as the
+    scan has always preferred; each kind is sorted and never overlaps itself, so a lookup is
+    two bisections, not a pass over every field per link (quadratic on a page of fields).
     """
-    if tick_len is not None:  # most code spans close on their own line
-        line_end = text.find("\n", pos)
-        for run in _TICKS.finditer(text, pos, len(text) if line_end < 0 else line_end):
-            if len(run[0]) == tick_len:
-                return run.end()
-        if line_end < 0:
-            return -1
-    line_start = text.rfind("\n", 0, pos) + 1
-    if _ATX_START.match(text, line_start):  # a heading is one line
-        limit = text.find("\n", pos)
-    else:
-        para = _PARA_END.search(text, pos)
-        limit = para.start() if para else -1
-    limit = len(text) if limit < 0 else limit
-    if tick_len is None:  # <!-- ... -->; "<!-->" and "<!--->" are whole comments (0.31)
-        for short in (">", "->"):
-            if text.startswith(short, pos):
-                return pos + len(short)
-        end = text.find("-->", pos, limit)
-        return -1 if end < 0 else end + 3
-    for run in _TICKS.finditer(text, pos, limit):
-        if len(run[0]) == tick_len:
-            return run.end()
-    return -1
+
+    def __init__(self, text: str) -> None:
+        self.kinds: list[tuple[list[int], list[tuple[int, str]]]] = []
+        line = [(m.start(2), m.end(2), _edge_type(m[1])) for m in _FIELD_LINE.finditer(text)]
+        inline = []
+        for m in _FIELD_INLINE.finditer(text):
+            key, group = (m[1], 2) if m[1] is not None else (m[3], 4)
+            inline.append((m.start(group), m.end(group), _edge_type(key)))
+        for spans in (line, inline):
+            self.kinds.append(([lo for lo, _, _ in spans], [(hi, e) for _, hi, e in spans]))
+
+    def edge_at(self, offset: int) -> str | None:
+        """Edge type of the field value holding ``offset``, or ``None``."""
+        for starts, rest in self.kinds:
+            i = bisect_right(starts, offset) - 1
+            if i >= 0 and offset < rest[i][0]:
+                return rest[i][1]
+        return None
 
 
 #: Longest ``${...}`` expression masked, in characters: past it, ``${`` is literal text.
 _EXPR_MAX_CHARS = 10_000
+_BRACES = re.compile(r"[{}]")
 
 
-def _expr_end(text: str, pos: int) -> int:
-    """End offset of a SilverBullet ``${...}`` expression whose ``{`` ends at ``pos``, or -1.
+class _Ahead:
+    """The leftmost occurrence at or after ``pos`` for rising ``pos``: each found once.
 
-    SilverBullet pages embed Space Lua expressions such as ``${query[[from index.pages()]]}``,
-    where ``[[ ]]`` is a Lua long string, not a wikilink: like code spans, these expressions
-    hold no links (found on silverbullet-docs, where they made 38 false unresolved links).
-    Braces must balance within ``_EXPR_MAX_CHARS`` and before a blank line, else the ``${`` is
-    plain text.
+    ``find(pos)`` returns the leftmost start at or after ``pos`` (-1: none). An answer stays
+    right for every later ``pos`` up to it (nothing starts between), so a scan whose offsets
+    only rise costs one pass over the text in all, not one per opener (issue 14, fault 5).
+    A ``pos`` below the last one is answered afresh. The pattern must not look behind.
     """
-    depth = 1
-    limit = min(len(text), pos + _EXPR_MAX_CHARS)
-    i = pos
-    while i < limit:
-        ch = text[i]
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        elif ch == "\n" and text.startswith("\n", i + 1):
+
+    def __init__(self, find: Callable[[int], int]) -> None:
+        self.find = find
+        self.since, self.found = -1, -1
+
+    def at(self, pos: int) -> int:
+        """Leftmost occurrence at or after ``pos``, or -1."""
+        if not (self.since <= pos and (pos <= self.found or self.found < 0 <= self.since)):
+            self.since, self.found = pos, self.find(pos)
+        return self.found
+
+
+class _Closers:
+    """Where code spans, inline comments and ``${...}`` expressions close, in linear time.
+
+    Each closing delimiter is found with an index built once per page (tick runs by length,
+    matched braces) or a forward-only search (:class:`_Ahead`), never a rescan per opener:
+    ``'${ ' * 40000`` took 26 s, ``'`a\\n' * 40000`` 4 s before (issue 14, fault 5).
+    Offsets passed in must rise, as the token scan's do.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.newline = _Ahead(lambda pos: text.find("\n", pos))
+        self.blank = _Ahead(lambda pos: text.find("\n\n", pos))
+        self.comment = _Ahead(lambda pos: text.find("-->", pos))
+        self.para = _Ahead(lambda pos: m.start() if (m := _PARA_END.search(text, pos)) else -1)
+        self.line_from, self.line_start = 0, 0
+        self.ticks: dict[int, list[int]] | None = None
+        self.braces: dict[int, int] | None = None
+
+    def _start_of_line(self, pos: int) -> int:
+        """Offset of the line holding ``pos`` (amortised: offsets rise)."""
+        if pos < self.line_from:
+            self.line_from, self.line_start = 0, 0
+        cut = self.text.rfind("\n", self.line_from, pos)
+        self.line_from, self.line_start = pos, cut + 1 if cut >= 0 else self.line_start
+        return self.line_start
+
+    def _limit(self, pos: int) -> int:
+        """End of the paragraph (of the line, for a heading) holding ``pos``."""
+        if _ATX_START.match(self.text, self._start_of_line(pos)):  # a heading is one line
+            limit = self.newline.at(pos)
+        else:
+            limit = self.para.at(pos)
+        return len(self.text) if limit < 0 else limit
+
+    def code_end(self, pos: int, ticks: int) -> int:
+        """End of the code span of ``ticks`` backticks opened just before ``pos``, or -1.
+
+        It closes at the next run of exactly as many backticks within its paragraph
+        (CommonMark 0.31 §6.1); ``pos`` follows a whole run, so later runs are whole too.
+        """
+        if self.ticks is None:
+            self.ticks = {}
+            for run in _TICKS.finditer(self.text):
+                self.ticks.setdefault(len(run[0]), []).append(run.start())
+        runs = self.ticks.get(ticks, [])
+        i = bisect_left(runs, pos)
+        if i == len(runs):
             return -1
-        i += 1
-    return -1
+        close = runs[i]
+        line_end = self.newline.at(pos)
+        if line_end < 0 or close < line_end or close < self._limit(pos):
+            return close + ticks  # most code spans close on their own line: no limit needed
+        return -1
+
+    def comment_end(self, pos: int) -> int:
+        """End of the HTML comment opened by ``<!--`` just before ``pos``, or -1.
+
+        ``<!-->`` and ``<!--->`` are whole comments (CommonMark 0.31); else the first
+        ``-->`` within the paragraph closes it.
+        """
+        for short in (">", "->"):
+            if self.text.startswith(short, pos):
+                return pos + len(short)
+        end = self.comment.at(pos)
+        return end + 3 if 0 <= end < self._limit(pos) else -1
+
+    def expr_end(self, pos: int) -> int:
+        """End of a SilverBullet ``${...}`` expression whose ``{`` ends at ``pos``, or -1.
+
+        SilverBullet pages embed Space Lua expressions such as ``${query[[from
+        index.pages()]]}``, where ``[[ ]]`` is a Lua long string, not a wikilink: like code
+        spans, these expressions hold no links (found on silverbullet-docs, where they made 38
+        false unresolved links). The ``}`` matching the ``{`` must come within
+        ``_EXPR_MAX_CHARS`` and before a blank line, else the ``${`` is plain text.
+        """
+        if self.braces is None:
+            self.braces, stack = {}, []
+            for brace in _BRACES.finditer(self.text):
+                if brace[0] == "{":
+                    stack.append(brace.start())
+                elif stack:
+                    self.braces[stack.pop()] = brace.start()
+        close = self.braces.get(pos - 1, -1)
+        if close < 0 or close >= pos + _EXPR_MAX_CHARS:
+            return -1
+        blank = self.blank.at(pos)
+        return -1 if 0 <= blank < close else close + 1
 
 
 def _scan_body(body: str, first_line: int, path: str) -> _Body:
@@ -365,16 +449,15 @@ def _scan_body(body: str, first_line: int, path: str) -> _Body:
     hidden, headings = _scan_blocks(lines, first_line)
     if True in hidden:
         text = "\n".join("" if hide else line for line, hide in zip(lines, hidden, strict=True))
-    fields = _field_spans(text) if "::" in text else []
+    fields = _Fields(text) if "::" in text else None
+    closers = _Closers(text)
     line, counted = first_line, 0  # the file line of offset `counted` (token starts only rise)
     links: list[Link] = []
     tags: list[str] = []
 
     def typed(start: int, edge: str, origin: LinkOrigin) -> tuple[str, LinkOrigin]:
-        for lo, hi, field_edge in fields:
-            if lo <= start < hi:
-                return field_edge, LinkOrigin.INLINE_FIELD
-        return edge, origin
+        field_edge = fields.edge_at(start) if fields is not None else None
+        return (edge, origin) if field_edge is None else (field_edge, LinkOrigin.INLINE_FIELD)
 
     pos, skip_at, skip_to = 0, -1, -1  # skip a Markdown link's destination once past its label
     # _TOKEN.search(text, pos), split in two for speed: a pattern starting with a character
@@ -391,11 +474,11 @@ def _scan_body(body: str, first_line: int, path: str) -> _Body:
             continue
         kind = m.lastgroup
         pos = m.end()
-        if kind == "tick" or kind == "cmt":
-            end = _inline_end(text, pos, len(m[0]) if kind == "tick" else None)
-            pos = end if end >= 0 else pos
-        elif kind == "expr":
-            end = _expr_end(text, pos)
+        if kind == "tick" or kind == "cmt" or kind == "expr":
+            if kind == "tick":
+                end = closers.code_end(pos, len(m[0]))
+            else:
+                end = closers.comment_end(pos) if kind == "cmt" else closers.expr_end(pos)
             pos = end if end >= 0 else pos
         elif kind == "tag":
             if not m[0][1:].isdigit():
@@ -404,7 +487,7 @@ def _scan_body(body: str, first_line: int, path: str) -> _Body:
             parts = _wikilink(m[_WIKI_AT + 2], m[_WIKI_AT + 3], path)
             if parts is not None:
                 edge, origin = EMBEDS if m[_WIKI_AT + 1] else REFERENCES, LinkOrigin.WIKILINK
-                if fields:
+                if fields is not None:
                     edge, origin = typed(start, edge, origin)
                 target, anchor, display = parts
                 line, counted = line + text.count("\n", counted, start), start
@@ -414,7 +497,7 @@ def _scan_body(body: str, first_line: int, path: str) -> _Body:
             local = _markdown_target(dest.replace("\\", "") if "\\" in dest else dest, path)
             if local is not None:
                 edge, origin = EMBEDS if m[_MD_AT + 1] else REFERENCES, LinkOrigin.MARKDOWN
-                if fields:
+                if fields is not None:
                     edge, origin = typed(start, edge, origin)
                 shown = m[_MD_AT + 2].strip() or None
                 line, counted = line + text.count("\n", counted, start), start
