@@ -543,3 +543,75 @@ def test_two_concurrent_syncs_never_both_report_the_same_changes(make_vault: Mak
     assert (ours.added, ours.changed, ours.deleted) == (0, 0, 0)
     assert not ours.did_work
     assert ours.generation == 2
+
+
+def _second_writer_gets_the_lock(config: Config) -> bool:
+    """Whether another writer could take the writer lock right now (no waiting)."""
+    from vault_sync.errors import LockTimeoutError
+    from vault_sync.lock import WriterLock
+
+    other = WriterLock(config.store_path, timeout_s=0)
+    try:
+        with other:
+            return True
+    except LockTimeoutError:
+        return False
+
+
+def test_pages_are_prepared_outside_the_writer_lock(
+    make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 14, fault 5: a slow (hostile) page once held the lock while it parsed, and a
+    second writer timed out. Each time a page is prepared, a second writer tries the lock."""
+    import vault_sync.sync as sync_module
+
+    vault = make_vault({"a.md": "# A\n", "b.md": "${ " * 100 + "\n"})
+    sync(vault)
+    (vault / "a.md").write_text("# A\n\nchanged\n", encoding="utf-8")
+    (vault / "b.md").write_text("${ " * 200 + "\n", encoding="utf-8")
+    real_prepare = sync_module.prepare_page
+    free: list[tuple[str, bool]] = []
+
+    def prepare(config: Config, entry: Any) -> Any:
+        free.append((entry.path, _second_writer_gets_the_lock(config)))
+        return real_prepare(config, entry)
+
+    monkeypatch.setattr(sync_module, "prepare_page", prepare)
+    _, report = sync(vault)
+    assert (report.changed, report.errors) == (2, {})
+    assert sorted(free) == [("a.md", True), ("b.md", True)]
+
+
+def test_a_page_another_writer_stored_while_it_was_prepared_is_read_again(
+    make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Preparing outside the lock must not store an older read over a newer one: another
+    writer (here nested, in the same process) stores b.md's newer text between this sync's
+    read of b.md and its lock for b.md's batch; the batch reads it again under the lock."""
+    import vault_sync.sync as sync_module
+
+    vault = make_vault({"a.md": "alpha one\n", "b.md": "beta one\n"})
+    sync(vault)
+    monkeypatch.setattr(sync_module, "BATCH_PAGES", 1)  # a.md, then b.md: two batches
+    (vault / "a.md").write_text("alpha two\n", encoding="utf-8")
+    (vault / "b.md").write_text("beta two\n", encoding="utf-8")
+    real_prepare = sync_module.prepare_page
+    reads: list[str] = []
+
+    def prepare(config: Config, entry: Any) -> Any:
+        prepared = real_prepare(config, entry)
+        reads.append(entry.path)
+        if reads == ["a.md", "b.md"]:  # the outer sync's read of b.md: now another writer
+            (vault / "b.md").write_text("beta three\n", encoding="utf-8")
+            os.utime(vault / "b.md", ns=(1, 1))  # a stat the outer plan never saw
+            sync(vault)
+        return prepared
+
+    monkeypatch.setattr(sync_module, "prepare_page", prepare)
+    _, report = sync(vault)
+    assert reads == ["a.md", "b.md", "b.md", "b.md"]  # outer, nested, outer again under lock
+    assert (report.changed, report.errors) == (2, {})
+    assert search_paths(vault, "three") == ["b.md"]
+    assert search_paths(vault, "two") == ["a.md"]
+    _, again = sync(vault)
+    assert not again.did_work

@@ -5,10 +5,11 @@
   unchanged (mtime, size) skips the hash; a changed stat with an equal content hash is only
   *touched*; a delete and a create with equal content hash is a *move*; a stored page under a
   folder that could not be read is *kept* (deleting needs proof of absence, DESIGN §4).
-- **apply** (:func:`apply_plan`) splits the work into bounded batches; each batch takes the
-  writer lock, journals its paths, commits the tantivy index, then the SQLite sidecar (which
-  records the generation complete and clears the journal), and releases the lock. A batch
-  that never completed is redone by the next writer (:func:`redo_pending`).
+- **apply** (:func:`apply_plan`) splits the work into bounded batches; each batch's pages are
+  read, parsed and scrubbed first, then the batch takes the writer lock, journals its paths,
+  commits the tantivy index, then the SQLite sidecar (which records the generation complete
+  and clears the journal), and releases the lock. A batch that never completed is redone by
+  the next writer (:func:`redo_pending`).
 
 Fault injection for tests: the environment variable ``VAULT_SYNC_FAULT`` (read only here, see
 :func:`_fault_point`) names a point at which the process kills itself.
@@ -66,7 +67,7 @@ def _fault_point(name: str) -> None:
     ``$VAULT_SYNC_FAULT`` is ``NAME`` (kill the first time the point is reached) or
     ``NAME@N`` (the N-th time, e.g. in a watcher's N-th batch). Points, in apply order:
     ``after_journal`` (journal committed, no store touched), ``during_batch`` (half the
-    batch's pages read and parsed), ``after_index_commit`` (index committed, sidecar not: the
+    batch's prepared pages collected), ``after_index_commit`` (index committed, sidecar not: the
     two stores disagree), ``after_sidecar_commit`` (both committed). Read nowhere else.
     """
     wanted = os.environ.get(FAULT_ENV)
@@ -570,7 +571,9 @@ def apply_plan(
         config: the vault's configuration.
         plan: from :func:`make_plan`.
         result: the scan the plan came from (file entries, attachments).
-        lock: the writer lock, taken around each batch only.
+        lock: the writer lock, taken around each batch's writes only: its pages are read,
+            parsed and scrubbed before (read again under the lock when another writer
+            applied a batch meanwhile, so an older read never overwrites a newer one).
         store: an open (writable) sidecar.
         index_dir: the tantivy index folder of the same store set.
         progress: called with the number of pages done after each batch.
@@ -607,9 +610,16 @@ def apply_plan(
         with _Preparer(config, work, result) as preparer:
             for number, batch in enumerate(work):
                 first, last = number == 0, number == len(work) - 1
+                # Read, parse and scrub the batch before taking the lock, so a slow page
+                # never holds it (issue 14, fault 5: 26 s on one hostile page).
+                read_at = store.generation
+                prepared = list(preparer.batch(number))
                 with lock:
-                    if first and planned_at is not None and store.generation != planned_at:
+                    now = store.generation
+                    if first and planned_at is not None and now != planned_at:
                         raise _StalePlan
+                    if now != read_at:  # another writer's batch since: these reads may be old
+                        prepared = [prepare_page(config, result.pages[p]) for p in batch]
                     generation = _apply_batch(
                         config,
                         store,
@@ -618,7 +628,7 @@ def apply_plan(
                         building,
                         last or not building,
                         batch,
-                        preparer.batch(number),
+                        prepared,
                         deletes if first else [],
                         attachments=attachments if last else None,
                         touched=plan.touched if first else (),
