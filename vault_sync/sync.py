@@ -620,19 +620,16 @@ def apply_plan(
                         raise _StalePlan
                     if now != read_at:  # another writer's batch since: these reads may be old
                         prepared = [prepare_page(config, result.pages[p]) for p in batch]
-                    generation = _apply_batch(
-                        config,
-                        store,
-                        index_dir,
-                        keep,
-                        building,
-                        last or not building,
-                        batch,
-                        prepared,
-                        deletes if first else [],
-                        attachments=attachments if last else None,
+                    part = _Batch(
+                        paths=batch,
+                        deletes=deletes if first else [],
                         touched=plan.touched if first else (),
-                        errors=errors,
+                        attachments=attachments if last else None,
+                        building=building,
+                        complete=last or not building,
+                    )
+                    generation = _apply_batch(
+                        config, store, index_dir, keep, part, prepared, errors
                     )
                 if progress is not None:
                     progress(len(batch))
@@ -654,41 +651,37 @@ def apply_plan(
     )
 
 
-def _apply_batch(
-    config: Config,
-    store: Sidecar,
-    index_dir: Path,
-    keep: KeptWriter | None,
-    building: bool,
-    complete: bool,
-    paths: Sequence[str],
-    prepared: Iterable[Prepared],
-    deletes: Sequence[str],
-    *,
-    attachments: set[str] | None,
-    touched: Sequence[tuple[str, FileState]],
-    errors: dict[str, str],
-) -> int:
-    """Apply one batch under the lock: journal, index commit, sidecar commit. Returns gen.
+@dataclass(frozen=True)
+class _Batch:
+    """One batch of a plan, as :func:`_apply_batch` writes it.
 
-    ``prepared`` gives the pages of ``paths``, in order. ``complete`` is False for all but the
-    last batch of a store set being built (``building``): its index adds stay uncommitted and
-    its links unresolved until the last batch.
+    ``paths`` are the pages to write, ``deletes`` the pages to remove (the first batch's),
+    ``touched`` the pages whose (mtime, size) only is refreshed (the first batch's), and
+    ``attachments`` the vault's attachment list to store (the last batch's; ``None``: keep
+    the stored one). ``building``: the stores are a set being built; ``complete`` is False
+    for all but the last batch of such a set: its index adds stay uncommitted and its links
+    unresolved until the last batch.
     """
-    # A batch that only refreshes (mtime, size) of touched pages changes no answer: no new
-    # generation for it.
-    changes = bool(paths or deletes) or (
-        attachments is not None and attachments != store.attachments()
-    )
-    generation = store.generation + (1 if changes else 0)
-    if paths or deletes:
-        store.begin_pending(generation, [*paths, *deletes])
-    _fault_point("after_journal")
+
+    paths: Sequence[str]
+    deletes: Sequence[str]
+    touched: Sequence[tuple[str, FileState]]
+    attachments: set[str] | None
+    building: bool
+    complete: bool
+
+
+def _collect(
+    config: Config, batch: _Batch, prepared: Iterable[Prepared], errors: dict[str, str]
+) -> tuple[list[PageRecord], list[dict[str, Any]], list[str]]:
+    """The batch's rows, index documents and pages to remove (its deletes, and pages that
+    could not be read and are proven gone); the reasons of pages that could not be read
+    go into ``errors``."""
     records: list[PageRecord] = []
     documents: list[dict[str, Any]] = []
-    gone = list(deletes)
+    gone = list(batch.deletes)
     for number, (entry, record, fields, error) in enumerate(prepared):
-        if number == len(paths) // 2:
+        if number == len(batch.paths) // 2:
             _fault_point("during_batch")
         if record is None or fields is None:
             errors[entry.path] = error or "cannot read"
@@ -697,6 +690,32 @@ def _apply_batch(
             continue
         records.append(record)
         documents.append(fields)
+    return records, documents, gone
+
+
+def _apply_batch(
+    config: Config,
+    store: Sidecar,
+    index_dir: Path,
+    keep: KeptWriter | None,
+    batch: _Batch,
+    prepared: Iterable[Prepared],
+    errors: dict[str, str],
+) -> int:
+    """Apply one batch under the lock: journal, index commit, sidecar commit. Returns gen.
+
+    ``prepared``: the pages of ``batch.paths``, in order; ``errors`` gets unreadable ones."""
+    paths, attachments = batch.paths, batch.attachments
+    building, complete = batch.building, batch.complete
+    # Only refreshing (mtime, size) of touched pages changes no answer: no new generation.
+    changes = bool(paths or batch.deletes) or (
+        attachments is not None and attachments != store.attachments()
+    )
+    generation = store.generation + (1 if changes else 0)
+    if paths or batch.deletes:
+        store.begin_pending(generation, [*paths, *batch.deletes])
+    _fault_point("after_journal")
+    records, documents, gone = _collect(config, batch, prepared, errors)
     # The last batch of a set being built commits the index in a thread while the sidecar
     # resolves links and builds its indexes (order does not matter: no one reads the set).
     finish = building and complete
@@ -717,7 +736,12 @@ def _apply_batch(
             _fault_point("after_index_commit")
     try:
         store.apply_batch(
-            generation, records, gone, attachments=attachments, touched=touched, resolve=complete
+            generation,
+            records,
+            gone,
+            attachments=attachments,
+            touched=batch.touched,
+            resolve=complete,
         )
         if finish:
             store.end_bulk_load()
