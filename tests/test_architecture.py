@@ -210,7 +210,8 @@ def test_public_api_is_pinned_and_importable() -> None:
 
     assert vault_sync.__all__ == sorted(vault_sync.__all__)
     assert vault_sync.__all__ == [
-        "Config", "Hit", "Link", "Page", "PageIndex", "Reader", "Sidecar", "VaultSyncError",
+        "Config", "Hit", "Link", "Page", "PageIndex", "Reader", "Sidecar", "SyncResult",
+        "VaultSyncError",
         "__version__", "find_vault", "load_config", "open_reader", "parse_page", "run_rebuild",
         "run_sync", "scan",
     ]  # fmt: skip

@@ -26,6 +26,7 @@ _EXPORTS = {
     "PageIndex": "vault_sync.index",
     "Reader": "vault_sync.engine",
     "Sidecar": "vault_sync.store",
+    "SyncResult": "vault_sync.engine",
     "VaultSyncError": "vault_sync.errors",
     "find_vault": "vault_sync.config",
     "load_config": "vault_sync.config",

@@ -204,7 +204,7 @@ def rebuild(vault: Path | None, as_json: bool) -> None:
     from vault_sync.engine import run_rebuild
 
     config = _config(vault)
-    plan, report = run_rebuild(config, progress_start=_progress_factory(as_json))
+    plan, report, _ = run_rebuild(config, progress_start=_progress_factory(as_json))
     _print_report(plan, report, as_json, "rebuild")
 
 

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from vault_sync import layout
 from vault_sync.config import Config, content_fingerprint
@@ -49,6 +49,21 @@ R = TypeVar("R")
 
 ProgressStart = Callable[[int], "ProgressFn | None"]
 Scanner = Callable[[Config], "ScanResult"]
+
+
+class SyncResult(NamedTuple):
+    """What :func:`run_sync` or :func:`run_rebuild` did.
+
+    A named tuple, so ``plan, report, notice = run_sync(config)`` unpacks as it always has.
+    ``plan``: the plan applied (:class:`~vault_sync.sync.Plan`); ``report``: the counts,
+    generation, errors and time (:class:`~vault_sync.sync.SyncReport`); ``notice``: why the
+    stores were rebuilt first (a damaged or missing store), or ``None`` (always, for
+    :func:`run_rebuild`, which is asked to rebuild).
+    """
+
+    plan: Plan
+    report: SyncReport
+    notice: str | None = None
 
 
 def writer_lock(config: Config) -> WriterLock:
@@ -242,7 +257,7 @@ def run_sync(
     full_check: bool = True,
     scope: Iterable[str] | None = None,
     kept_writer: KeptWriter | None = None,
-) -> tuple[Plan, SyncReport, str | None]:
+) -> SyncResult:
     """Sync the stores with the vault, rebuilding them first when they are damaged.
 
     Args:
@@ -262,7 +277,7 @@ def run_sync(
             it is also released while this waits for another process's writer lock.
 
     Returns:
-        ``(plan, report, notice)``; ``notice`` says why the stores were rebuilt, or is None.
+        A :class:`SyncResult`, ``(plan, report, notice)``.
 
     Raises:
         LockTimeoutError: another writer held the lock too long.
@@ -307,7 +322,7 @@ def run_sync(
             if trusted:
                 with lock:
                     layout.write_stamp(folder)
-            return plan, report, None
+            return SyncResult(plan, report)
         except (sqlite3.DatabaseError, IndexCorruptError, IndexSchemaMismatch) as exc:
             # Damage the cheap check cannot see (a watcher batch): rebuild, never crash.
             problem = f"damaged store found while writing: {exc}"
@@ -318,13 +333,14 @@ def run_sync(
     elif (config.store_path / layout.CURRENT_NAME).exists():
         notice = "stores rebuilt from the vault: the active store set was missing"
     plan, report = _build_new_set(config, lock, progress_start, scanner, _generation_of(folder))
-    return plan, report, notice
+    return SyncResult(plan, report, notice)
 
 
-def run_rebuild(
-    config: Config, *, progress_start: ProgressStart | None = None
-) -> tuple[Plan, SyncReport]:
+def run_rebuild(config: Config, *, progress_start: ProgressStart | None = None) -> SyncResult:
     """Build both stores again from the vault; readers keep the old ones until the switch.
+
+    Returns:
+        A :class:`SyncResult` (``notice`` is ``None``).
 
     Raises:
         LockTimeoutError: another writer held the lock too long.
@@ -338,7 +354,8 @@ def run_rebuild(
     with lock:
         active = layout.active_set(config.store_path)
         generation = _generation_of(active)
-    return _build_new_set(config, lock, progress_start, scan, generation, keep_from=active)
+    plan, report = _build_new_set(config, lock, progress_start, scan, generation, keep_from=active)
+    return SyncResult(plan, report)
 
 
 @dataclass
