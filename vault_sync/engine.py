@@ -52,14 +52,11 @@ Scanner = Callable[[Config], "ScanResult"]
 
 
 class SyncResult(NamedTuple):
-    """What :func:`run_sync` or :func:`run_rebuild` did.
-
-    A named tuple, so ``plan, report, notice = run_sync(config)`` unpacks as it always has.
-    ``plan``: the plan applied (:class:`~vault_sync.sync.Plan`); ``report``: the counts,
-    generation, errors and time (:class:`~vault_sync.sync.SyncReport`); ``notice``: why the
-    stores were rebuilt first (a damaged or missing store), or ``None`` (always, for
-    :func:`run_rebuild`, which is asked to rebuild).
-    """
+    """What :func:`run_sync` or :func:`run_rebuild` did: a named tuple, so ``plan, report,
+    notice = run_sync(config)`` unpacks as it always has. ``plan``: the plan applied
+    (:class:`~vault_sync.sync.Plan`); ``report``: counts, generation, errors, time
+    (:class:`~vault_sync.sync.SyncReport`); ``notice``: why the stores were rebuilt first (a
+    damaged or missing store), or ``None`` (always, for :func:`run_rebuild`)."""
 
     plan: Plan
     report: SyncReport
