@@ -32,6 +32,8 @@ LAYERS = {
     "store": 3,  # a package: schema, records, reads, writes (PACKAGE_ORDER)
     "index": 3,  # a package: schema, page_index (PACKAGE_ORDER)
     "lock": 3,
+    "clean": 4,
+    "prepare": 4,
     "sync": 4,
     "redaction": 4,
     "query_fields": 4,
@@ -65,7 +67,8 @@ LAYERS = {
 #: vendor formats of its data table and its placeholder checks; cli adds the `eval` group,
 #: which lives in its own module (cli_eval) to keep cli.py small; eval's HTML page formats its
 #: cells and summary as the text table does; retrieve builds its plans from query_fields'
-#: per-field queries (the retrieval layer, in two modules).
+#: per-field queries (the retrieval layer, in two modules); sync applies pages that prepare
+#: read, parsed and cleaned (the sanitizer seam, clean) — the sync layer, in three modules.
 ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
     ("config", "errors"),
     ("config", "linear_regex"),
@@ -74,6 +77,9 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
     ("cli", "cli_eval"),
     ("eval_html", "eval_report"),
     ("retrieve", "query_fields"),
+    ("prepare", "clean"),
+    ("sync", "clean"),
+    ("sync", "prepare"),
 }
 
 

@@ -310,12 +310,13 @@ def test_a_set_built_in_bulk_equals_one_kept_in_step(
 def test_a_build_failing_between_batches_leaves_no_writer_and_the_next_sync_builds(
     make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import vault_sync.prepare as prepare_module
     import vault_sync.sync as sync_module
     from vault_sync.index import PageIndex
 
     monkeypatch.setattr(sync_module, "BATCH_PAGES", 3)
     vault = make_vault(CROSS_BATCH)
-    real_load = sync_module.load_page
+    real_load = prepare_module.load_page
     calls = []
 
     def failing_load(config: Config, entry: object):  # type: ignore[no-untyped-def]
@@ -324,14 +325,14 @@ def test_a_build_failing_between_batches_leaves_no_writer_and_the_next_sync_buil
             raise RuntimeError("injected")
         return real_load(config, entry)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(sync_module, "load_page", failing_load)
+    monkeypatch.setattr(prepare_module, "load_page", failing_load)
     with pytest.raises(RuntimeError, match="injected"):
         sync(vault)
     # rolled back: tantivy's lock on the half-built set's index is free for a new writer
     (half_built,) = (vault / ".vault-sync").glob("set-*")
     with PageIndex.open(layout.index_dir(half_built)).batch():  # IndexBusyError if held
         pass
-    monkeypatch.setattr(sync_module, "load_page", real_load)
+    monkeypatch.setattr(prepare_module, "load_page", real_load)
     _, report = sync(vault)
     assert report.added == len(CROSS_BATCH)
     assert len(search_paths(vault, "shared", limit=50)) == 20
@@ -340,13 +341,14 @@ def test_a_build_failing_between_batches_leaves_no_writer_and_the_next_sync_buil
 def _synced_in_process_then_pooled(make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Sync CROSS_BATCH in small batches with pages prepared in process (the vault to compare
     with), then make every later sync prepare pages in worker processes, in tasks of 2."""
+    import vault_sync.prepare as prepare_module
     import vault_sync.sync as sync_module
 
     monkeypatch.setattr(sync_module, "BATCH_PAGES", 3)
-    monkeypatch.setattr(sync_module, "PARALLEL_CHUNK_PAGES", 2)
+    monkeypatch.setattr(prepare_module, "PARALLEL_CHUNK_PAGES", 2)
     inline = make_vault(CROSS_BATCH, name="inline")
     sync(inline)
-    monkeypatch.setattr(sync_module, "PARALLEL_MIN_PAGES", 1)
+    monkeypatch.setattr(prepare_module, "PARALLEL_MIN_PAGES", 1)
     return inline
 
 
@@ -361,18 +363,18 @@ def test_pages_prepared_in_worker_processes_are_stored_as_in_process(
     spawn_allowed: bool,
     method: str | None,
 ) -> None:
-    import vault_sync.sync as sync_module
+    import vault_sync.prepare as prepare_module
 
     inline = _synced_in_process_then_pooled(make_vault, monkeypatch)
     started: list[object] = []
-    real_pool = sync_module.ProcessPoolExecutor
+    real_pool = prepare_module.ProcessPoolExecutor
     monkeypatch.setattr(
-        sync_module,
+        prepare_module,
         "ProcessPoolExecutor",
         lambda *a, **kw: started.append(kw["mp_context"]) or real_pool(*a, **kw),
     )
-    monkeypatch.setattr(sync_module.threading, "active_count", lambda: threads)
-    monkeypatch.setattr(sync_module, "_spawn_allowed", spawn_allowed)
+    monkeypatch.setattr(prepare_module.threading, "active_count", lambda: threads)
+    monkeypatch.setattr(prepare_module, "_spawn_allowed", spawn_allowed)
     pooled = make_vault(CROSS_BATCH, name="pooled")
     sync(pooled)
     methods = [context.get_start_method() for context in started]  # type: ignore[attr-defined]
@@ -384,13 +386,13 @@ def test_pages_prepared_in_worker_processes_are_stored_as_in_process(
 
 
 def test_a_page_that_cannot_be_read_is_an_error_not_an_exception(make_vault: MakeVault) -> None:
-    import vault_sync.sync as sync_module
+    import vault_sync.prepare as prepare_module
 
     vault = make_vault({"a.md": "one\n"})
     config = load_config(vault)
     entry = scan(config).pages["a.md"]
     (vault / "a.md").unlink()
-    found, record, fields, error = sync_module.prepare_page(config, entry)
+    found, record, fields, error = prepare_module.prepare_page(config, entry)
     assert (found, record, fields) == (entry, None, None)
     assert error is not None and error.startswith("cannot read")
 
@@ -411,9 +413,9 @@ def _processes_naming(text: str) -> list[int]:
 def test_workers_of_a_killed_sync_exit_and_the_next_sync_builds(
     make_vault: MakeVault, cli: Callable[..., object]
 ) -> None:
-    import vault_sync.sync as sync_module
+    import vault_sync.prepare as prepare_module
 
-    pages = sync_module.PARALLEL_MIN_PAGES + 100  # enough for worker processes
+    pages = prepare_module.PARALLEL_MIN_PAGES + 100  # enough for worker processes
     vault = make_vault({f"d{i % 7}/p{i}.md": f"word{i} common\n" for i in range(pages)})
     killed = cli("--vault", str(vault), "sync", env={"VAULT_SYNC_FAULT": "during_batch@2"})
     assert killed.code == -9  # type: ignore[attr-defined]
@@ -428,20 +430,20 @@ def test_workers_of_a_killed_sync_exit_and_the_next_sync_builds(
 
 def _dying_chunk(config: Config, entries: list[object]):  # type: ignore[no-untyped-def]
     """A worker's task that kills its worker on one page (run by forked workers, by name)."""
-    import vault_sync.sync as sync_module
+    import vault_sync.prepare as prepare_module
 
     if any(getattr(e, "path", "") == "d1/p9.md" for e in entries):
         os._exit(3)
-    return [sync_module.prepare_page(config, e) for e in entries]  # type: ignore[arg-type]
+    return [prepare_module.prepare_page(config, e) for e in entries]  # type: ignore[arg-type]
 
 
 def test_a_worker_that_dies_leaves_its_pages_to_this_process(
     make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import vault_sync.sync as sync_module
+    import vault_sync.prepare as prepare_module
 
     inline = _synced_in_process_then_pooled(make_vault, monkeypatch)
-    monkeypatch.setattr(sync_module, "_prepare_chunk", _dying_chunk)
+    monkeypatch.setattr(prepare_module, "_prepare_chunk", _dying_chunk)
     pooled = make_vault(CROSS_BATCH, name="pooled")
     _, report = sync(pooled)
     assert report.added == len(CROSS_BATCH) and not report.errors
@@ -454,9 +456,9 @@ def test_ctrl_c_during_a_sync_with_workers_stops_it_quietly(make_vault: MakeVaul
     import subprocess
     import sys
 
-    import vault_sync.sync as sync_module
+    import vault_sync.prepare as prepare_module
 
-    pages = sync_module.PARALLEL_MIN_PAGES * 3
+    pages = prepare_module.PARALLEL_MIN_PAGES * 3
     vault = make_vault({f"d{i % 7}/p{i}.md": f"word{i} common\n" for i in range(pages)})
     sync(vault)
     for path in vault.glob("d*/p*.md"):  # every page changed: a sync of modified pages,
@@ -563,20 +565,20 @@ def test_pages_are_prepared_outside_the_writer_lock(
 ) -> None:
     """Issue 14, fault 5: a slow (hostile) page once held the lock while it parsed, and a
     second writer timed out. Each time a page is prepared, a second writer tries the lock."""
-    import vault_sync.sync as sync_module
+    import vault_sync.prepare as prepare_module
 
     vault = make_vault({"a.md": "# A\n", "b.md": "${ " * 100 + "\n"})
     sync(vault)
     (vault / "a.md").write_text("# A\n\nchanged\n", encoding="utf-8")
     (vault / "b.md").write_text("${ " * 200 + "\n", encoding="utf-8")
-    real_prepare = sync_module.prepare_page
+    real_prepare = prepare_module.prepare_page
     free: list[tuple[str, bool]] = []
 
     def prepare(config: Config, entry: Any) -> Any:
         free.append((entry.path, _second_writer_gets_the_lock(config)))
         return real_prepare(config, entry)
 
-    monkeypatch.setattr(sync_module, "prepare_page", prepare)
+    monkeypatch.setattr(prepare_module, "prepare_page", prepare)
     _, report = sync(vault)
     assert (report.changed, report.errors) == (2, {})
     assert sorted(free) == [("a.md", True), ("b.md", True)]
@@ -588,6 +590,7 @@ def test_a_page_another_writer_stored_while_it_was_prepared_is_read_again(
     """Preparing outside the lock must not store an older read over a newer one: another
     writer (here nested, in the same process) stores b.md's newer text between this sync's
     read of b.md and its lock for b.md's batch; the batch reads it again under the lock."""
+    import vault_sync.prepare as prepare_module
     import vault_sync.sync as sync_module
 
     vault = make_vault({"a.md": "alpha one\n", "b.md": "beta one\n"})
@@ -595,7 +598,7 @@ def test_a_page_another_writer_stored_while_it_was_prepared_is_read_again(
     monkeypatch.setattr(sync_module, "BATCH_PAGES", 1)  # a.md, then b.md: two batches
     (vault / "a.md").write_text("alpha two\n", encoding="utf-8")
     (vault / "b.md").write_text("beta two\n", encoding="utf-8")
-    real_prepare = sync_module.prepare_page
+    real_prepare = prepare_module.prepare_page
     reads: list[str] = []
 
     def prepare(config: Config, entry: Any) -> Any:
@@ -607,7 +610,7 @@ def test_a_page_another_writer_stored_while_it_was_prepared_is_read_again(
             sync(vault)
         return prepared
 
-    monkeypatch.setattr(sync_module, "prepare_page", prepare)
+    monkeypatch.setattr(prepare_module, "prepare_page", prepare)
     _, report = sync(vault)
     assert reads == ["a.md", "b.md", "b.md", "b.md"]  # outer, nested, outer again under lock
     assert (report.changed, report.errors) == (2, {})

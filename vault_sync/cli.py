@@ -221,7 +221,7 @@ def watch(vault: Path | None, json_log: bool) -> None:
     import signal
 
     from vault_sync.engine import run_sync
-    from vault_sync.sync import allow_spawned_workers
+    from vault_sync.prepare import allow_spawned_workers
     from vault_sync.watch import Watcher
 
     allow_spawned_workers()  # this command's __main__ runs nothing when imported again

@@ -524,14 +524,14 @@ def search(config: Config, text: str, **options: Any) -> tuple[list[Hit], str | 
 
 def lint_report(config: Config, sidecar: Sidecar) -> list[dict[str, Any]]:
     """``lint``'s problems (:func:`vault_sync.report.lint_vault`), from a fresh scan and the
-    vault's sanitizer as sync compiles it (:func:`vault_sync.sync.scrubber_for`).
+    vault's sanitizer as sync compiles it (:func:`vault_sync.clean.scrubber_for`).
 
     Args:
         config: the vault's configuration.
         sidecar: an open (read-only) sidecar of the active set.
     """
+    from vault_sync.clean import scrubber_for
     from vault_sync.report import lint_vault
-    from vault_sync.sync import scrubber_for
     from vault_sync.vault import scan
 
     return lint_vault(config, sidecar, result=scan(config), scrubber=scrubber_for(config))
@@ -555,10 +555,10 @@ def run_redact(
         PageNotFoundError, AmbiguousPageError: a reference names no page, or several.
         PageChangedError: a page changed between being read and being written.
     """
+    from vault_sync.clean import scrubber_for
     from vault_sync.pagefile import content_hash, write_page
     from vault_sync.redaction import PageRedaction, redact_bytes
     from vault_sync.report import find_page
-    from vault_sync.sync import scrubber_for
     from vault_sync.vault import scan
 
     result = scan(config)

@@ -17,31 +17,23 @@ Fault injection for tests: the environment variable ``VAULT_SYNC_FAULT`` (read o
 
 from __future__ import annotations
 
-import functools
 import logging
-import multiprocessing
 import os
-import re
 import signal
-import sys
-import threading
 import time
 import unicodedata
-from collections.abc import Callable, Container, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from vault_sync import layout
+from vault_sync import layout, prepare
+from vault_sync.clean import scrubber_for, without_secret_names
 from vault_sync.config import Config
-from vault_sync.index import KeptWriter, PageIndex, document_fields
+from vault_sync.index import KeptWriter, PageIndex
 from vault_sync.lock import WriterLock
-from vault_sync.page import Issue, Page, Severity
 from vault_sync.pagefile import read_page
-from vault_sync.sanitize import Scrubber, line_of
-from vault_sync.secret_values import FoundValues
+from vault_sync.prepare import Prepared, Preparer
 from vault_sync.store import FileState, PageRecord, Sidecar
 from vault_sync.vault import FileEntry, ScanResult, proven_absent, scan, scan_paths
 
@@ -213,328 +205,6 @@ def make_plan(
     )
 
 
-def _project_for(config: Config, path: str) -> str | None:
-    """The first ``[projects]`` glob (gitignore syntax) matching ``path``, DESIGN §3."""
-    if not config.projects:
-        return None
-    import pathspec  # only needed when projects are configured
-
-    for glob, name in config.projects.items():
-        if pathspec.GitIgnoreSpec.from_lines([glob]).match_file(path):
-            return name
-    return None
-
-
-@functools.lru_cache(maxsize=8)
-def _scrubber(extra_patterns: tuple[str, ...], allow: tuple[str, ...]) -> Scrubber:
-    return Scrubber(extra_patterns, allow)
-
-
-def scrubber_for(config: Config) -> Scrubber:
-    """The vault's sanitizer (config ``[sanitize]``), compiled once per process."""
-    return _scrubber(config.sanitize_extra_patterns, config.sanitize_allow)
-
-
-def _clean_value(scrubber: Scrubber, value: Any, key: str | None = None) -> Any:
-    """Scrub a frontmatter value; a string is scrubbed with its key in front (``key: value``)
-    so rules that need the name (``aws_secret_access_key: ...``) still see it."""
-    if isinstance(value, str):
-        if key is not None:
-            out = scrubber.scrub(f"{key}: {value}")[0]
-            if out.startswith(f"{key}: "):
-                return out[len(key) + 2 :]
-        return scrubber.scrub(value)[0]
-    if isinstance(value, list):
-        return [_clean_value(scrubber, v, key) for v in value]
-    if isinstance(value, dict):
-        return {
-            scrubber.scrub(str(k))[0]: _clean_value(scrubber, v, str(k)) for k, v in value.items()
-        }
-    return value
-
-
-def _leaf_texts(value: Any, key: str = "") -> list[str]:
-    """Every string in a frontmatter value, as ``key: value`` (rules need the name)."""
-    if isinstance(value, str):
-        return [f"{key}: {value}" if key else value]
-    if isinstance(value, list):
-        return [t for v in value for t in _leaf_texts(v, key)]
-    if isinstance(value, dict):
-        return [t for k, v in value.items() for t in (str(k), *_leaf_texts(v, str(k)))]
-    return []
-
-
-def _hidden(found: FoundValues, value: Any) -> Any:
-    """A scrubbed frontmatter value with every found value hidden in its strings."""
-    if isinstance(value, str):
-        return found.hide(value)
-    if isinstance(value, list):
-        return [_hidden(found, v) for v in value]
-    if isinstance(value, dict):
-        return {found.hide(str(k)): _hidden(found, v) for k, v in value.items()}
-    return value
-
-
-def clean_page(page: Page, text: str, scrubber: Scrubber) -> Page:
-    """The sanitizer seam of everything stored (DESIGN Invariant 6): return ``page`` with every
-    secret in every text field replaced by ``[REDACTED:<label>]``, plus one ``secret`` error
-    issue per secret (file line and label, never the secret) for ``lint``.
-
-    The whole file text is scrubbed once; only pages with a finding (rare) are then scrubbed
-    field by field, so a clean vault pays one pass. Every output (index, sidecar, snippets,
-    ``show``, ``lint``, ``--json``) reads from the stores, so none can carry a secret.
-    """
-    _, findings = scrubber.scrub(text)
-    in_text = bool(findings)
-    if not findings and page.frontmatter:
-        # YAML escapes ("\n", "\u0041") and folding can make a value that the raw text does
-        # not spell: scrub the parsed values too (one short text per page).
-        values = "\n".join(_leaf_texts(page.frontmatter))
-        _, found_in_values = scrubber.scrub(values)
-        if found_in_values:
-            text, findings = values, found_in_values
-    if not findings:
-        return page
-    # Every field is scrubbed again, then any value found in the text (or a cut-off or
-    # split-off piece of one: a clamped title, a split tag) is hidden in it (issue 17).
-    found = FoundValues(text, findings)
-
-    def clean(value: str) -> str:
-        return found.hide(scrubber.scrub(value)[0])
-
-    def clean_opt(value: str | None) -> str | None:
-        return None if value is None else clean(value)
-
-    secrets = tuple(
-        Issue(
-            Severity.ERROR,
-            "secret",
-            f"a secret ({f.label}) is in this page; it is redacted from every output"
-            " (vault-sync redact --write removes it from the file)",
-            line_of(text, f.start) if in_text else 1,
-        )
-        for f in findings
-    )
-    return replace(
-        page,
-        id=clean(page.id),
-        title=clean(page.title),
-        project=clean_opt(page.project),
-        tags=tuple(clean(t) for t in page.tags),
-        # An alias holding a secret would be a link name made of a redaction token, which
-        # other pages' redacted link targets would match: such aliases are dropped.
-        aliases=tuple(a for a in page.aliases if not scrubber.scrub(a)[1] and clean(a) == a),
-        valid_from=clean_opt(page.valid_from),
-        valid_to=clean_opt(page.valid_to),
-        headings=tuple(replace(h, text=clean(h.text)) for h in page.headings),
-        links=tuple(
-            replace(
-                link,
-                target=clean(link.target),
-                anchor=clean(link.anchor),
-                display=clean_opt(link.display),
-            )
-            for link in page.links
-        ),
-        evidence=tuple(
-            replace(e, source=clean(e.source), at=clean_opt(e.at), note=clean_opt(e.note))
-            for e in page.evidence
-        ),
-        frontmatter={
-            clean(str(k)): _hidden(found, _clean_value(scrubber, v, str(k)))
-            for k, v in page.frontmatter.items()
-        },
-        metadata=tuple(clean(m) for m in page.metadata),
-        body=found.hide(scrubber.scrub(page.body)[0], pieces=False),
-        issues=(
-            *(replace(i, message=clean(i.message)) for i in page.issues),
-            *secrets,
-        ),
-    )
-
-
-def _without_secret_names(
-    result: ScanResult, scrubber: Scrubber, stored: Container[str] = ()
-) -> tuple[ScanResult, dict[str, str]]:
-    """Leave out pages and attachments whose file name holds a secret (Invariant 6: a path is
-    shown in every result and stored as a key, so it cannot be redacted in place).
-
-    Args:
-        result: the scan.
-        scrubber: the vault's sanitizer.
-        stored: paths of pages and attachments already in the stores, which passed this
-            check when they were stored (a name holding a secret never is): only names new
-            to the stores are scrubbed (~15 ms less per sync at 10k pages).
-
-    Returns:
-        The scan without them, and ``{redacted path: message}`` errors naming them safely.
-    """
-    names = [*result.pages, *sorted(result.attachments)]
-    bad = scrubber.scrub_names([n for n in names if n not in stored])
-    if not bad:
-        return result, {}
-    errors = {
-        shown: "its file name holds a secret: not indexed (rename the file)"
-        for shown in bad.values()
-    }
-    pages = {p: e for p, e in result.pages.items() if p not in bad}
-    attachments = frozenset(a for a in result.attachments if a not in bad)
-    return replace(result, pages=pages, attachments=attachments), errors
-
-
-def load_page(config: Config, entry: FileEntry) -> tuple[Page, FileState]:
-    """Read, hash, parse and sanitize one page; bad bytes or YAML become issues, never
-    exceptions; secrets are redacted from every field (:func:`clean_page`).
-
-    Raises:
-        OSError: the file cannot be read (vanished, permission denied).
-    """
-    from vault_sync.parser import parse_page  # ~85 ms of imports (pydantic, yaml): only
-    # when a page is read, so a sync with nothing to do never pays them
-
-    text, digest, decode_error = read_page(config.vault, entry)
-    page = parse_page(text, entry.path, title_from=config.title_from)
-    page = clean_page(page, text, scrubber_for(config))
-    if decode_error:
-        at_line = re.search(r"\(line (\d+)\)", decode_error)
-        issue = Issue(
-            Severity.ERROR, "not_utf8", decode_error, int(at_line[1]) if at_line else None
-        )
-        page = replace(page, issues=(issue, *page.issues))
-    if page.project is None:
-        project = _project_for(config, entry.path)
-        if project is not None:
-            page = replace(page, project=project)
-    return page, FileState(digest, entry.mtime_ns, entry.size)
-
-
-#: What preparing one page gives: ``(entry, record, index fields, error)``; ``record`` and
-#: ``fields`` are None when the file could not be read, and ``error`` says why.
-Prepared = tuple[FileEntry, PageRecord | None, dict[str, Any] | None, str | None]
-
-
-def prepare_page(config: Config, entry: FileEntry) -> Prepared:
-    """Read, parse and sanitize one page (:func:`load_page`) into what both stores take: its
-    sidecar rows and its index fields (no generation yet). Never raises for a file that
-    cannot be read: the error is returned instead."""
-    try:
-        page, state = load_page(config, entry)
-    except OSError as exc:
-        return entry, None, None, f"cannot read: {exc.strerror or exc}"
-    record = PageRecord.of(page, entry.disk_path, state)
-    return entry, record, document_fields(page, state.hash), None
-
-
-def _prepare_chunk(config: Config, entries: Sequence[FileEntry]) -> list[Prepared]:
-    """:func:`prepare_page` over several pages: the unit of work of a worker process."""
-    return [prepare_page(config, entry) for entry in entries]
-
-
-#: How often a worker process checks that its parent is still alive, seconds.
-WORKER_PARENT_POLL_S = 0.5
-
-
-def _worker_start(parent: int) -> None:
-    """Initializer of each worker process: ignore Ctrl-C (the terminal sends SIGINT to the
-    whole process group; the parent alone decides how to stop, and shuts its workers down),
-    and exit as soon as the parent process is gone (a writer killed mid-sync, SIGKILL
-    included, must not leave its workers waiting forever for work that will never come)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-    def watch_parent() -> None:
-        while os.getppid() == parent:
-            time.sleep(WORKER_PARENT_POLL_S)
-        os._exit(1)
-
-    threading.Thread(target=watch_parent, name="vault-sync-parent-watch", daemon=True).start()
-
-
-#: Prepare pages in worker processes when a sync writes at least this many: below it, the
-#: workers' start (~0.2 s of CPU each: a Python importing the parser) outweighs the gain.
-PARALLEL_MIN_PAGES = 2000
-#: Pages per task sent to a worker (small enough to spread a batch over the workers).
-PARALLEL_CHUNK_PAGES = 50
-
-
-class _Preparer:
-    """Prepares the pages of each batch, in this process or, for large syncs, in worker
-    processes one batch ahead of the writer (parsing is ~70 % of a cold sync's CPU; the
-    writer's SQLite and tantivy work overlaps with it on another core).
-
-    Use as a context manager; :meth:`batch` returns the prepared pages of batch ``number`` in
-    order. Workers are forked where that is safe (Linux, and this process has no other
-    thread yet: a CLI ``sync`` or ``rebuild``, a script), so they start at once and nothing is
-    imported again. Otherwise they are spawned, which imports the process's ``__main__``
-    module again in each worker (:mod:`multiprocessing`'s rule), so only where
-    :func:`allow_spawned_workers` said that is safe (the ``vault-sync`` command does); in any
-    other process pages are prepared in it. A worker that dies (killed, out of memory) is
-    not fatal: the pages not yet prepared are prepared in this process.
-    """
-
-    def __init__(self, config: Config, work: Sequence[Sequence[str]], result: ScanResult):
-        self.config = config
-        self.work = [[result.pages[p] for p in batch] for batch in work]
-        total = sum(len(b) for b in self.work)
-        workers = min(os.cpu_count() or 1, 8)
-        self.pool: ProcessPoolExecutor | None = None
-        fork = sys.platform == "linux" and threading.active_count() == 1
-        if total >= PARALLEL_MIN_PAGES and workers > 1 and (fork or _spawn_allowed):
-            context = multiprocessing.get_context("fork" if fork else "spawn")
-            self.pool = ProcessPoolExecutor(
-                workers, mp_context=context, initializer=_worker_start, initargs=(os.getpid(),)
-            )
-        self.futures: dict[int, list[Future[list[Prepared]]]] = {}
-        # Queue the first batch now, before the caller takes the writer lock: the workers
-        # start on these first tasks, and a forked worker must not inherit the locked file.
-        self._submit(0)
-
-    def __enter__(self) -> _Preparer:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
-
-    def _submit(self, number: int) -> None:
-        if self.pool is None or number >= len(self.work) or number in self.futures:
-            return
-        entries = self.work[number]
-        self.futures[number] = [
-            self.pool.submit(_prepare_chunk, self.config, entries[i : i + PARALLEL_CHUNK_PAGES])
-            for i in range(0, len(entries), PARALLEL_CHUNK_PAGES)
-        ]
-
-    def batch(self, number: int) -> Iterator[Prepared]:
-        """The prepared pages of batch ``number``, in batch order (next batch queued first)."""
-        done = 0
-        if self.pool is not None:
-            try:
-                self._submit(number)
-                self._submit(number + 1)
-                for future in self.futures.pop(number):
-                    chunk = future.result()
-                    yield from chunk
-                    done += len(chunk)
-                return
-            except BrokenProcessPool as exc:
-                logger.warning("worker processes stopped (%s): preparing pages here", exc)
-                self.pool.shutdown(wait=False, cancel_futures=True)
-                self.pool = None
-        yield from (prepare_page(self.config, entry) for entry in self.work[number][done:])
-
-
-_spawn_allowed = False
-
-
-def allow_spawned_workers() -> None:
-    """Declare that this process's ``__main__`` module can be imported again without running
-    anything (the ``vault-sync`` command's can), so a process with threads (the watcher) may
-    spawn worker processes for large syncs. Without it, such a process prepares pages itself;
-    a process with no other thread forks its workers, which imports nothing again."""
-    global _spawn_allowed
-    _spawn_allowed = True
-
-
 def _batches(paths: Sequence[str], entries: dict[str, FileEntry]) -> list[list[str]]:
     batches: list[list[str]] = []
     current: list[str] = []
@@ -607,7 +277,7 @@ def apply_plan(
     if building:
         store.begin_bulk_load()  # its last batch ends it
     try:
-        with _Preparer(config, work, result) as preparer:
+        with Preparer(config, work, result) as preparer:
             for number, batch in enumerate(work):
                 first, last = number == 0, number == len(work) - 1
                 # Read, parse and scrub the batch before taking the lock, so a slow page
@@ -619,7 +289,7 @@ def apply_plan(
                     if first and planned_at is not None and now != planned_at:
                         raise _StalePlan
                     if now != read_at:  # another writer's batch since: these reads may be old
-                        prepared = [prepare_page(config, result.pages[p]) for p in batch]
+                        prepared = [prepare.prepare_page(config, result.pages[p]) for p in batch]
                     part = _Batch(
                         paths=batch,
                         deletes=deletes if first else [],
@@ -784,7 +454,7 @@ def _scan_and_plan(
         kept = {a for a in stored_attachments if not in_scope(a)}
         result = replace(result, attachments=frozenset(kept | result.attachments))
     known = stored.keys() | stored_attachments
-    result, name_errors = _without_secret_names(result, scrubber_for(config), known)
+    result, name_errors = without_secret_names(result, scrubber_for(config), known)
     plan = make_plan(config, result, stored, pending)
     plan.errors.update(name_errors)
     gone = tuple(sorted(p for p in pending if p not in result.pages and p not in stored))
