@@ -6,26 +6,20 @@ scan (:mod:`vault_sync.sync`) and ``lint`` / ``redact`` (the vault's compiled sa
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Container
 from dataclasses import replace
 from typing import Any
 
 from vault_sync.config import Config
 from vault_sync.page import Issue, Page, Severity
-from vault_sync.sanitize import Scrubber, line_of
+from vault_sync.sanitize import Scrubber, line_of, shared_scrubber
 from vault_sync.secret_values import FoundValues
 from vault_sync.vault import ScanResult
 
 
-@functools.lru_cache(maxsize=8)
-def _scrubber(extra_patterns: tuple[str, ...], allow: tuple[str, ...]) -> Scrubber:
-    return Scrubber(extra_patterns, allow)
-
-
 def scrubber_for(config: Config) -> Scrubber:
     """The vault's sanitizer (config ``[sanitize]``), compiled once per process."""
-    return _scrubber(config.sanitize_extra_patterns, config.sanitize_allow)
+    return shared_scrubber(config.sanitize_extra_patterns, config.sanitize_allow)
 
 
 def _clean_value(scrubber: Scrubber, value: Any, key: str | None = None) -> Any:

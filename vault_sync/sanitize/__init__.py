@@ -55,7 +55,16 @@ if TYPE_CHECKING:
     from vault_sync.config import Config
     from vault_sync.linear_regex import LinearPattern
 
-__all__ = ["STRUCTURAL_LABELS", "TOKEN_RE", "Finding", "Scrubber", "labels", "line_of", "scrub"]
+__all__ = [
+    "STRUCTURAL_LABELS",
+    "TOKEN_RE",
+    "Finding",
+    "Scrubber",
+    "labels",
+    "line_of",
+    "scrub",
+    "shared_scrubber",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -203,7 +212,8 @@ def _compile(pattern: str) -> LinearPattern | None:
 
 
 @functools.lru_cache(maxsize=32)
-def _scrubber(extra_patterns: tuple[str, ...], allow: tuple[str, ...]) -> Scrubber:
+def shared_scrubber(extra_patterns: tuple[str, ...], allow: tuple[str, ...]) -> Scrubber:
+    """The :class:`Scrubber` of these patterns, compiled once per process (cached)."""
     return Scrubber(extra_patterns, allow)
 
 
@@ -221,4 +231,4 @@ def scrub(
         ``(scrubbed text, findings)``; findings are sorted by ``start`` and hold offsets into
         ``text``, never the secret.
     """
-    return _scrubber(tuple(extra_patterns), tuple(allow)).scrub(text)
+    return shared_scrubber(tuple(extra_patterns), tuple(allow)).scrub(text)
