@@ -56,10 +56,11 @@ LAYERS = {
     "eval_run": 5,
     "eval_report": 6,
     "eval_html": 6,
-    "cli_eval": 7,
-    "cli": 7,
-    "mcp": 7,
-    "__main__": 8,
+    "app": 7,
+    "cli_eval": 8,
+    "cli": 8,
+    "mcp": 8,
+    "__main__": 9,
     "__init__": 0,
 }
 #: Same-layer imports that are allowed: config raises the errors of layer 0 and checks the

@@ -561,3 +561,27 @@ def test_a_missing_pages_row_is_repaired_by_show(cli: CLI, make_vault: Callable[
     assert result.code == 0, result.err
     assert "no pages row" in result.err and "Traceback" not in result.err
     assert result.json()["path"] == "a.md"
+
+
+def test_the_engine_object_is_the_one_entry_of_a_front_end(tmp_path: Path) -> None:
+    """Issue 15: one object, opened once with a config, wires sync, search, reads, lint,
+    redact and the watcher (the CLI goes through it)."""
+    from vault_sync.app import Engine
+
+    token = "ghp_" + "dZ3kQ9xLmP2vR8sT4wY6bN1cF5hJ7gA0eK3u"
+    vault = write_pages(tmp_path / "v", {"a.md": "lantern [[b]]\n", "b.md": f"key {token}\n"})
+    engine = Engine.open(vault)
+    assert engine.config.vault == vault.resolve()
+    plan, report, notice = engine.sync()
+    assert (report.added, notice) == (2, None)
+    hits, notice = engine.search("lantern")
+    assert [h.path for h in hits] == ["a.md"] and notice is None
+    count, _ = engine.read(lambda reader: reader.sidecar.page_count())
+    assert count == 2
+    problems, _ = engine.lint()
+    assert [(p["path"], p["code"]) for p in problems] == [("b.md", "secret")]
+    found = engine.redact([], every_page=True, write=False)
+    assert [(r.path, len(r.found)) for r in found if r.found] == [("b.md", 1)]
+    assert engine.rebuild().report.added == 2
+    watcher = engine.watcher(lambda line: None)
+    assert watcher.config == engine.config

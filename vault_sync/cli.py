@@ -16,13 +16,16 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from vault_sync import __version__
-from vault_sync.config import CONFIG_NAME, Config, find_vault, load_config
+from vault_sync.config import CONFIG_NAME, Config
 from vault_sync.errors import VaultSyncError
+
+if TYPE_CHECKING:
+    from vault_sync.app import Engine
 from vault_sync.terminal import strip_controls
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -99,10 +102,12 @@ def _scrubbed(text: str, config: Config | None = None) -> str:
     return scrubber.scrub(text)[0]
 
 
-def _config(vault: Path | None) -> Config:
+def _engine(vault: Path | None) -> Engine:
+    """The engine of the vault this command names (``--vault`` here or before the command)."""
+    from vault_sync.app import Engine
+
     ctx = click.get_current_context()
-    chosen = vault or (ctx.find_root().obj or {}).get("vault")
-    return load_config(find_vault(chosen))
+    return Engine.open(vault or (ctx.find_root().obj or {}).get("vault"))
 
 
 def _progress_factory(as_json: bool) -> Callable[[int], Callable[[int], None] | None]:
@@ -188,10 +193,7 @@ def _print_report(plan: Any, report: Any, as_json: bool, verb: str) -> None:
 @json_option
 def sync(vault: Path | None, as_json: bool) -> None:
     """Bring the index and sidecar in step with the vault (incremental)."""
-    from vault_sync.engine import run_sync
-
-    config = _config(vault)
-    plan, report, notice = run_sync(config, progress_start=_progress_factory(as_json))
+    plan, report, notice = _engine(vault).sync(progress_start=_progress_factory(as_json))
     _notice(notice)
     _print_report(plan, report, as_json, "sync")
 
@@ -201,10 +203,7 @@ def sync(vault: Path | None, as_json: bool) -> None:
 @json_option
 def rebuild(vault: Path | None, as_json: bool) -> None:
     """Build both stores again from the vault, beside the old ones, then switch to them."""
-    from vault_sync.engine import run_rebuild
-
-    config = _config(vault)
-    plan, report, _ = run_rebuild(config, progress_start=_progress_factory(as_json))
+    plan, report, _ = _engine(vault).rebuild(progress_start=_progress_factory(as_json))
     _print_report(plan, report, as_json, "rebuild")
 
 
@@ -220,13 +219,8 @@ def watch(vault: Path | None, json_log: bool) -> None:
     """
     import signal
 
-    from vault_sync.engine import run_sync
-    from vault_sync.prepare import allow_spawned_workers
-    from vault_sync.watch import Watcher
-
-    allow_spawned_workers()  # this command's __main__ runs nothing when imported again
-
-    config = _config(vault)
+    vault_engine = _engine(vault)
+    config = vault_engine.config
 
     def report(line: dict[str, Any]) -> None:
         if json_log:
@@ -253,7 +247,8 @@ def watch(vault: Path | None, json_log: bool) -> None:
         for handler in logging.getLogger("vault_sync").handlers:
             handler.setFormatter(_JsonLogFormatter())
             warnings_log.addHandler(handler)
-    watcher = Watcher(config, run_sync, report)
+    # spawned workers may prepare pages: this command's __main__ runs nothing when re-imported
+    watcher = vault_engine.watcher(report)
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: watcher.stop())
     if not json_log:
@@ -281,11 +276,9 @@ def redact(
     byte; a page that changed since it was read is not written. PAGES are ids, paths, file
     names, titles or aliases; --all takes every page.
     """
-    from vault_sync.engine import run_redact
-
     if bool(pages) == every_page:
         raise click.UsageError("name PAGES or pass --all (not both)")
-    done = run_redact(_config(vault), pages, every_page=every_page, write=write)
+    done = _engine(vault).redact(pages, every_page=every_page, write=write)
     secrets = sum(len(p.found) for p in done)
     left = sum(p.left for p in done)
     with_secrets = sum(1 for p in done if p.found)
@@ -429,12 +422,10 @@ def query(
     """
     import time
 
-    from vault_sync.engine import search
-
     started = time.perf_counter()
-    config = _config(vault)
-    hits, notice = search(
-        config,
+    vault_engine = _engine(vault)
+    config = vault_engine.config
+    hits, notice = vault_engine.search(
         text,
         limit=limit,
         kind=kind,
@@ -484,10 +475,9 @@ def _unknown_filters(vault: Path | None, given: dict[str, str | None]) -> None:
 
 def _read(vault: Path | None, report: Callable[[Config, Any], R]) -> R:
     """Open the stores for reading (syncing first if there are none), run one report, close."""
-    from vault_sync.engine import read_stores
-
-    config = _config(vault)
-    result, notice = read_stores(config, lambda reader: report(config, reader.sidecar))
+    vault_engine = _engine(vault)
+    config = vault_engine.config
+    result, notice = vault_engine.read(lambda reader: report(config, reader.sidecar))
     _notice(notice)
     return result
 
@@ -535,9 +525,8 @@ def lint(vault: Path | None, as_json: bool) -> None:
 
     Exit 1 when errors exist; unresolved links and the like are warnings.
     """
-    from vault_sync.engine import lint_report
-
-    problems = _read(vault, lint_report)
+    problems, notice = _engine(vault).lint()
+    _notice(notice)
     errors = sum(1 for p in problems if p["severity"] == "error")
     warnings = len(problems) - errors
     if as_json:

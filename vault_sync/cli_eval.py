@@ -46,7 +46,7 @@ def _common(func: F) -> F:
 
 def _run(bench: Any, split: str, ablate: str, as_json: bool, html_file: Path | None) -> None:
     """Run ``bench`` through the engine and print the table (or JSON); write ``html_file``."""
-    from vault_sync.engine import run_sync, search
+    from vault_sync.app import Engine
     from vault_sync.eval_report import progress_bar, summary_lines, table_lines, to_json
     from vault_sync.eval_run import configurations, run_benchmark
     from vault_sync.retrieve import SWITCHES
@@ -57,8 +57,8 @@ def _run(bench: Any, split: str, ablate: str, as_json: bool, html_file: Path | N
         bench,
         split=split,
         configs=configs,
-        sync=run_sync,
-        search=search,
+        sync=lambda config: Engine(config).sync(),
+        search=lambda config, text, **options: Engine(config).search(text, **options),
         progress=progress_bar(not as_json),
     )
     if html_file is not None:

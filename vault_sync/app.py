@@ -1,0 +1,89 @@
+"""The one object a front end opens: :class:`Engine`, a vault's configuration with everything
+wired to it (issue 15).
+
+The command line (and, later, the MCP server and the briefing writer) opens one ``Engine`` per
+vault and calls its methods; each method is the one library call a command makes, so two
+front ends cannot wire the stores, the sanitizer or the watcher differently. The store work
+itself lives in :mod:`vault_sync.engine` (sync, rebuild, readers, repair), whose functions
+stay public for tests and scripts. Layer 7: above the engine, below the CLI. Heavy parts (the
+watcher, the redaction writer) are imported only by the methods that use them, so ``query``
+starts fast.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from vault_sync import engine
+from vault_sync.config import Config, find_vault, load_config
+
+if TYPE_CHECKING:
+    from vault_sync.engine import ProgressStart, Reader, SyncResult
+    from vault_sync.redaction import PageRedaction
+    from vault_sync.retrieve import Hit
+    from vault_sync.watch import Watcher
+
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class Engine:
+    """A vault, opened once.
+
+    Attributes:
+        config: the vault's configuration (``vault-sync.toml``, defaults otherwise).
+    """
+
+    config: Config
+
+    @classmethod
+    def open(cls, vault: str | os.PathLike[str] | None = None) -> Engine:
+        """Find the vault (``vault``, else ``$VAULT_SYNC_VAULT``, else upward from the working
+        directory: :func:`vault_sync.config.find_vault`) and load its configuration.
+
+        Raises:
+            ConfigError: no vault found, a refused folder, or a bad ``vault-sync.toml``.
+        """
+        return cls(load_config(find_vault(vault)))
+
+    def sync(self, *, progress_start: ProgressStart | None = None) -> SyncResult:
+        """Bring both stores in step with the vault: :func:`vault_sync.engine.run_sync`."""
+        return engine.run_sync(self.config, progress_start=progress_start)
+
+    def rebuild(self, *, progress_start: ProgressStart | None = None) -> SyncResult:
+        """Build both stores again beside the old ones: :func:`vault_sync.engine.run_rebuild`."""
+        return engine.run_rebuild(self.config, progress_start=progress_start)
+
+    def search(self, text: str, **options: Any) -> tuple[list[Hit], str | None]:
+        """Search, repairing a damaged index once: :func:`vault_sync.engine.search`
+        (``options``: limit, kind, project, tag, explain, now, switches, boosts, snippets)."""
+        return engine.search(self.config, text, **options)
+
+    def read(
+        self, report: Callable[[Reader], R], *, check_sidecar: bool = True
+    ) -> tuple[R, str | None]:
+        """Run one read against the stores: :func:`vault_sync.engine.read_stores`."""
+        return engine.read_stores(self.config, report, check_sidecar=check_sidecar)
+
+    def lint(self) -> tuple[list[dict[str, Any]], str | None]:
+        """``lint``'s problems and a notice: :func:`vault_sync.engine.lint_report`."""
+        return self.read(lambda reader: engine.lint_report(self.config, reader.sidecar))
+
+    def redact(
+        self, references: Iterable[str], *, every_page: bool, write: bool
+    ) -> list[PageRedaction]:
+        """Find (with ``write``: remove) secrets in pages (:func:`vault_sync.engine.run_redact`)."""
+        return engine.run_redact(self.config, references, every_page=every_page, write=write)
+
+    def watcher(self, report: Callable[[dict[str, Any]], None]) -> Watcher:
+        """A watcher of this vault applying batches through this engine's sync, reporting one
+        line per batch to ``report`` (:class:`vault_sync.watch.Watcher`). It may prepare pages
+        in spawned worker processes (:func:`vault_sync.prepare.allow_spawned_workers`)."""
+        from vault_sync.prepare import allow_spawned_workers
+        from vault_sync.watch import Watcher
+
+        allow_spawned_workers()
+        return Watcher(self.config, engine.run_sync, report)
