@@ -572,7 +572,7 @@ def test_the_engine_object_is_the_one_entry_of_a_front_end(tmp_path: Path) -> No
     vault = write_pages(tmp_path / "v", {"a.md": "lantern [[b]]\n", "b.md": f"key {token}\n"})
     engine = Engine.open(vault)
     assert engine.config.vault == vault.resolve()
-    plan, report, notice = engine.sync()
+    _plan, report, notice = engine.sync()
     assert (report.added, notice) == (2, None)
     hits, notice = engine.search("lantern")
     assert [h.path for h in hits] == ["a.md"] and notice is None
