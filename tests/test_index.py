@@ -772,3 +772,15 @@ def test_tag_and_kind_filters_read_as_a_user_writes_them(tmp_path: Path) -> None
     assert paths(index, "lantern", tag="nested") == []  # a tag nests from its start only
     assert paths(index, "lantern", tag="inliner") == ["o.md"]
     assert paths(index, "lantern", kind="Bug") == paths(index, "lantern", kind="bug") == ["n.md"]
+
+
+def test_cjk_function_words_do_not_decide_a_question(tmp_path: Path) -> None:
+    # 什么 / 可以 bigrams (and 有什, 么法 around them) match nearly every page of a Chinese vault
+    pages = [
+        Page(path="语言.md", id="a", title="通晓语言", body="你可以理解任何口头语言的字面意义。"),
+        Page(path="其他.md", id="b", title="其他", body="什么都可以有什么法术可以用什么办法。"),
+    ]
+    index = make_index(tmp_path / "ix", [*pages, *FILLER])
+    assert paths(index, "有什么法术可以理解口头语言")[0] == "语言.md"
+    # a question of function words alone still finds the page holding it whole
+    assert paths(index, '"可以有什么"') == ["其他.md"]

@@ -25,6 +25,7 @@ from vault_sync.index import (
     is_identifier,
     schema,
 )
+from vault_sync.stopwords import CJK_STOP_WORDS
 
 #: BM25 parameters. tantivy fixes them (TECH-NOTES §1.5, read from ``explain``); stated here
 #: so ``--explain`` can show them.
@@ -167,8 +168,14 @@ def _bigrams(field: str, tokens: list[tuple[int, str]]) -> list[tantivy.Query]:
     fields = schema()
     out: list[tantivy.Query] = []
     seen: set[tuple[str, ...]] = set()
-    for (p, a), (q, b) in itertools.pairwise(tokens):
+    stop: set[int] = set()  # token indexes inside a function word (CJK_STOP_WORDS)
+    for i, ((p, a), (q, b)) in enumerate(itertools.pairwise(tokens)):
+        if q == p + 1 and a + b in CJK_STOP_WORDS:
+            stop.update((i, i + 1))
+    for i, ((p, a), (q, b)) in enumerate(itertools.pairwise(tokens)):
         pair = (a, b) if q == p + 1 and has_cjk(a) and has_cjk(b) else None
+        if i in stop or i + 1 in stop:
+            continue
         if pair is not None and pair not in seen:
             seen.add(pair)
             out.append(tantivy.Query.phrase_query(fields, field, list(pair)))

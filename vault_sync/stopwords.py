@@ -23,3 +23,62 @@ _QUESTION_WORDS = (
 LUCENE_STOP_WORDS = frozenset(_LUCENE.split())
 #: Lucene's list plus pronouns, auxiliaries and wh-words.
 STOP_WORDS = LUCENE_STOP_WORDS | frozenset(_QUESTION_WORDS.split())
+
+#: Chinese question and function words that a question written without spaces is full of
+#: (什么, 怎么, 可以, 多少 ...): every bigram holding one of their characters where they occur
+#: (``有什``, ``么法`` around 什么 too) matches almost any page, so the CJK bigram stage
+#: (``query_fields._bigrams``) leaves those bigrams out; a quoted phrase keeps them. From a
+#: list of common Mandarin function words, measured on the dnd-srd-zh dev split (docs/eval.md).
+CJK_STOP_WORDS = frozenset(
+    [
+        "什么",
+        "怎么",
+        "怎样",
+        "如何",
+        "为何",
+        "多少",
+        "多久",
+        "哪些",
+        "哪个",
+        "哪里",
+        "是否",
+        "能否",
+        "可否",
+        "可以",
+        "能够",
+        "需要",
+        "应该",
+        "一个",
+        "一下",
+        "一些",
+        "这个",
+        "那个",
+        "这些",
+        "那些",
+        "这样",
+        "那样",
+        "他们",
+        "我们",
+        "你们",
+        "它们",
+        "自己",
+        "的话",
+        "时候",
+        "之后",
+        "以后",
+        "之前",
+        "或者",
+        "还是",
+        "已经",
+        "没有",
+        "不能",
+        "不会",
+        "不是",
+        "就是",
+        "然后",
+        "因为",
+        "所以",
+        "如果",
+        "但是",
+    ]
+)
