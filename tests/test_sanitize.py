@@ -521,3 +521,26 @@ def test_a_secret_written_in_a_rendered_form_is_redacted(written: str) -> None:
     assert out == "token [REDACTED:github_token] in prose, and a \\* star and &amp; too"
     assert [(f.label, text[f.start : f.end]) for f in findings] == [("github_token", written)]
     assert scrub(out) == (out, ())
+
+
+@pytest.mark.parametrize(
+    ("text", "out"),
+    [
+        ("PWD=Tr0ub4dor99", "PWD=[REDACTED:env_secret]"),
+        ("PWD=/home/me/src", "PWD=/home/me/src"),  # the shell's working folder
+        ("export PWD=$HOME", "export PWD=$HOME"),
+        ("cd src && pwd", "cd src && pwd"),
+        (
+            "machine api.github.com login bob password q8Zr2LmX7wKp4TnB9vYs",
+            "machine api.github.com login bob password [REDACTED:cli_credentials]",
+        ),
+        (
+            "machine x.org\n  login bob\n  password hunter2hunter\n",
+            "machine x.org\n  login bob\n  password [REDACTED:cli_credentials]\n",
+        ),
+        ("the machine password is long", "the machine password is long"),
+    ],
+)
+def test_a_bare_pwd_and_a_netrc_password_are_secrets(text: str, out: str) -> None:
+    # fresh-user report: docs/secrets.md names PWD, and a .netrc line leaked
+    assert scrub(text)[0] == out

@@ -53,8 +53,8 @@ def _assignment_name(text: str, at: int) -> bool:
     not ``monkey``/``hotkey``, and not a bare ``key`` (``API``-key names go to ``api_key``)."""
     prefix = _name_before(text, at)
     head = text[at : at + 3].lower()
-    if not prefix:
-        return head not in _NEEDS_PREFIX
+    if not prefix:  # a bare PWD is the shell's working folder unless its value says otherwise
+        return head not in _NEEDS_PREFIX or head == "pwd"
     if _PUBLIC_NAME.search(prefix):
         return False  # public_key, primaryKey, foreignKey, csrf-token, sortKey: not secrets
     last = prefix[-1]
@@ -78,6 +78,8 @@ def _assignment_span(text: str, m: re.Match[str]) -> Span | None:
         return None  # `token value` is prose; `--token value` is a command line
     if not quoted and m.end() < len(text) and text[m.end()] in "([.":
         return None  # os.environ["X"], get_token(): code, not a value
+    if lower == "pwd" and not prefix and (value[:1] in "$%~" or any(c in value for c in "/\\")):
+        return None  # PWD=/home/me/src, PWD=$HOME: the shell's working folder, not a password
     env_style = keyword.isupper() and (not prefix or prefix.upper() == prefix)
     if lower in _PASSWORDS:
         ok = (
@@ -156,6 +158,17 @@ def name_rules() -> list[Rule]:
             _user_password_span,
         ),
         Rule("cli_credentials", c(r" -p([^\s\"']{8,256}+)"), (" -p",), _flag_value_span),
+        # A .netrc entry (curl(1), ftp(1), git's netrc helper): `machine HOST login USER
+        # password SECRET`, on one line or several.
+        Rule(
+            "cli_credentials",
+            c(
+                r"\bmachine\s{1,64}\S{1,256}(?:\s{1,64}(?:login|account)\s{1,64}\S{1,256}){0,2}"
+                r"\s{1,64}password\s{1,64}(\S{1,1024})"
+            ),
+            ("machine",),
+            group(1, lambda v: len(v) >= 4 and not _placeholder(v)),
+        ),
         # .NET / NuGet XML settings: <add key="ClearTextPassword" value="…" />.
         Rule(
             "env_secret",
