@@ -448,3 +448,16 @@ def test_a_secret_in_the_vault_folder_name_is_never_printed(cli: CLI, tmp_path: 
     assert [o.code for o in outputs] == [0] * 5
     assert outputs[2].json()["vault"] == str(tmp_path / "notes-[REDACTED:github_token]")
     assert not any(token[8:20] in o.out + o.err for o in outputs)
+
+
+def test_a_config_name_that_is_a_folder_is_an_error(cli: CLI, tmp_path: Path) -> None:
+    # fresh-user report: a vault-sync.toml folder was silently ignored (and rebuilt the stores)
+    vault = tmp_path / "vault"
+    (vault / "vault-sync.toml").mkdir(parents=True)
+    (vault / "a.md").write_text("lantern\n")
+    result = cli("--vault", str(vault), "sync")
+    assert result.code == 2
+    assert (
+        result.err
+        == f"Error: {vault / 'vault-sync.toml'}: is not a file (a folder or special file by that name)\n"
+    )

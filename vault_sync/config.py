@@ -233,6 +233,8 @@ def load_config(vault: Path) -> Config:
     """
     path = vault / CONFIG_NAME
     if not path.is_file():
+        if path.exists():  # a folder (or a FIFO) named vault-sync.toml: a mistake, not "none"
+            raise ConfigError(f"{path}: is not a file (a folder or special file by that name)")
         return Config(vault=vault)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
