@@ -784,3 +784,13 @@ def test_cjk_function_words_do_not_decide_a_question(tmp_path: Path) -> None:
     assert paths(index, "有什么法术可以理解口头语言")[0] == "语言.md"
     # a question of function words alone still finds the page holding it whole
     assert paths(index, '"可以有什么"') == ["其他.md"]
+
+
+def test_a_cjk_question_snippet_shows_and_marks_its_bigrams(tmp_path: Path) -> None:
+    body = "前言。" + "无关的文字。" * 60 + "生物可以屏住呼吸的时间为若干分钟。" + "结尾。" * 40
+    page = Page(path="冒险.md", id="a", title="冒险", body=body)
+    index = make_index(tmp_path / "ix", [page, *FILLER])
+    (hit,) = search(index, "屏住呼吸最多能坚持多久？")
+    assert "**屏住呼吸**" in hit.marked_snippet()  # merged bigrams, centred on the passage
+    assert hit.snippet.startswith(ELLIPSIS) and hit.snippet.endswith(ELLIPSIS)
+    assert all(hit.snippet[a:b] == "屏住呼吸" for a, b in hit.highlights)

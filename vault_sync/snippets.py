@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from vault_sync.plaintext import Plain, to_plain
+from vault_sync.stopwords import CJK_STOP_WORDS
 
 #: Longest snippet in characters (about two lines of a terminal).
 SNIPPET_MAX_CHARS = 160
@@ -115,6 +116,36 @@ def _cut(plain: Plain, start: int, end: int, marks: list[tuple[int, int]]) -> Sn
     return Snippet(f"{head}{body}{tail}", tuple(spans))
 
 
+#: A run of two or more CJK characters (Han, Kana, Hangul): where a question's bigrams are.
+_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]{2,}")
+
+
+def _bigram_spans(body: str, literals: Sequence[str]) -> list[tuple[int, int]]:
+    """Where the CJK bigrams of ``literals`` occur in ``body`` near the first of them: the
+    spans a CJK question's bigrams matched (no literal is found whole), merged, in order."""
+    bigrams = {
+        run[i : i + 2]
+        for literal in literals
+        for run in _CJK_RUN.findall(literal)
+        for i in range(len(run) - 1)
+    }
+    bigrams -= CJK_STOP_WORDS
+    if not bigrams:
+        return []
+    pattern = re.compile("|".join(map(re.escape, sorted(bigrams))))
+    first = pattern.search(body)
+    if first is None:
+        return []
+    hits = pattern.finditer(body, first.start(), first.start() + 4 * SNIPPET_MAX_CHARS)
+    merged: list[tuple[int, int]] = []
+    for m in hits:
+        if merged and m.start() <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], m.end()))
+        else:
+            merged.append((m.start(), m.end()))
+    return merged
+
+
 def make_snippet(
     body: str,
     fragment: tuple[int, int] | None,
@@ -144,12 +175,14 @@ def make_snippet(
             m = re.search(re.escape(literal), body, re.IGNORECASE) if literal else None
             if m and (not spans or m.start() < spans[0][0]):
                 spans = [(m.start(), m.end())]
+        if not spans:  # a CJK question matched by its bigrams (query_fields._bigrams)
+            spans = _bigram_spans(body, literals)
         start, end = spans[0] if spans else (0, 0)
     lo, hi = _window(body, start, end)
     plain = to_plain(body[lo:hi])
     moved = [(plain.to_plain(a - lo), plain.to_plain(b - lo)) for a, b in spans]
     centre = (plain.to_plain(start - lo), plain.to_plain(end - lo))
-    if spans and fragment is None:  # centre the one literal found
+    if spans and fragment is None:  # centre the first literal (or bigram) found
         width = centre[1] - centre[0]
         first = max(0, centre[0] - (SNIPPET_MAX_CHARS - width) // 2)
         centre = (first, first + SNIPPET_MAX_CHARS)
