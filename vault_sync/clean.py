@@ -12,14 +12,14 @@ from typing import Any
 
 from vault_sync.config import Config
 from vault_sync.page import Issue, Page, Severity
-from vault_sync.sanitize import Scrubber, line_of, shared_scrubber
+from vault_sync.sanitize import Scrubber, line_of
 from vault_sync.secret_values import FoundValues
 from vault_sync.vault import ScanResult
 
 
 def scrubber_for(config: Config) -> Scrubber:
     """The vault's sanitizer (config ``[sanitize]``), compiled once per process."""
-    return shared_scrubber(config.sanitize_extra_patterns, config.sanitize_allow)
+    return Scrubber.from_config(config)
 
 
 def _clean_value(scrubber: Scrubber, value: Any, key: str | None = None) -> Any:

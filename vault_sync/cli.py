@@ -96,9 +96,9 @@ def _scrubbed(text: str, config: Config | None = None) -> str:
     scrubbed like page text, with the vault's ``[sanitize]`` settings when known (issue 17)."""
     if not _MAYBE_SECRET.search(text):
         return text
-    from vault_sync.sanitize import Scrubber
+    from vault_sync.sanitize import Scrubber, shared_scrubber
 
-    scrubber = Scrubber.from_config(config) if config is not None else Scrubber()
+    scrubber = Scrubber.from_config(config) if config is not None else shared_scrubber((), ())
     return scrubber.scrub(text)[0]
 
 

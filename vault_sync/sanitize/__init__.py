@@ -113,8 +113,10 @@ class Scrubber:
 
     @classmethod
     def from_config(cls, config: Config) -> Scrubber:
-        """Build from ``config.sanitize_extra_patterns`` and ``config.sanitize_allow``."""
-        return cls(config.sanitize_extra_patterns, config.sanitize_allow)
+        """The scrubber of ``config.sanitize_extra_patterns`` and ``config.sanitize_allow``,
+        compiled once per process (:func:`shared_scrubber`): every caller (sync, ``status``,
+        ``lint``, an echoed query) shares it."""
+        return shared_scrubber(tuple(config.sanitize_extra_patterns), tuple(config.sanitize_allow))
 
     def scrub(self, text: str) -> tuple[str, tuple[Finding, ...]]:
         """Redact secrets in ``text``.
