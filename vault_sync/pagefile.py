@@ -86,17 +86,6 @@ def _wide_encoding(data: bytes) -> str | None:
     return None
 
 
-def _decode_wide(data: bytes, utf8: str | None) -> tuple[str, str | None] | None:
-    """``(text, problem)`` of UTF-16/32 ``data``; else ``(utf8, None)`` when it was UTF-8
-    (``utf8`` given), else ``None``."""
-    codec = _wide_encoding(data)
-    if codec is None:
-        return (utf8, None) if utf8 is not None else None
-    text = data.decode(codec, errors="replace").lstrip("\ufeff")
-    name = codec[:6].upper()
-    return text, f"{name} text, not UTF-8: read as {name}"
-
-
 def decode_page(data: bytes) -> tuple[str, str | None]:
     """A page's bytes as text, the one decoding rule of every reader (sync, ``redact``).
 
@@ -111,17 +100,23 @@ def decode_page(data: bytes) -> tuple[str, str | None]:
         or ``"UTF-16 text, not UTF-8: read as UTF-16"``); vault-sync never rewrites such a page.
     """
     try:
-        text = data.decode("utf-8-sig")
-        # ASCII in UTF-16 without a mark is valid UTF-8 too, with a NUL in every other place
-        return (text, None) if "\x00" not in text else (_decode_wide(data, text) or (text, None))
+        text: str | None = data.decode("utf-8-sig")
+        error: UnicodeDecodeError | None = None
     except UnicodeDecodeError as exc:
-        decoded = _decode_wide(data, None)
-        if decoded is not None:
-            return decoded
-        offset = exc.start + (len(_UTF8_BOM) if data.startswith(_UTF8_BOM) else 0)
-        line = data.count(b"\n", 0, offset) + 1
-        text = data.decode("utf-8-sig", errors="replace")
-        return text, f"not valid UTF-8 at byte {offset} (line {line})"
+        text, error = None, exc
+    # ASCII in UTF-16 without a mark is valid UTF-8 too, with a NUL in every other place
+    codec = _wide_encoding(data) if text is None or "\x00" in text else None
+    if codec is not None:
+        name = codec[:6].upper()
+        wide = data.decode(codec, errors="replace").lstrip("\ufeff")
+        return wide, f"{name} text, not UTF-8: read as {name}"
+    if error is None:
+        return str(text), None
+    offset = error.start + (len(_UTF8_BOM) if data.startswith(_UTF8_BOM) else 0)
+    line = data.count(b"\n", 0, offset) + 1
+    return data.decode(
+        "utf-8-sig", errors="replace"
+    ), f"not valid UTF-8 at byte {offset} (line {line})"
 
 
 def write_page(vault: Path, disk_path: str, data: bytes, expected_hash: str) -> None:
