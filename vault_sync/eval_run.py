@@ -111,20 +111,18 @@ def configurations(ablate: Sequence[str], switches: Mapping[str, str]) -> list[s
 
 
 def vault_pages(config: Config) -> list[EvalPage]:
-    """The pages of an existing vault, as sync finds them (its ignore rules: dot-folders,
-    ``.gitignore``, Obsidian's excluded files, config globs), for the baseline: each page's
-    body, project and id as the product's parser reads them."""
-    from vault_sync.pagefile import read_page
-    from vault_sync.parser import parse_page  # only for `eval queries`
+    """The pages of an existing vault as sync reads them (:func:`vault_sync.prepare.load_page`:
+    the vault's ignore rules, decoding, title rule, sanitizer and ``[projects]`` globs), for
+    the baseline: each page's body, project and id."""
+    from vault_sync.prepare import load_page  # only for `eval queries`
     from vault_sync.vault import scan
 
     pages = []
     for path, entry in sorted(scan(config).pages.items()):
         try:
-            text, _, _ = read_page(config.vault, entry)
+            page, _ = load_page(config, entry)
         except OSError:
             continue  # unreadable: not a page the baseline can read either
-        page = parse_page(text, path, title_from=config.title_from)
         pages.append(EvalPage(path, (), page.body, page.project, page.id))
     return pages
 
