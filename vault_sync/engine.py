@@ -165,7 +165,7 @@ def _build_new_set(
         UnreadablePagesError: ``keep_from`` (the active set of a ``rebuild``) holds pages the
             build could not read; the built set is discarded and ``keep_from`` stays active.
     """
-    from vault_sync.sync import sync_vault
+    from vault_sync.sync import WriteOptions, sync_vault
 
     root = config.store_path
     with lock:
@@ -183,9 +183,9 @@ def _build_new_set(
         config,
         folder,
         lock=lock,
-        progress_start=progress_start,
+        # nobody reads this set until it is activated below
+        options=WriteOptions(progress_start=progress_start, building=True),
         scanner=scanner,
-        building=True,  # nobody reads this set until it is activated below
     )
     lost = _lost_pages(config, keep_from, folder) if keep_from is not None else []
     if lost:
@@ -246,6 +246,39 @@ def _present(folder: Path) -> str | None:
     return None
 
 
+def _check_active(config: Config, lock: WriterLock, full_check: bool) -> _Checked:
+    """Under the lock: prune half-built sets and check the active one (see :func:`run_sync`)."""
+    with lock:
+        layout.prune(config.store_path)  # e.g. the half-built set of a killed rebuild
+        folder = layout.active_set(config.store_path)
+        if folder is None:
+            return _Checked(None, False, None)
+        # Files as a writer left them (the stamp) need no full check; an unbroken chain of
+        # such writers may stamp again after writing (a watcher batch's cheap check alone
+        # may not: it would vouch for damage it never looked for).
+        trusted = layout.stamp_matches(folder)
+        problem = None
+        flagged = layout.damage_flag(folder)
+        if flagged is not None:  # a reader met damage the checks did not see: rebuild
+            return _Checked(folder, False, f"a reader found the store damaged: {flagged}")
+        if not trusted:
+            problem = check_stores(folder) if full_check else _present(folder)
+            trusted = full_check and problem is None
+        # A watcher reads its config once, so its cheap per-batch runs need not ask again.
+        if problem is None and full_check:
+            problem = _content_changed(config, folder)
+        return _Checked(folder, trusted, problem)
+
+
+class _Checked(NamedTuple):
+    """The active store set (``None``: there is none), whether its files are as a writer of
+    this chain left them (``trusted``), and why it must be rebuilt (``problem``, or None)."""
+
+    folder: Path | None
+    trusted: bool
+    problem: str | None
+
+
 def run_sync(
     config: Config,
     *,
@@ -262,16 +295,13 @@ def run_sync(
         progress_start: called with the number of pages to write; returns a callback fed
             the number of pages done after each batch (or ``None`` for no progress).
         scanner: replaces :func:`vault_sync.vault.scan` (a test seam).
-        full_check: check the stores in full first (:func:`check_stores`: quick_check,
-            checksums, counts; ~80 ms at 10k pages) unless their files are exactly as the last
-            writer left them (:func:`vault_sync.layout.stamp_matches`); ``False`` only checks
-            that both are still present — the watcher's per-batch check, with full checks at
-            start and reconcile.
+        full_check: check the stores in full first (:func:`check_stores`, ~80 ms at 10k
+            pages) unless their files are as the last writer left them (the stamp); ``False``
+            only checks both are present (the watcher's per-batch check).
         scope: only these vault-relative paths and what is under them (a watcher batch);
             ``None`` for the whole vault. A rebuild always scans the whole vault.
         kept_writer: the caller's writer, kept open afterwards with merges running (the
-            watcher's, which calls :meth:`~vault_sync.index.KeptWriter.release` when idle);
-            it is also released while this waits for another process's writer lock.
+            watcher's, released when idle and while this waits for another's writer lock).
 
     Returns:
         A :class:`SyncResult`, ``(plan, report, notice)``.
@@ -281,40 +311,18 @@ def run_sync(
         StoreError: the store folder is not vault-sync's own.
         VaultUnreadableError: the vault root cannot be read.
     """
-    from vault_sync.sync import sync_vault
+    from vault_sync.sync import WriteOptions, sync_vault
     from vault_sync.vault import scan
 
-    scanner = scanner or scan
-    lock = writer_lock(config)
+    scanner, lock = scanner or scan, writer_lock(config)
     if kept_writer is not None:
         lock.on_wait = kept_writer.release
-    with lock:
-        layout.prune(config.store_path)  # e.g. the half-built set of a killed rebuild
-        folder = layout.active_set(config.store_path)
-        # Files as a writer left them (the stamp) need no full check; an unbroken chain of
-        # such writers may stamp again after writing (a watcher batch's cheap check alone
-        # may not: it would vouch for damage it never looked for).
-        trusted = folder is not None and layout.stamp_matches(folder)
-        problem = None
-        flagged = layout.damage_flag(folder) if folder is not None else None
-        if flagged is not None:  # a reader met damage the checks did not see: rebuild
-            trusted, problem = False, f"a reader found the store damaged: {flagged}"
-        elif folder is not None and not trusted:
-            problem = check_stores(folder) if full_check else _present(folder)
-            trusted = full_check and problem is None
-        # A watcher reads its config once, so its cheap per-batch runs need not ask again.
-        if folder is not None and problem is None and full_check:
-            problem = _content_changed(config, folder)
+    folder, trusted, problem = _check_active(config, lock, full_check)
     if folder is not None and problem is None:
+        options = WriteOptions(progress_start=progress_start, kept_writer=kept_writer)
         try:
             plan, report = sync_vault(
-                config,
-                folder,
-                lock=lock,
-                progress_start=progress_start,
-                scanner=scanner,
-                scope=scope,
-                kept_writer=kept_writer,
+                config, folder, lock=lock, options=options, scanner=scanner, scope=scope
             )
             if trusted:
                 with lock:

@@ -179,20 +179,7 @@ def make_plan(
     absent = [p for p in stored if p not in result.pages]
     kept = [p for p in absent if not result.absence_proven(p)]
     deleted = [p for p in absent if result.absence_proven(p)]
-    moved: list[tuple[str, str]] = []
-    if deleted and new:
-        by_hash: dict[str, list[str]] = {}
-        for path in deleted:
-            by_hash.setdefault(stored[path].hash, []).append(path)
-        for path in sorted(new):
-            digest = _hash_of(config, result.pages[path])
-            olds = by_hash.get(digest or "")
-            if olds:
-                moved.append((olds.pop(0), path))
-        moved_old = {o for o, _ in moved}
-        moved_new = {n for _, n in moved}
-        deleted = [p for p in deleted if p not in moved_old]
-        new = [p for p in new if p not in moved_new]
+    moved, deleted, new = _pair_moves(config, result, stored, deleted, new)
     return Plan(
         new=tuple(sorted(new)),
         modified=tuple(sorted(modified)),
@@ -203,6 +190,31 @@ def make_plan(
         unchanged=unchanged,
         errors=errors,
     )
+
+
+def _pair_moves(
+    config: Config,
+    result: ScanResult,
+    stored: dict[str, FileState],
+    deleted: list[str],
+    new: list[str],
+) -> tuple[list[tuple[str, str]], list[str], list[str]]:
+    """Pair deleted and new pages of equal content hash as moves, in sorted order of the new
+    paths (a deleted page pairs once). Returns ``(moved, deleted, new)`` without the pairs."""
+    moved: list[tuple[str, str]] = []
+    if not (deleted and new):
+        return moved, deleted, new
+    by_hash: dict[str, list[str]] = {}
+    for path in deleted:
+        by_hash.setdefault(stored[path].hash, []).append(path)
+    for path in sorted(new):
+        digest = _hash_of(config, result.pages[path])
+        olds = by_hash.get(digest or "")
+        if olds:
+            moved.append((olds.pop(0), path))
+    moved_old = {o for o, _ in moved}
+    moved_new = {n for _, n in moved}
+    return moved, [p for p in deleted if p not in moved_old], [p for p in new if p not in moved_new]
 
 
 def _batches(paths: Sequence[str], entries: dict[str, FileEntry]) -> list[list[str]]:
@@ -220,105 +232,6 @@ def _batches(paths: Sequence[str], entries: dict[str, FileEntry]) -> list[list[s
     if current:
         batches.append(current)
     return batches
-
-
-def apply_plan(
-    config: Config,
-    plan: Plan,
-    result: ScanResult,
-    *,
-    lock: WriterLock,
-    store: Sidecar,
-    index_dir: Path,
-    progress: ProgressFn | None = None,
-    kept_writer: KeptWriter | None = None,
-    building: bool = False,
-    planned_at: int | None = None,
-) -> SyncReport:
-    """Apply a plan in bounded batches, one generation each (DESIGN §4).
-
-    Args:
-        config: the vault's configuration.
-        plan: from :func:`make_plan`.
-        result: the scan the plan came from (file entries, attachments).
-        lock: the writer lock, taken around each batch's writes only: its pages are read,
-            parsed and scrubbed before (read again under the lock when another writer
-            applied a batch meanwhile, so an older read never overwrites a newer one).
-        store: an open (writable) sidecar.
-        index_dir: the tantivy index folder of the same store set.
-        progress: called with the number of pages done after each batch.
-        kept_writer: the caller's :class:`~vault_sync.index.KeptWriter`: its writer of
-            this index is used and, after the last batch, kept open with merges running
-            (the watcher's); ``None`` drops the writer after each commit. A set being built
-            (``building``) keeps its uncommitted writer in one of its own instead.
-        building: the stores are a set being built, which no one reads until it is activated:
-            the sidecar is bulk-loaded (:meth:`~vault_sync.store.Sidecar.begin_bulk_load`),
-            and links are resolved and the index committed once, in the last batch, instead
-            of in every batch (a crash loses the set, which is discarded anyway).
-        planned_at: the generation the plan was read from; when the stores are at another
-            one once the lock is taken, nothing is applied (another writer did this work).
-
-    Returns:
-        The report.
-
-    Raises:
-        LockTimeoutError: another writer held the lock longer than ``lock_timeout_s``.
-        StoreError: a store cannot be opened.
-    """
-    started = time.perf_counter()
-    upserts = [*plan.new, *plan.modified, *(new for _, new in plan.moved)]
-    deletes = [*plan.deleted, *(old for old, _ in plan.moved)]
-    errors = dict(plan.errors)
-    work = _batches(upserts, result.pages) or [[]]
-    attachments = set(result.attachments) if not result.unreadable else None
-    generation = 0
-    # A set being built keeps its uncommitted adds in a writer of its own between batches.
-    keep = KeptWriter() if building else kept_writer
-    if building:
-        store.begin_bulk_load()  # its last batch ends it
-    try:
-        with Preparer(config, work, result) as preparer:
-            for number, batch in enumerate(work):
-                first, last = number == 0, number == len(work) - 1
-                # Read, parse and scrub the batch before taking the lock, so a slow page
-                # never holds it (issue 14, fault 5: 26 s on one hostile page).
-                read_at = store.generation
-                prepared = list(preparer.batch(number))
-                with lock:
-                    now = store.generation
-                    if first and planned_at is not None and now != planned_at:
-                        raise _StalePlan
-                    if now != read_at:  # another writer's batch since: these reads may be old
-                        prepared = [prepare.prepare_page(config, result.pages[p]) for p in batch]
-                    part = _Batch(
-                        paths=batch,
-                        deletes=deletes if first else [],
-                        touched=plan.touched if first else (),
-                        attachments=attachments if last else None,
-                        building=building,
-                        complete=last or not building,
-                    )
-                    generation = _apply_batch(
-                        config, store, index_dir, keep, part, prepared, errors
-                    )
-                if progress is not None:
-                    progress(len(batch))
-    except BaseException:
-        if building and keep is not None:
-            keep.discard()  # roll back the adds not yet committed; releases tantivy's lock
-        raise
-    failed = set(errors) - set(plan.errors)  # pages that could not be read when applied
-    return SyncReport(
-        added=sum(1 for p in plan.new if p not in failed),
-        changed=sum(1 for p in plan.modified if p not in failed),
-        moved=sum(1 for _, p in plan.moved if p not in failed),
-        deleted=len(plan.deleted),
-        unchanged=plan.unchanged + len(plan.touched),
-        generation=generation,
-        batches=len(work),
-        errors=errors,
-        took_ms=(time.perf_counter() - started) * 1000,
-    )
 
 
 @dataclass(frozen=True)
@@ -341,87 +254,225 @@ class _Batch:
     complete: bool
 
 
-def _collect(
-    config: Config, batch: _Batch, prepared: Iterable[Prepared], errors: dict[str, str]
-) -> tuple[list[PageRecord], list[dict[str, Any]], list[str]]:
-    """The batch's rows, index documents and pages to remove (its deletes, and pages that
-    could not be read and are proven gone); the reasons of pages that could not be read
-    go into ``errors``."""
-    records: list[PageRecord] = []
-    documents: list[dict[str, Any]] = []
-    gone = list(batch.deletes)
-    for number, (entry, record, fields, error) in enumerate(prepared):
-        if number == len(batch.paths) // 2:
-            _fault_point("during_batch")
-        if record is None or fields is None:
-            errors[entry.path] = error or "cannot read"
-            if proven_absent(config.vault / entry.disk_path):
-                gone.append(entry.path)
-            continue
-        records.append(record)
-        documents.append(fields)
-    return records, documents, gone
+@dataclass
+class _BatchWriter:
+    """Writes one apply's batches under the lock: journal, index commit, sidecar commit.
 
+    ``keep`` is the index writer kept between batches (or ``None``); ``errors`` gathers
+    ``{path: message}`` of pages that could not be read, the plan's own included.
+    """
 
-def _apply_batch(
-    config: Config,
-    store: Sidecar,
-    index_dir: Path,
-    keep: KeptWriter | None,
-    batch: _Batch,
-    prepared: Iterable[Prepared],
-    errors: dict[str, str],
-) -> int:
-    """Apply one batch under the lock: journal, index commit, sidecar commit. Returns gen.
+    config: Config
+    store: Sidecar
+    index_dir: Path
+    keep: KeptWriter | None
+    errors: dict[str, str]
 
-    ``prepared``: the pages of ``batch.paths``, in order; ``errors`` gets unreadable ones."""
-    paths, attachments = batch.paths, batch.attachments
-    building, complete = batch.building, batch.complete
-    # Only refreshing (mtime, size) of touched pages changes no answer: no new generation.
-    changes = bool(paths or batch.deletes) or (
-        attachments is not None and attachments != store.attachments()
-    )
-    generation = store.generation + (1 if changes else 0)
-    if paths or batch.deletes:
-        store.begin_pending(generation, [*paths, *batch.deletes])
-    _fault_point("after_journal")
-    records, documents, gone = _collect(config, batch, prepared, errors)
-    # The last batch of a set being built commits the index in a thread while the sidecar
-    # resolves links and builds its indexes (order does not matter: no one reads the set).
-    finish = building and complete
-    join_commit: Callable[[], None] | None = None
-    if records or gone or complete:
-        index = PageIndex.open(index_dir)
-        with index.batch(keep=keep, commit=complete and not finish) as writer:
+    def apply(self, batch: _Batch, prepared: Iterable[Prepared]) -> int:
+        """Apply one batch (``prepared``: its pages, in order); returns its generation."""
+        store, paths, attachments = self.store, batch.paths, batch.attachments
+        # Only refreshing (mtime, size) of touched pages changes no answer: no new generation.
+        changes = bool(paths or batch.deletes) or (
+            attachments is not None and attachments != store.attachments()
+        )
+        generation = store.generation + (1 if changes else 0)
+        if paths or batch.deletes:
+            store.begin_pending(generation, [*paths, *batch.deletes])
+        _fault_point("after_journal")
+        records, documents, gone = self._collect(batch, prepared)
+        join_commit = None
+        if records or gone or batch.complete:
+            join_commit = self._write_index(batch, generation, records, documents, gone)
+        try:
+            store.apply_batch(
+                generation,
+                records,
+                gone,
+                attachments=attachments,
+                touched=batch.touched,
+                resolve=batch.complete,
+            )
+            if batch.building and batch.complete:
+                store.end_bulk_load()
+        finally:
+            if join_commit is not None:
+                join_commit()
+                _fault_point("after_index_commit")
+        _fault_point("after_sidecar_commit")
+        logger.info("generation %d: %d written, %d deleted", generation, len(records), len(gone))
+        return generation
+
+    def _collect(
+        self, batch: _Batch, prepared: Iterable[Prepared]
+    ) -> tuple[list[PageRecord], list[dict[str, Any]], list[str]]:
+        """The batch's rows, index documents and pages to remove (its deletes, and pages
+        that could not be read and are proven gone); why a page could not be read goes into
+        ``errors``."""
+        records: list[PageRecord] = []
+        documents: list[dict[str, Any]] = []
+        gone = list(batch.deletes)
+        for number, (entry, record, fields, error) in enumerate(prepared):
+            if number == len(batch.paths) // 2:
+                _fault_point("during_batch")
+            if record is None or fields is None:
+                self.errors[entry.path] = error or "cannot read"
+                if proven_absent(self.config.vault / entry.disk_path):
+                    gone.append(entry.path)
+                continue
+            records.append(record)
+            documents.append(fields)
+        return records, documents, gone
+
+    def _write_index(
+        self,
+        batch: _Batch,
+        generation: int,
+        records: Sequence[PageRecord],
+        documents: Sequence[dict[str, Any]],
+        gone: Sequence[str],
+    ) -> Callable[[], None] | None:
+        """Write the batch into the index; returns the join of a commit left running.
+
+        The last batch of a set being built commits the index in a thread while the sidecar
+        resolves links and builds its indexes (order does not matter: no one reads the set).
+        """
+        finish = batch.building and batch.complete
+        index = PageIndex.open(self.index_dir)
+        with index.batch(keep=self.keep, commit=batch.complete and not finish) as writer:
             for path in gone:
                 writer.delete(path)
             for record, fields in zip(records, documents, strict=True):
-                if not building:  # a set being built holds no earlier copy of any page
+                if not batch.building:  # a set being built holds no earlier copy of any page
                     writer.delete(record.path)
                 writer.add_fields(fields, generation)
-        if finish:
-            assert keep is not None  # a set being built keeps its writer (apply_plan)
-            join_commit = index.commit_in_background(keep)
-        else:
+        if not finish:
             _fault_point("after_index_commit")
-    try:
-        store.apply_batch(
-            generation,
-            records,
-            gone,
-            attachments=attachments,
-            touched=batch.touched,
-            resolve=complete,
+            return None
+        assert self.keep is not None  # a set being built keeps its writer (apply_plan)
+        return index.commit_in_background(self.keep)
+
+
+@dataclass(frozen=True)
+class WriteOptions:
+    """How a sync writes its batches: a plain value in place of flags (STYLE item 4).
+
+    Attributes:
+        progress_start: called with the number of pages to write; returns a callback fed
+            the number of pages done after each batch (or ``None`` for no progress).
+        kept_writer: the caller's :class:`~vault_sync.index.KeptWriter`: its writer of the
+            index is used and, after the last batch, kept open with merges running (the
+            watcher's); ``None`` drops the writer after each commit. A set being built keeps
+            its uncommitted writer in one of its own instead.
+        building: the stores are a set being built, which no one reads until it is activated:
+            the sidecar is bulk-loaded (:meth:`~vault_sync.store.Sidecar.begin_bulk_load`),
+            and links are resolved and the index committed once, in the last batch, instead
+            of in every batch (a crash loses the set, which is discarded anyway).
+    """
+
+    progress_start: Callable[[int], ProgressFn | None] | None = None
+    kept_writer: KeptWriter | None = None
+    building: bool = False
+
+
+def _parts(plan: Plan, result: ScanResult, building: bool) -> list[_Batch]:
+    """The plan cut into bounded batches, in apply order (at least one, maybe empty): the
+    first carries the deletes and touched pages, the last the attachment list."""
+    upserts = [*plan.new, *plan.modified, *(new for _, new in plan.moved)]
+    deletes = [*plan.deleted, *(old for old, _ in plan.moved)]
+    work = _batches(upserts, result.pages) or [[]]
+    attachments = set(result.attachments) if not result.unreadable else None
+    last = len(work) - 1
+    return [
+        _Batch(
+            paths=paths,
+            deletes=deletes if number == 0 else [],
+            touched=plan.touched if number == 0 else (),
+            attachments=attachments if number == last else None,
+            building=building,
+            complete=number == last or not building,
         )
-        if finish:
-            store.end_bulk_load()
-    finally:
-        if join_commit is not None:
-            join_commit()
-            _fault_point("after_index_commit")
-    _fault_point("after_sidecar_commit")
-    logger.info("generation %d: %d pages written, %d deleted", generation, len(records), len(gone))
-    return generation
+        for number, paths in enumerate(work)
+    ]
+
+
+def _report(
+    plan: Plan, errors: dict[str, str], generation: int, batches: int, started: float
+) -> SyncReport:
+    """The report of an applied plan; pages that could not be read when applied (in
+    ``errors`` but not in the plan's) are not counted as written."""
+    failed = set(errors) - set(plan.errors)
+    return SyncReport(
+        added=sum(1 for p in plan.new if p not in failed),
+        changed=sum(1 for p in plan.modified if p not in failed),
+        moved=sum(1 for _, p in plan.moved if p not in failed),
+        deleted=len(plan.deleted),
+        unchanged=plan.unchanged + len(plan.touched),
+        generation=generation,
+        batches=batches,
+        errors=errors,
+        took_ms=(time.perf_counter() - started) * 1000,
+    )
+
+
+def apply_plan(
+    config: Config,
+    plan: Plan,
+    result: ScanResult,
+    *,
+    lock: WriterLock,
+    store: Sidecar,
+    index_dir: Path,
+    options: WriteOptions = WriteOptions(),
+    planned_at: int | None = None,
+) -> SyncReport:
+    """Apply a plan in bounded batches, one generation each (DESIGN §4).
+
+    A batch's pages are read, parsed and scrubbed before the writer lock is taken, so a slow
+    page never holds it (issue 14, fault 5), and read again under it when another writer's
+    batch landed meanwhile, so an older read never overwrites a newer one.
+
+    Args:
+        config, plan, result: the configuration, a plan from :func:`make_plan`, and the
+            scan it came from (file entries, attachments).
+        lock, store, index_dir: the writer lock (taken around each batch's writes only), an
+            open writable sidecar, and the tantivy index folder of the same store set.
+        options: progress, kept writer and building mode (:class:`WriteOptions`).
+        planned_at: the generation the plan was read from; when the stores are at another
+            one once the lock is taken, nothing is applied (another writer did this work).
+
+    Returns:
+        The report. Raises :class:`~vault_sync.errors.LockTimeoutError` when another writer
+        held the lock longer than ``lock_timeout_s``, ``StoreError`` when a store cannot open.
+    """
+    started = time.perf_counter()
+    parts = _parts(plan, result, options.building)
+    total = len(plan.new) + len(plan.modified) + len(plan.moved)
+    progress = options.progress_start(total) if options.progress_start else None
+    keep = KeptWriter() if options.building else options.kept_writer
+    writer = _BatchWriter(config, store, index_dir, keep, dict(plan.errors))
+    if options.building:
+        store.begin_bulk_load()  # its last batch ends it
+    generation = 0
+    try:
+        with Preparer(config, [part.paths for part in parts], result) as preparer:
+            for number, part in enumerate(parts):
+                read_at = store.generation
+                prepared = list(preparer.batch(number))
+                with lock:
+                    now = store.generation
+                    if number == 0 and planned_at is not None and now != planned_at:
+                        raise _StalePlan
+                    if now != read_at:  # another writer's batch since: these reads may be old
+                        pages = result.pages
+                        prepared = [prepare.prepare_page(config, pages[p]) for p in part.paths]
+                    generation = writer.apply(part, prepared)
+                if progress is not None:
+                    progress(len(part.paths))
+    except BaseException:
+        if options.building and keep is not None:
+            keep.discard()  # roll back the adds not yet committed; releases tantivy's lock
+        raise
+    return _report(plan, writer.errors, generation, len(parts), started)
 
 
 #: How often a writer plans again when another writer applied a batch between its plan and
@@ -468,11 +519,9 @@ def sync_vault(
     store_dir: Path,
     *,
     lock: WriterLock,
-    progress_start: Callable[[int], ProgressFn | None] | None = None,
+    options: WriteOptions = WriteOptions(),
     scanner: Callable[[Config], ScanResult] = scan,
     scope: Iterable[str] | None = None,
-    kept_writer: KeptWriter | None = None,
-    building: bool = False,
 ) -> tuple[Plan, SyncReport]:
     """Bring both stores in step with the vault: scan, plan (redoing any unfinished batch), apply.
 
@@ -480,12 +529,11 @@ def sync_vault(
         config: the vault's configuration.
         store_dir: the store set to bring in step (holding ``index/`` and ``sidecar.sqlite``).
         lock: the writer lock.
-        progress_start: called with the number of pages to write; returns a progress callback.
+        options: progress, kept writer and building mode (:class:`WriteOptions`).
         scanner: the scan function (a seam for tests that inject unreadable folders).
         scope: vault-relative paths (a watcher batch): scan and plan only these and what is
             under them (:func:`~vault_sync.vault.scan_paths`); ``None`` scans the whole vault.
             A pending (unfinished) batch always widens the scope to the whole vault.
-        kept_writer, building: see :func:`apply_plan`.
 
     Returns:
         ``(plan, report)``.
@@ -500,8 +548,6 @@ def sync_vault(
                 gen = store.generation
                 report = SyncReport(0, 0, 0, 0, plan.unchanged, gen, 0, plan.errors, 0)
                 return plan, report
-            total = len(plan.new) + len(plan.modified) + len(plan.moved)
-            progress = progress_start(total) if progress_start else None
             try:
                 report = apply_plan(
                     config,
@@ -510,9 +556,7 @@ def sync_vault(
                     lock=lock,
                     store=store,
                     index_dir=layout.index_dir(store_dir),
-                    progress=progress,
-                    kept_writer=kept_writer,
-                    building=building,
+                    options=options,
                     planned_at=seen if attempt < PLAN_ATTEMPTS - 1 else None,
                 )
             except _StalePlan:
