@@ -17,7 +17,7 @@ import posixpath
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import unquote
 
 from vault_sync.page import EMBEDS, REFERENCES, Heading, Link, LinkOrigin, path_id
@@ -149,6 +149,117 @@ def _leaves(line: str, column: int, quoted: bool) -> bool:
     return column > 0 and _indent(line) < column
 
 
+@dataclass(slots=True)
+class _Blocks:
+    """The state of the block pass of :func:`_scan_blocks` over one body's lines.
+
+    ``hidden[i]``: line ``i`` is code or comment; ``headings``: found so far. ``fence``: the
+    open fence as ``(char, length, deepest closing indent)``; ``column`` / ``quoted``: the
+    container of an open fence or comment block — a list item's content column (a line
+    indented less ends it) and whether it is in a block quote (a line without ``>`` ends it).
+    ``open_para``: an open paragraph (indented code cannot interrupt it); ``para``: the lines
+    of the open top-level paragraph (for setext headings).
+    """
+
+    first_line: int
+    hidden: list[bool]
+    headings: list[Heading] = field(default_factory=list)
+    fence: tuple[str, int, int] | None = None
+    in_comment: bool = False
+    in_code: bool = False
+    in_list: bool = False
+    column: int = 0
+    quoted: bool = False
+    open_para: bool = False
+    para: list[str] = field(default_factory=list)
+
+    def inside(self, i: int, line: str) -> bool:
+        """Whether line ``i`` belongs to the open fence or comment block (and is hidden)."""
+        if _leaves(line, self.column, self.quoted):
+            self.fence, self.in_comment = None, False
+            return False
+        self.hidden[i], self.open_para = True, False
+        if self.fence is not None and _fence_closes(line, *self.fence):
+            self.fence = None
+        elif self.in_comment:
+            self.in_comment = "-->" not in line
+        return True
+
+    def block_line(self, i: int, line: str, stripped: str) -> None:
+        """A non-blank line starting with a character in ``_BLOCK_START``."""
+        indent = _indent(line) if line[0] in " \t" else 0
+        if indent >= 4 and (self.in_code or not (self.open_para or self.in_list)):
+            self.hidden[i] = self.in_code = True
+            return
+        was_open, self.in_code, self.open_para = self.open_para, False, True
+        item = stripped[0] in "-*+0123456789" and _LIST_ITEM.match(line) is not None
+        top = indent == 0 and not item  # a block here ends an open list
+        self.in_list = self.in_list or item
+        quote = _QUOTE.match(line) if stripped[0] == ">" else None
+        content = line[quote.end() :] if quote else line
+        if self._fence(i, content, quote is not None, item, top):
+            return
+        if "<!--" in content and self._comment(i, content, quote is not None, item, top):
+            return
+        if self._heading(i, line, stripped, top):
+            return
+        if item:
+            self.in_list, self.para = True, []
+        elif quote:
+            self.in_list, self.para = self.in_list and not top, []
+        else:  # a paragraph line starting with a block character (`code`, 2024, <b>, ...)
+            self.in_list = self.in_list and not (top and not was_open)
+            if not self.in_list:
+                self.para.append(line)
+
+    def _fence(self, i: int, content: str, quoted: bool, item: bool, top: bool) -> bool:
+        """Open a fence at line ``i`` when its content starts one."""
+        fenced = _FENCE.match(content) if "``" in content or "~~" in content else None
+        if not (fenced and (self.in_list or quoted or _indent(fenced[1]) < 4)):
+            return False
+        char, info = fenced[2][0], fenced[3]
+        if char != "~" and "`" in info:  # a backtick fence's info string has no backtick
+            return False
+        width = len(fenced[1].expandtabs(4))
+        self.fence = (char, len(fenced[2]), width + 3)
+        self.in_list = self.in_list and not top
+        self.column, self.quoted = (width if self.in_list or item else 0), quoted
+        self.hidden[i], self.para, self.open_para = True, [], False
+        return True
+
+    def _comment(self, i: int, content: str, quoted: bool, item: bool, top: bool) -> bool:
+        """Open an HTML comment block (type 2) at line ``i`` when its content starts one."""
+        opened = (_COMMENT_IN_LIST if self.in_list else _COMMENT_BLOCK).match(content)
+        if not opened:
+            return False
+        self.hidden[i], self.para, self.open_para = True, [], False
+        self.in_list = self.in_list and not top
+        self.in_comment = "-->" not in content[opened.end() :]
+        self.column = len(opened[1].expandtabs(4)) if item else 1 if self.in_list else 0
+        self.quoted = quoted
+        return True
+
+    def _heading(self, i: int, line: str, stripped: str, top: bool) -> bool:
+        """Collect an ATX heading at line ``i``, or a setext one underlining the paragraph."""
+        atx = _ATX.match(line) if stripped[0] == "#" else None
+        if atx:
+            text = _ATX_CLOSE.sub("", atx[2] or "").strip()
+            if text:
+                self.headings.append(Heading(len(atx[1]), text, self.first_line + i))
+            self.para, self.open_para = [], False
+            self.in_list = self.in_list and not top
+            return True
+        para = self.para
+        setext = _SETEXT.match(line) if para and not self.in_list and stripped[0] in "=-" else None
+        if not setext:
+            return False
+        text = " ".join(p.strip() for p in para)
+        level = 1 if setext[1][0] == "=" else 2
+        self.headings.append(Heading(level, text, self.first_line + i - 1))
+        self.para, self.open_para = [], False
+        return True
+
+
 def _scan_blocks(lines: list[str], first_line: int) -> tuple[list[bool], list[Heading]]:
     """Mark the lines of fenced / indented code and HTML-comment blocks; collect headings.
 
@@ -158,88 +269,24 @@ def _scan_blocks(lines: list[str], first_line: int) -> tuple[list[bool], list[He
     setext headings at the top level. Lists are tracked only to tell list continuation from
     indented code; a paragraph line right after a list item is a lazy continuation.
     """
-    hidden = [False] * len(lines)
-    headings: list[Heading] = []
-    fence: tuple[str, int, int] | None = None  # (char, length, deepest closing indent)
-    in_comment = in_code = in_list = False
-    # The container of an open fence or comment block: a list item's content column (a line
-    # indented less ends it) and whether it is in a block quote (a line without ">" ends it).
-    column, quoted = 0, False
-    open_para = False  # an open paragraph: indented code cannot interrupt it
-    para: list[str] = []  # lines of the open top-level paragraph (for setext headings)
+    state = _Blocks(first_line, [False] * len(lines))
     for i, line in enumerate(lines):
-        if (fence is not None or in_comment) and not _leaves(line, column, quoted):
-            hidden[i], open_para = True, False
-            if fence is not None and _fence_closes(line, *fence):
-                fence = None
-            elif in_comment:
-                in_comment = "-->" not in line
+        if (state.fence is not None or state.in_comment) and state.inside(i, line):
             continue
-        fence, in_comment = None, False
         if not line or line[0] not in _BLOCK_START:  # plain text: the common case
             if line:
-                in_list = in_list and open_para  # a lazy continuation line, else the list ends
-                in_code = False
-                open_para = True
-                para.append(line)
+                state.in_list = state.in_list and state.open_para  # a lazy continuation, or
+                state.in_code, state.open_para = False, True  # the list ends
+                state.para.append(line)
             else:
-                open_para, para = False, []
+                state.open_para, state.para = False, []
             continue
         stripped = line.lstrip(" \t")
         if not stripped:
-            open_para, para = False, []
+            state.open_para, state.para = False, []
             continue
-        indent = _indent(line) if line[0] in " \t" else 0
-        if indent >= 4 and (in_code or not (open_para or in_list)):
-            hidden[i] = in_code = True
-            continue
-        was_open, in_code, open_para = open_para, False, True
-        item = stripped[0] in "-*+0123456789" and _LIST_ITEM.match(line) is not None
-        top = indent == 0 and not item  # a block here ends an open list
-        in_list = in_list or item
-        quote = _QUOTE.match(line) if stripped[0] == ">" else None
-        content = line[quote.end() :] if quote else line
-        fenced = _FENCE.match(content) if "``" in content or "~~" in content else None
-        if fenced and (in_list or quote or _indent(fenced[1]) < 4):
-            char, info = fenced[2][0], fenced[3]
-            if char == "~" or "`" not in info:
-                width = len(fenced[1].expandtabs(4))
-                fence = (char, len(fenced[2]), width + 3)
-                in_list = in_list and not top
-                column, quoted = (width if in_list or item else 0), quote is not None
-                hidden[i], para, open_para = True, [], False
-                continue
-        opened = None
-        if "<!--" in content:
-            opened = (_COMMENT_IN_LIST if in_list else _COMMENT_BLOCK).match(content)
-        if opened:
-            hidden[i], para, in_list, open_para = True, [], in_list and not top, False
-            in_comment = "-->" not in content[opened.end() :]
-            column = len(opened[1].expandtabs(4)) if item else 1 if in_list else 0
-            quoted = quote is not None
-            continue
-        atx = _ATX.match(line) if stripped[0] == "#" else None
-        if atx:
-            text = _ATX_CLOSE.sub("", atx[2] or "").strip()
-            if text:
-                headings.append(Heading(len(atx[1]), text, first_line + i))
-            para, in_list, open_para = [], in_list and not top, False
-            continue
-        setext = _SETEXT.match(line) if para and not in_list and stripped[0] in "=-" else None
-        if setext:
-            text = " ".join(p.strip() for p in para)
-            headings.append(Heading(1 if setext[1][0] == "=" else 2, text, first_line + i - 1))
-            para, open_para = [], False
-            continue
-        if item:
-            in_list, para = True, []
-        elif quote:
-            in_list, para = in_list and not top, []
-        else:  # a paragraph line starting with a block character (`code`, 2024, <b>, ...)
-            in_list = in_list and not (top and not was_open)
-            if not in_list:
-                para.append(line)
-    return hidden, headings
+        state.block_line(i, line, stripped)
+    return state.hidden, state.headings
 
 
 def _wikilink(inner: str, display: str | None, path: str) -> tuple[str, str, str | None] | None:
@@ -420,6 +467,16 @@ class _Closers:
         end = self.comment.at(pos)
         return end + 3 if 0 <= end < self._limit(pos) else -1
 
+    def skip(self, kind: str, pos: int, width: int) -> int:
+        """Where scanning goes on after a code span (``kind`` ``"tick"``, ``width`` backticks),
+        inline comment (``"cmt"``) or ``${…}`` expression (``"expr"``) opened just before
+        ``pos``: past its closer, or ``pos`` itself when it has none (then it is text)."""
+        if kind == "tick":
+            end = self.code_end(pos, width)
+        else:
+            end = self.comment_end(pos) if kind == "cmt" else self.expr_end(pos)
+        return end if end >= 0 else pos
+
     def expr_end(self, pos: int) -> int:
         """End of a SilverBullet ``${...}`` expression whose ``{`` ends at ``pos``, or -1.
 
@@ -476,11 +533,7 @@ def _scan_body(body: str, first_line: int, path: str) -> _Body:
         kind = m.lastgroup
         pos = m.end()
         if kind == "tick" or kind == "cmt" or kind == "expr":
-            if kind == "tick":
-                end = closers.code_end(pos, len(m[0]))
-            else:
-                end = closers.comment_end(pos) if kind == "cmt" else closers.expr_end(pos)
-            pos = end if end >= 0 else pos
+            pos = closers.skip(kind, pos, len(m[0]))
         elif kind == "tag":
             if not m[0][1:].isdigit():
                 tags.append(m[0][1:])

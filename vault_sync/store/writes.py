@@ -120,6 +120,45 @@ class SidecarWrites(SidecarReads):
         )
         return len(rows)
 
+    def _batch_keys(self, upserts: Sequence[PageRecord], gone: Sequence[str]) -> set[str]:
+        """Every name key (:func:`~vault_sync.links.page_keys`) of the batch's pages, as
+        stored before the batch and as written by it; empty during a bulk load (whose last
+        batch resolves every link)."""
+        keys: set[str] = set()
+        if self._dropped_indexes is not None:
+            return keys
+        for path in [*(r.path for r in upserts), *gone]:
+            row = self.db.execute("SELECT title FROM pages WHERE path = ?", (path,)).fetchone()
+            if row:
+                sql = "SELECT alias FROM aliases WHERE path = ?"
+                aliases = [a for (a,) in self.db.execute(sql, (path,))]
+                keys |= page_keys(path, row[0], aliases)
+        for record in upserts:
+            keys |= page_keys(record.path, record.title, record.aliases)
+        return keys
+
+    def _resolve_affected(
+        self, keys: set[str], paths: Sequence[str], attachments_changed: bool
+    ) -> None:
+        """Re-resolve the links a batch can change (see :meth:`apply_batch`): new links,
+        links into ``paths``, links whose target or its last part is one of ``keys``, and
+        attachment links when the attachment list changed."""
+        self.db.execute("CREATE TEMP TABLE IF NOT EXISTS batch_keys (k TEXT PRIMARY KEY)")
+        self.db.execute("DELETE FROM batch_keys")
+        self.db.executemany("INSERT OR IGNORE INTO batch_keys VALUES (?)", ((k,) for k in keys))
+        self.db.execute("CREATE TEMP TABLE IF NOT EXISTS batch_paths (p TEXT PRIMARY KEY)")
+        self.db.execute("DELETE FROM batch_paths")
+        self.db.executemany("INSERT OR IGNORE INTO batch_paths VALUES (?)", ((p,) for p in paths))
+        where = (
+            "status = 'new'"
+            " OR target_path IN (SELECT p FROM batch_paths)"
+            " OR target_key IN (SELECT k FROM batch_keys)"
+            " OR target_last_key IN (SELECT k FROM batch_keys)"
+        )
+        if attachments_changed:
+            where += " OR status IN ('attachment', 'missing_attachment')"
+        self._resolve_links(where, ())
+
     def apply_batch(
         self,
         generation: int,
@@ -150,17 +189,8 @@ class SidecarWrites(SidecarReads):
         """
         changed = [r.path for r in upserts]
         gone = list(deletes)
-        keys: set[str] = set()
         # A bulk load resolves all its links at its end (every one is still ``new``).
-        if resolve and self._dropped_indexes is None:
-            for path in [*changed, *gone]:
-                row = self.db.execute("SELECT title FROM pages WHERE path = ?", (path,)).fetchone()
-                if row:
-                    sql = "SELECT alias FROM aliases WHERE path = ?"
-                    aliases = [a for (a,) in self.db.execute(sql, (path,))]
-                    keys |= page_keys(path, row[0], aliases)
-            for record in upserts:
-                keys |= page_keys(record.path, record.title, record.aliases)
+        keys = self._batch_keys(upserts, gone) if resolve else set()
         with self.transaction():
             if self._dropped_indexes is None:  # a bulk load writes each page once, into a
                 self._delete_rows([*changed, *gone])  # new set: no rows to delete, no indexes
@@ -178,29 +208,7 @@ class SidecarWrites(SidecarReads):
                 ((s.mtime_ns, s.size, p) for p, s in touched),
             )
             if resolve and (changed or gone or attachments_changed):
-                self.db.execute("CREATE TEMP TABLE IF NOT EXISTS batch_keys (k TEXT PRIMARY KEY)")
-                self.db.execute("DELETE FROM batch_keys")
-                self.db.executemany(
-                    "INSERT OR IGNORE INTO batch_keys VALUES (?)", ((k,) for k in keys)
-                )
-                self.db.execute("CREATE TEMP TABLE IF NOT EXISTS batch_paths (p TEXT PRIMARY KEY)")
-                self.db.execute("DELETE FROM batch_paths")
-                self.db.executemany(
-                    "INSERT OR IGNORE INTO batch_paths VALUES (?)",
-                    ((p,) for p in [*changed, *gone]),
-                )
-                self._resolve_links(
-                    "status = 'new'"
-                    " OR target_path IN (SELECT p FROM batch_paths)"
-                    " OR target_key IN (SELECT k FROM batch_keys)"
-                    " OR target_last_key IN (SELECT k FROM batch_keys)"
-                    + (
-                        " OR status IN ('attachment', 'missing_attachment')"
-                        if attachments_changed
-                        else ""
-                    ),
-                    (),
-                )
+                self._resolve_affected(keys, [*changed, *gone], attachments_changed)
             self.db.execute("DELETE FROM pending")
             self.set_meta("generation", str(generation))
             self.set_meta("last_sync", datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
