@@ -445,6 +445,14 @@ def query(
             out["took_ms"] = took_ms
         _emit_json(out)
         return
+    _print_hits(hits, explain)
+    if timings:
+        click.echo(f"({took_ms} ms)")
+
+
+def _print_hits(hits: list[Any], explain: bool) -> None:
+    """The text form of ``query``'s hits: rank, title, path, kind and project, score; the
+    snippet; with ``explain``, one line per matched field."""
     if not hits:
         click.echo("no pages found")
     for rank, hit in enumerate(hits, 1):
@@ -455,8 +463,6 @@ def query(
         if explain and hit.explain:
             for line in _explain_lines(hit.explain):
                 click.echo(_line(f"   {line}"))
-    if timings:
-        click.echo(f"({took_ms} ms)")
 
 
 R = TypeVar("R")

@@ -236,12 +236,7 @@ def load_config(vault: Path) -> Config:
         if path.exists():  # a folder (or a FIFO) named vault-sync.toml: a mistake, not "none"
             raise ConfigError(f"{path}: is not a file (a folder or special file by that name)")
         return Config(vault=vault)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: {exc}") from exc
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from exc
+    data = _read_toml(path)
     _reject_unknown(data, _KEYS, "", path)
     watch = _expect(data.get("watch", {}), dict, "watch", path)
     sanitize = _expect(data.get("sanitize", {}), dict, "sanitize", path)
@@ -250,23 +245,11 @@ def load_config(vault: Path) -> Config:
     projects = _expect(data.get("projects", {}), dict, "projects", path)
     for glob, name in projects.items():
         _expect(name, str, f"projects.{glob}", path)
-    store_dir = _expect(data.get("store_dir", DEFAULT_STORE_DIR), str, "store_dir", path)
-    parts = PurePosixPath(store_dir.replace("\\", "/")).parts
-    if not parts or parts[0] == "/" or ".." in parts or all(p == "." for p in parts):
-        raise ConfigError(
-            f"{path}: key 'store_dir' must name a folder of its own inside the vault"
-            f" (got {store_dir!r})"
-        )
-    lock_timeout_s = float(
-        _expect(data.get("lock_timeout_s", 10), (int, float), "lock_timeout_s", path)
-    )
-    if not 0 <= lock_timeout_s <= 86_400:
-        raise ConfigError(f"{path}: key 'lock_timeout_s' must be between 0 and 86400 seconds")
     extra = _str_list(sanitize.get("extra_patterns", []), "sanitize.extra_patterns", path)
     _check_linear(extra, path)
     return Config(
         vault=vault,
-        store_dir="/".join(p for p in parts if p != "."),
+        store_dir=_store_dir(data, path),
         ignore=_str_list(data.get("ignore", []), "ignore", path),
         title_from=_title_from(data, path),
         ignore_tool_folders=_expect(
@@ -276,10 +259,40 @@ def load_config(vault: Path) -> Config:
         debounce_ms=_positive(watch, "debounce_ms", 150, path),
         max_delay_ms=_positive(watch, "max_delay_ms", 1000, path),
         reconcile_s=_positive(watch, "reconcile_s", 300, path),
-        lock_timeout_s=lock_timeout_s,
+        lock_timeout_s=_lock_timeout_s(data, path),
         sanitize_extra_patterns=extra,
         sanitize_allow=_str_list(sanitize.get("allow", []), "sanitize.allow", path),
     )
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    """The parsed TOML file (a BOM allowed); raises ConfigError naming the file (and line)."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8-sig"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: {exc}") from exc
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from exc
+
+
+def _store_dir(data: dict[str, Any], path: Path) -> str:
+    """``store_dir``, normalised (``./x/`` -> ``x``): a relative folder inside the vault."""
+    store_dir = _expect(data.get("store_dir", DEFAULT_STORE_DIR), str, "store_dir", path)
+    parts = PurePosixPath(store_dir.replace("\\", "/")).parts
+    if not parts or parts[0] == "/" or ".." in parts or all(p == "." for p in parts):
+        raise ConfigError(
+            f"{path}: key 'store_dir' must name a folder of its own inside the vault"
+            f" (got {store_dir!r})"
+        )
+    return "/".join(p for p in parts if p != ".")
+
+
+def _lock_timeout_s(data: dict[str, Any], path: Path) -> float:
+    """``lock_timeout_s`` in seconds, 0 to 86,400 (a day), default 10."""
+    value = _expect(data.get("lock_timeout_s", 10), (int, float), "lock_timeout_s", path)
+    if not 0 <= value <= 86_400:
+        raise ConfigError(f"{path}: key 'lock_timeout_s' must be between 0 and 86400 seconds")
+    return float(value)
 
 
 def _title_from(data: dict[str, Any], path: Path) -> str:
