@@ -15,6 +15,7 @@ import pytest
 
 from tests.conftest import NOBODY, Result, give_to_nobody, run_cli, write_pages
 from vault_sync import layout
+from vault_sync.app import Engine
 from vault_sync.config import load_config
 
 CLI = Callable[..., Any]
@@ -295,7 +296,7 @@ def test_writers_skip_the_full_check_while_the_stamp_holds(
     import vault_sync.engine as engine
 
     config = load_config(vault)
-    engine.run_sync(config)  # builds a set, and stamps it
+    Engine(config).sync()  # builds a set, and stamps it
     folder = active(vault)
     assert layout.stamp_matches(folder)
     checks: list[Path] = []
@@ -303,28 +304,27 @@ def test_writers_skip_the_full_check_while_the_stamp_holds(
     monkeypatch.setattr(engine, "check_stores", lambda f: checks.append(f) or real_check(f))
 
     (vault / "d0" / "p0.md").write_text("# Page 0\n\nchanged common text\n", encoding="utf-8")
-    engine.run_sync(config)
+    Engine(config).sync()
     assert checks == []  # the files were as the last writer left them
     assert layout.stamp_matches(folder)  # ... and are stamped again after this write
 
     segment = max(layout.index_dir(folder).glob("*.idx"), key=lambda p: p.stat().st_size)
     os.utime(segment, ns=(1, 1))  # any change from outside: size, mtime or inode
     assert not layout.stamp_matches(folder)
-    engine.run_sync(config)
+    Engine(config).sync()
     assert checks == [folder]
 
 
 def test_a_cheap_check_never_stamps_a_set_it_did_not_check(vault: Path) -> None:
-    import vault_sync.engine as engine
 
     config = load_config(vault)
-    engine.run_sync(config)
+    Engine(config).sync()
     folder = active(vault)
     (folder / layout.STAMP_NAME).unlink()
     (vault / "d1" / "p1.md").write_text("# Page 1\n\nchanged\n", encoding="utf-8")
-    engine.run_sync(config, full_check=False)  # a watcher batch: only "are both there?"
+    Engine(config).sync(full_check=False)  # a watcher batch: only "are both there?"
     assert not (folder / layout.STAMP_NAME).exists()
-    engine.run_sync(config)  # a full check passes: stamped again
+    Engine(config).sync()  # a full check passes: stamped again
     assert layout.stamp_matches(folder)
 
 
@@ -566,7 +566,6 @@ def test_a_missing_pages_row_is_repaired_by_show(cli: CLI, make_vault: Callable[
 def test_the_engine_object_is_the_one_entry_of_a_front_end(tmp_path: Path) -> None:
     """Issue 15: one object, opened once with a config, wires sync, search, reads, lint,
     redact and the watcher (the CLI goes through it)."""
-    from vault_sync.app import Engine
 
     token = "ghp_" + "dZ3kQ9xLmP2vR8sT4wY6bN1cF5hJ7gA0eK3u"
     vault = write_pages(tmp_path / "v", {"a.md": "lantern [[b]]\n", "b.md": f"key {token}\n"})

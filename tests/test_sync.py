@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from vault_sync import layout
+from vault_sync.app import Engine
 from vault_sync.config import Config, load_config
-from vault_sync.engine import open_reader, run_rebuild, run_sync
 from vault_sync.store import Sidecar
 from vault_sync.vault import scan
 
@@ -24,7 +24,7 @@ MakeVault = Callable[..., Path]
 
 
 def sync(vault: Path, **kw: object):  # type: ignore[no-untyped-def]
-    plan, report, _notice = run_sync(load_config(vault), **kw)  # type: ignore[arg-type]
+    plan, report, _notice = Engine.open(vault).sync(**kw)  # type: ignore[arg-type]
     return plan, report
 
 
@@ -43,7 +43,7 @@ def sql(vault: Path, query: str, params: tuple[object, ...] = ()) -> list[tuple[
 
 
 def search_paths(vault: Path, text: str, limit: int = 10) -> list[str]:
-    reader = open_reader(load_config(vault))
+    reader = Engine.open(vault).reader()
     try:
         return [h.path for h in reader.search(text, limit=limit)]
     finally:
@@ -70,7 +70,7 @@ def test_sync_never_writes_pages_f9(make_vault: MakeVault) -> None:
     )
     before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in vault.rglob("*.md")}
     sync(vault)
-    run_rebuild(load_config(vault))
+    Engine.open(vault).rebuild()
     after = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in vault.rglob("*.md")}
     assert before == after
 
@@ -98,14 +98,13 @@ def test_modified_touched_moved_deleted(make_vault: MakeVault) -> None:
 def test_unreadable_folder_deletes_nothing_r4(make_vault: MakeVault) -> None:
     vault = make_vault({f"dir/p{i}.md": f"page {i}\n" for i in range(5)} | {"top.md": "t\n"})
     sync(vault)
-    config = load_config(vault)
 
     def failing(path: str | os.PathLike[str]) -> object:
         if Path(path).name == "dir":
             raise PermissionError(13, "Permission denied", str(path))
         return os.scandir(path)
 
-    plan, report, _ = run_sync(config, scanner=lambda c: scan(c, listdir=failing))  # type: ignore[arg-type]
+    plan, report, _ = Engine.open(vault).sync(scanner=lambda c: scan(c, listdir=failing))  # type: ignore[arg-type]
     assert report.deleted == 0
     assert len(plan.kept) == 5
     assert sql(vault, "SELECT count(*) FROM pages")[0][0] == 6

@@ -38,6 +38,7 @@ from tests.watch_helpers import (
     wait_until,
 )
 from vault_sync import layout
+from vault_sync.app import Engine
 from vault_sync.config import load_config
 from vault_sync.engine import run_sync, writer_lock
 from vault_sync.errors import VaultSyncError
@@ -385,10 +386,10 @@ R4_PAGES = {
 def test_r4_unreadable_folder_in_a_full_sync_deletes_nothing(make_vault: MakeVault) -> None:
     vault = make_vault(R4_PAGES)
     config = load_config(vault)
-    run_sync(config)
+    Engine(config).sync()
     (vault / "a.md").write_text("rfour alpha changed\n", encoding="utf-8")  # real work too
     deny = Deny(vault, "locked")
-    plan, report, _ = run_sync(config, scanner=lambda c: scan(c, listdir=deny))
+    plan, report, _ = Engine(config).sync(scanner=lambda c: scan(c, listdir=deny))
     assert report.changed == 1 and report.deleted == 0, report
     assert sorted(plan.kept) == ["locked/c.md", "locked/d.md", "locked/deep/e.md"]
     assert "locked" in report.errors
@@ -399,11 +400,11 @@ def test_r4_unreadable_folder_in_a_full_sync_deletes_nothing(make_vault: MakeVau
 def test_r4_unreadable_root_aborts_and_deletes_nothing(make_vault: MakeVault) -> None:
     vault = make_vault(R4_PAGES)
     config = load_config(vault)
-    run_sync(config)
+    Engine(config).sync()
     before = snapshot(vault)
     deny = Deny(vault, ".")
     with pytest.raises(VaultSyncError):
-        run_sync(config, scanner=lambda c: scan(c, listdir=deny))
+        Engine(config).sync(scanner=lambda c: scan(c, listdir=deny))
     assert snapshot(vault) == before
     assert len(paths_for(vault, "rfour")) == 5
 
@@ -414,13 +415,13 @@ def test_r4_unreadable_folder_in_a_watcher_batch_deletes_nothing(
     """The watcher's scoped path: a batch naming a folder that cannot be listed."""
     vault = make_vault(R4_PAGES)
     config = load_config(vault)
-    run_sync(config)
+    Engine(config).sync()
     deny = Deny(vault, "locked", "locked/deep")
     monkeypatch.setattr(
         "vault_sync.sync.scan_paths", lambda c, paths: scan_paths(c, paths, listdir=deny)
     )
     (vault / "b.md").write_text("rfour beta changed\n", encoding="utf-8")
-    plan, report, _ = run_sync(config, full_check=False, scope={"locked", "b.md", "locked/deep"})
+    plan, report, _ = Engine(config).sync(full_check=False, scope={"locked", "b.md", "locked/deep"})
     assert report.changed == 1 and report.deleted == 0, report
     assert set(plan.kept) == {"locked/c.md", "locked/d.md", "locked/deep/e.md"}
     assert len(paths_for(vault, "rfour")) == 5
@@ -517,9 +518,9 @@ def test_case_distinct_twin_pages_resolve_links_as_a_rebuild_does(make_vault: Ma
     resolve the same whether the second twin came in a watcher batch or in a rebuild."""
     vault = make_vault({"f0/note.md": "lower twin\n", "o.md": "see [[f0/Note]]\n"})
     config = load_config(vault)
-    run_sync(config)
+    Engine(config).sync()
     (vault / "f0" / "Note.md").write_text("upper twin [[f0/Note]]\n", encoding="utf-8")
-    run_sync(config, full_check=False, scope={"f0/Note.md"})  # what the watcher does
+    Engine(config).sync(full_check=False, scope={"f0/Note.md"})  # what the watcher does
     assert_same_as_rebuild(vault, ["twin"])
 
 
@@ -853,7 +854,7 @@ def big_synced_vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
             for i in range(1500)
         },
     )
-    run_sync(load_config(root))
+    Engine(load_config(root)).sync()
     return root
 
 
@@ -886,7 +887,7 @@ QUERIES = ["river", "alpha beta", "same body everywhere", "start3", "Intro", "ga
 def _random_run_through_the_seam(vault: Path, seed: int, ops: int) -> None:
     rng = random.Random(seed)
     config = load_config(vault)
-    run_sync(config)
+    Engine(config).sync()
     actions = RandomOps(vault, rng)
     pending: set[str] = set()
     group = rng.randrange(1, 12)
@@ -894,10 +895,10 @@ def _random_run_through_the_seam(vault: Path, seed: int, ops: int) -> None:
         pending.update(actions.step())
         group -= 1
         if group <= 0:
-            run_sync(config, full_check=False, scope=set(pending))
+            Engine(config).sync(full_check=False, scope=set(pending))
             pending.clear()
             group = rng.randrange(1, 12)
-    run_sync(config, full_check=False, scope=set(pending))
+    Engine(config).sync(full_check=False, scope=set(pending))
     # Hit sets only: after hundreds of updates on a tiny index, BM25 statistics that still
     # count deleted documents reorder close hits (TECH-NOTES §8).
     assert_same_as_rebuild(vault, QUERIES, rank_margin=None)

@@ -21,7 +21,7 @@ from vault_sync import engine
 from vault_sync.config import Config, find_vault, load_config
 
 if TYPE_CHECKING:
-    from vault_sync.engine import ProgressStart, Reader, SyncResult
+    from vault_sync.engine import ProgressStart, Reader, Scanner, SyncResult
     from vault_sync.redaction import PageRedaction
     from vault_sync.retrieve import Hit
     from vault_sync.watch import Watcher
@@ -49,9 +49,24 @@ class Engine:
         """
         return cls(load_config(find_vault(vault)))
 
-    def sync(self, *, progress_start: ProgressStart | None = None) -> SyncResult:
-        """Bring both stores in step with the vault: :func:`vault_sync.engine.run_sync`."""
-        return engine.run_sync(self.config, progress_start=progress_start)
+    def sync(
+        self,
+        *,
+        progress_start: ProgressStart | None = None,
+        scanner: Scanner | None = None,
+        full_check: bool = True,
+        scope: Iterable[str] | None = None,
+    ) -> SyncResult:
+        """Bring both stores in step with the vault: :func:`vault_sync.engine.run_sync`
+        (``scanner`` is a test seam; ``full_check=False`` and ``scope`` make a watcher batch).
+        """
+        return engine.run_sync(
+            self.config,
+            progress_start=progress_start,
+            scanner=scanner,
+            full_check=full_check,
+            scope=scope,
+        )
 
     def rebuild(self, *, progress_start: ProgressStart | None = None) -> SyncResult:
         """Build both stores again beside the old ones: :func:`vault_sync.engine.run_rebuild`."""
@@ -61,6 +76,10 @@ class Engine:
         """Search, repairing a damaged index once: :func:`vault_sync.engine.search`
         (``options``: limit, kind, project, tag, explain, now, switches, boosts, snippets)."""
         return engine.search(self.config, text, **options)
+
+    def reader(self, *, check_sidecar: bool = False) -> Reader:
+        """Both stores open for reading (close it after): :func:`vault_sync.engine.open_reader`."""
+        return engine.open_reader(self.config, check_sidecar=check_sidecar)
 
     def read(
         self, report: Callable[[Reader], R], *, check_sidecar: bool = True
