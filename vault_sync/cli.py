@@ -12,113 +12,26 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import click
 
 from vault_sync import __version__
+from vault_sync.cli_common import (
+    emit_json,
+    engine_for,
+    json_option,
+    one_line,
+    print_notice,
+    progress_factory,
+    scrubbed,
+    vault_option,
+)
 from vault_sync.config import CONFIG_NAME, Config
 from vault_sync.errors import VaultSyncError
-
-if TYPE_CHECKING:
-    from vault_sync.app import Engine
-from vault_sync.terminal import strip_controls
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-#: Show a progress bar only for syncs writing more pages than this (DESIGN: "a few hundred").
-PROGRESS_MIN_PAGES = 200
-
-
-def _emit_json(data: object) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2, sort_keys=False))
-
-
-def _notice(message: str | None) -> None:
-    if message:
-        click.echo(_line(f"vault-sync: {_scrubbed(message)}"), err=True)
-
-
-def _vault_path(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Path | None:
-    if value is None:
-        return None
-    if not value:
-        raise click.BadParameter("must name a folder, not empty text")
-    return Path(value)
-
-
-def vault_option(func: F) -> F:
-    """Add ``--vault PATH`` to a command (also accepted before the command name).
-
-    Empty text is a usage error (exit 2), never the working directory.
-    """
-    return click.option(
-        "--vault",
-        "vault",
-        type=click.Path(file_okay=True, dir_okay=True, path_type=str),
-        callback=_vault_path,
-        default=None,
-        help="The vault folder (default: $VAULT_SYNC_VAULT, else discovered upward from"
-        " the working directory).",
-    )(func)
-
-
-def json_option(func: F) -> F:
-    """Add ``--json`` (machine-readable output on stdout) to a command."""
-    return click.option("--json", "as_json", is_flag=True, help="Print JSON for agents.")(func)
-
-
-def _line(text: str) -> str:
-    """``text`` as one line of output: terminal control sequences removed
-    (:func:`vault_sync.terminal.strip_controls`: a title's OSC never retitles the window), and
-    other characters that are not printable (a newline or tab in a file name, a control byte)
-    shown as Python escapes (``\\n``), as bytes that are not UTF-8 already are (``\\xff``),
-    so one problem is always one line."""
-    if text.isprintable():
-        return text
-    text = strip_controls(text)
-    return "".join(
-        c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text
-    )
-
-
-#: Query text that may hold a secret: a run of 8+ characters with a digit, a symbol or mixed
-#: case. Plain words skip the sanitizer (and its ~20 ms of compiling on first use).
-_MAYBE_SECRET = re.compile(r"(?=\S{8})\S{0,8}?(?:[0-9_=:/+.@$~-]|[a-z][A-Z])")
-
-
-def _scrubbed(text: str, config: Config | None = None) -> str:
-    """Typed text as an output echoes it (the ``--json`` ``query``, an error message):
-    scrubbed like page text, with the vault's ``[sanitize]`` settings when known (issue 17)."""
-    if not _MAYBE_SECRET.search(text):
-        return text
-    from vault_sync.sanitize import Scrubber, shared_scrubber
-
-    scrubber = Scrubber.from_config(config) if config is not None else shared_scrubber((), ())
-    return scrubber.scrub(text)[0]
-
-
-def _engine(vault: Path | None) -> Engine:
-    """The engine of the vault this command names (``--vault`` here or before the command)."""
-    from vault_sync.app import Engine
-
-    ctx = click.get_current_context()
-    return Engine.open(vault or (ctx.find_root().obj or {}).get("vault"))
-
-
-def _progress_factory(as_json: bool) -> Callable[[int], Callable[[int], None] | None]:
-    def start(total: int) -> Callable[[int], None] | None:
-        if as_json or total <= PROGRESS_MIN_PAGES or not sys.stderr.isatty():
-            return None
-        from vault_sync.progress import stderr_bar
-
-        return stderr_bar("syncing pages", total)
-
-    return start
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -166,7 +79,7 @@ def _report_dict(plan: Any, report: Any) -> dict[str, Any]:
 
 def _print_report(plan: Any, report: Any, as_json: bool, verb: str) -> None:
     if as_json:
-        _emit_json(_report_dict(plan, report))
+        emit_json(_report_dict(plan, report))
         return
     if not report.did_work:
         click.echo(
@@ -180,7 +93,7 @@ def _print_report(plan: Any, report: Any, as_json: bool, verb: str) -> None:
             f" (generation {report.generation}, {report.took_ms:.0f} ms)"
         )
     for path, message in sorted(report.errors.items()):
-        click.echo(_line(f"warning: {path}: {message}"), err=True)
+        click.echo(one_line(f"warning: {path}: {message}"), err=True)
     if plan.kept:
         click.echo(
             f"warning: {len(plan.kept)} stored pages kept: their folder could not be read",
@@ -193,8 +106,8 @@ def _print_report(plan: Any, report: Any, as_json: bool, verb: str) -> None:
 @json_option
 def sync(vault: Path | None, as_json: bool) -> None:
     """Bring the index and sidecar in step with the vault (incremental)."""
-    plan, report, notice = _engine(vault).sync(progress_start=_progress_factory(as_json))
-    _notice(notice)
+    plan, report, notice = engine_for(vault).sync(progress_start=progress_factory(as_json))
+    print_notice(notice)
     _print_report(plan, report, as_json, "sync")
 
 
@@ -203,7 +116,7 @@ def sync(vault: Path | None, as_json: bool) -> None:
 @json_option
 def rebuild(vault: Path | None, as_json: bool) -> None:
     """Build both stores again from the vault, beside the old ones, then switch to them."""
-    plan, report, _ = _engine(vault).rebuild(progress_start=_progress_factory(as_json))
+    plan, report, _ = engine_for(vault).rebuild(progress_start=progress_factory(as_json))
     _print_report(plan, report, as_json, "rebuild")
 
 
@@ -219,7 +132,7 @@ def watch(vault: Path | None, json_log: bool) -> None:
     """
     import signal
 
-    vault_engine = _engine(vault)
+    vault_engine = engine_for(vault)
     config = vault_engine.config
 
     def report(line: dict[str, Any]) -> None:
@@ -278,12 +191,12 @@ def redact(
     """
     if bool(pages) == every_page:
         raise click.UsageError("name PAGES or pass --all (not both)")
-    done = _engine(vault).redact(pages, every_page=every_page, write=write)
+    done = engine_for(vault).redact(pages, every_page=every_page, write=write)
     secrets = sum(len(p.found) for p in done)
     left = sum(p.left for p in done)
     with_secrets = sum(1 for p in done if p.found)
     if as_json:
-        _emit_json(
+        emit_json(
             {
                 "secrets": secrets,
                 "pages": [
@@ -304,9 +217,9 @@ def redact(
         return
     for p in done:
         for r in p.found:
-            click.echo(_line(f"{r.path}:{r.line}: {r.label}"))
+            click.echo(one_line(f"{r.path}:{r.line}: {r.label}"))
         if p.skipped and (p.found or not write or p.skipped.startswith("cannot read")):
-            click.echo(_line(f"{p.path}: {p.skipped}"), err=True)
+            click.echo(one_line(f"{p.path}: {p.skipped}"), err=True)
     if write:
         rewritten = sum(1 for p in done if p.written)
         click.echo(
@@ -325,8 +238,8 @@ def redact(
 def _snippet_line(hit: Any) -> str:
     """A hit's snippet for the terminal: highlights in bold on a tty, ``**`` around them in a
     pipe (the snippet is plain text, its page's own ``**`` removed, so marks cannot collide)."""
-    if _line(hit.snippet) != hit.snippet:  # never: snippets hold no control characters
-        return _line(hit.marked_snippet())
+    if one_line(hit.snippet) != hit.snippet:  # never: snippets hold no control characters
+        return one_line(hit.marked_snippet())
     if sys.stdout.isatty():
         return str(hit.marked_snippet("\x1b[1m", "\x1b[22m"))
     return str(hit.marked_snippet())
@@ -423,7 +336,7 @@ def query(
     import time
 
     started = time.perf_counter()
-    vault_engine = _engine(vault)
+    vault_engine = engine_for(vault)
     config = vault_engine.config
     hits, notice = vault_engine.search(
         text,
@@ -434,16 +347,16 @@ def query(
         explain=explain,
         now=now.isoformat() if now else None,
     )
-    _notice(notice)
+    print_notice(notice)
     took_ms = round((time.perf_counter() - started) * 1000, 2)
     if not hits and (kind is not None or project is not None):
         _unknown_filters(vault, {"kind": kind, "project": project})
     if as_json:
-        echo = _scrubbed(text, config)
+        echo = scrubbed(text, config)
         out: dict[str, Any] = {"query": echo, "hits": [_hit_json(h, explain) for h in hits]}
         if timings:
             out["took_ms"] = took_ms
-        _emit_json(out)
+        emit_json(out)
         return
     _print_hits(hits, explain)
     if timings:
@@ -457,12 +370,12 @@ def _print_hits(hits: list[Any], explain: bool) -> None:
         click.echo("no pages found")
     for rank, hit in enumerate(hits, 1):
         meta = ", ".join(x for x in (hit.kind, hit.project) if x)
-        click.echo(_line(f"{rank}. {hit.title}  [{hit.path}]  ({meta})  score {hit.score:.3f}"))
+        click.echo(one_line(f"{rank}. {hit.title}  [{hit.path}]  ({meta})  score {hit.score:.3f}"))
         if hit.snippet:
             click.echo("   " + _snippet_line(hit))
         if explain and hit.explain:
             for line in _explain_lines(hit.explain):
-                click.echo(_line(f"   {line}"))
+                click.echo(one_line(f"   {line}"))
 
 
 R = TypeVar("R")
@@ -475,25 +388,25 @@ def _unknown_filters(vault: Path | None, given: dict[str, str | None]) -> None:
         if value is not None and value not in present[name]:
             values = ", ".join(present[name]) or "none"
             plural = "kinds" if name == "kind" else "projects"
-            shown = _scrubbed(value)
-            _notice(f"warning: no page has {name} {shown!r} ({plural} present: {values})")
+            shown = scrubbed(value)
+            print_notice(f"warning: no page has {name} {shown!r} ({plural} present: {values})")
 
 
 def _read(vault: Path | None, report: Callable[[Config, Any], R]) -> R:
     """Open the stores for reading (syncing first if there are none), run one report, close."""
-    vault_engine = _engine(vault)
+    vault_engine = engine_for(vault)
     config = vault_engine.config
     result, notice = vault_engine.read(lambda reader: report(config, reader.sidecar))
-    _notice(notice)
+    print_notice(notice)
     return result
 
 
 def _print(data: Any, as_json: bool, lines: Callable[[Any], list[str]]) -> None:
     if as_json:
-        _emit_json(data)
+        emit_json(data)
     else:
         for line in lines(data):
-            click.echo(_line(line))
+            click.echo(one_line(line))
 
 
 @cli.command()
@@ -531,16 +444,16 @@ def lint(vault: Path | None, as_json: bool) -> None:
 
     Exit 1 when errors exist; unresolved links and the like are warnings.
     """
-    problems, notice = _engine(vault).lint()
-    _notice(notice)
+    problems, notice = engine_for(vault).lint()
+    print_notice(notice)
     errors = sum(1 for p in problems if p["severity"] == "error")
     warnings = len(problems) - errors
     if as_json:
-        _emit_json({"errors": errors, "warnings": warnings, "problems": problems})
+        emit_json({"errors": errors, "warnings": warnings, "problems": problems})
     else:
         for p in problems:
             where = f"{p['path']}:{p['line']}" if p.get("line") else p["path"]
-            click.echo(_line(f"{where}: {p['severity']} {p['code']}: {p['message']}"))
+            click.echo(one_line(f"{where}: {p['severity']} {p['code']}: {p['message']}"))
         click.echo(f"{errors} errors, {warnings} warnings")
     if errors:
         sys.exit(1)
@@ -585,7 +498,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     except VaultSyncError as exc:
         # messages may quote what was typed (a `show` reference, a query): scrubbed too
-        click.echo(f"Error: {_scrubbed(str(exc))}", err=True)
+        click.echo(f"Error: {scrubbed(str(exc))}", err=True)
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)

@@ -1,0 +1,120 @@
+"""What every ``vault-sync`` command shares: ``--vault`` and ``--json``, the engine of the
+vault a command names, one-line and JSON output, scrubbed echoes, the progress bar factory.
+
+Layer 8 with ``cli.py`` and the command groups in their own modules (``cli_eval``,
+``cli_write``), which all import from here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from vault_sync.config import Config
+from vault_sync.terminal import strip_controls
+
+if TYPE_CHECKING:
+    from vault_sync.app import Engine
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: Show a progress bar only for syncs writing more pages than this (DESIGN: "a few hundred").
+PROGRESS_MIN_PAGES = 200
+
+
+def emit_json(data: object) -> None:
+    """Print ``data`` as indented JSON (non-ASCII kept) on stdout."""
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2, sort_keys=False))
+
+
+def print_notice(message: str | None) -> None:
+    """Print a library notice (a repair, a rebuild) on stderr, scrubbed, as one line."""
+    if message:
+        click.echo(one_line(f"vault-sync: {scrubbed(message)}"), err=True)
+
+
+def _vault_path(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Path | None:
+    if value is None:
+        return None
+    if not value:
+        raise click.BadParameter("must name a folder, not empty text")
+    return Path(value)
+
+
+def vault_option(func: F) -> F:
+    """Add ``--vault PATH`` to a command (also accepted before the command name).
+
+    Empty text is a usage error (exit 2), never the working directory.
+    """
+    return click.option(
+        "--vault",
+        "vault",
+        type=click.Path(file_okay=True, dir_okay=True, path_type=str),
+        callback=_vault_path,
+        default=None,
+        help="The vault folder (default: $VAULT_SYNC_VAULT, else discovered upward from"
+        " the working directory).",
+    )(func)
+
+
+def json_option(func: F) -> F:
+    """Add ``--json`` (machine-readable output on stdout) to a command."""
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON for agents.")(func)
+
+
+def one_line(text: str) -> str:
+    """``text`` as one line of output: terminal control sequences removed
+    (:func:`vault_sync.terminal.strip_controls`: a title's OSC never retitles the window), and
+    other characters that are not printable (a newline or tab in a file name, a control byte)
+    shown as Python escapes (``\\n``), as bytes that are not UTF-8 already are (``\\xff``),
+    so one problem is always one line."""
+    if text.isprintable():
+        return text
+    text = strip_controls(text)
+    return "".join(
+        c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text
+    )
+
+
+#: Query text that may hold a secret: a run of 8+ characters with a digit, a symbol or mixed
+#: case. Plain words skip the sanitizer (and its ~20 ms of compiling on first use).
+_MAYBE_SECRET = re.compile(r"(?=\S{8})\S{0,8}?(?:[0-9_=:/+.@$~-]|[a-z][A-Z])")
+
+
+def scrubbed(text: str, config: Config | None = None) -> str:
+    """Typed text as an output echoes it (the ``--json`` ``query``, an error message):
+    scrubbed like page text, with the vault's ``[sanitize]`` settings when known (issue 17)."""
+    if not _MAYBE_SECRET.search(text):
+        return text
+    from vault_sync.sanitize import Scrubber, shared_scrubber
+
+    scrubber = Scrubber.from_config(config) if config is not None else shared_scrubber((), ())
+    return scrubber.scrub(text)[0]
+
+
+def engine_for(vault: Path | None) -> Engine:
+    """The engine of the vault this command names (``--vault`` here or before the command)."""
+    from vault_sync.app import Engine
+
+    ctx = click.get_current_context()
+    return Engine.open(vault or (ctx.find_root().obj or {}).get("vault"))
+
+
+def progress_factory(as_json: bool) -> Callable[[int], Callable[[int], None] | None]:
+    """A sync's ``progress_start``: a stderr bar for more than :data:`PROGRESS_MIN_PAGES`
+    pages on a terminal, else none (never with ``--json``)."""
+
+    def start(total: int) -> Callable[[int], None] | None:
+        if as_json or total <= PROGRESS_MIN_PAGES or not sys.stderr.isatty():
+            return None
+        from vault_sync.progress import stderr_bar
+
+        return stderr_bar("syncing pages", total)
+
+    return start
