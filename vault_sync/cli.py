@@ -463,6 +463,11 @@ from vault_sync.cli_eval import eval_group  # noqa: E402  (the `eval` group: its
 
 cli.add_command(eval_group)
 
+from vault_sync.cli_write import COMMANDS as WRITE_COMMANDS  # noqa: E402  (agent writes)
+
+for _command in WRITE_COMMANDS:
+    cli.add_command(_command)
+
 
 class _JsonLogFormatter(logging.Formatter):
     """Format a log record as one JSON object (for ``watch --json-log``)."""

@@ -18,6 +18,11 @@ escapes is a bug and shows its traceback.
     ├── WatcherRunningError        exit 1  another watcher already runs for this vault
     ├── VaultUnreadableError       exit 1  the vault root cannot be listed: nothing is proven absent
     ├── PageChangedError           exit 1  a page changed after it was read: not written
+    │   └── EditConflictError      exit 1  a page kept changing under an edit: not written
+    ├── EditRefusedError           exit 1  an edit would change more than asked, or the page
+    │                                      cannot be edited safely (bad frontmatter, encoding)
+    ├── OutsideVaultError          exit 2  a write would leave the vault (or enter its stores)
+    ├── AgentInputError            exit 2  a write command's argument is not in a form it takes
     ├── UnreadablePagesError       exit 1  a rebuild would lose pages it cannot read now
     ├── EvalDataError              exit 2  a benchmark or query file for `eval` cannot be read
     └── StoreError                 exit 1  a store cannot be opened or is from a newer version
@@ -99,6 +104,31 @@ class VaultUnreadableError(VaultSyncError):
 
 class PageChangedError(VaultSyncError):
     """A page changed on disk between being read and being written: the write is refused."""
+
+
+class EditConflictError(PageChangedError):
+    """A page changed on disk again and again while an edit was applied to it (bounded
+    retries): nothing was written; the message names the file."""
+
+
+class EditRefusedError(VaultSyncError):
+    """An edit of a page was refused before anything was written: its frontmatter does not
+    parse, it is not UTF-8, or the spliced result would not parse back to the old mapping plus
+    exactly the change. The message names the file (and line, when known)."""
+
+
+class OutsideVaultError(VaultSyncError):
+    """A write would leave the vault (``..``, an absolute path, a symlink out) or write into
+    its stores or ``.git``: refused; the message names the path."""
+
+    exit_code = 2
+
+
+class AgentInputError(VaultSyncError):
+    """An argument of a write command (tag, evidence, date, relation type...) is in no form
+    it accepts; the message says what was expected."""
+
+    exit_code = 2
 
 
 class IndexCorruptError(StoreError):

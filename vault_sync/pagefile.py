@@ -1,19 +1,22 @@
 """One page file: read its bytes once (text, content hash, decoding problem), write it back
 atomically and only if unchanged (DESIGN §2, Invariant 5).
 
-The sync path only reads (:func:`read_page`); :func:`write_page` is the one write path for
-pages (``lint --fix`` redaction now, agent edits later). Neither walks the vault
+The sync path only reads (:func:`read_page`); :func:`write_page` (``redact``'s byte-exact
+rewrite) and :func:`edit_page` (agent edits, redoing the change when the page changed under
+it) are the write paths for pages. Neither walks the vault
 (:mod:`vault_sync.vault`) nor parses a page.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
 from vault_sync.atomic import write_atomic
-from vault_sync.errors import PageChangedError
+from vault_sync.errors import EditConflictError, EditRefusedError, PageChangedError
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 
@@ -148,3 +151,114 @@ def write_page(vault: Path, disk_path: str, data: bytes, expected_hash: str) -> 
             raise PageChangedError(f"{disk_path} changed since it was read; not written")
 
     write_atomic(target, data, mode=mode, before_replace=unchanged)
+
+
+#: How often an edit starts again on the fresh bytes when the page changed under it.
+EDIT_ATTEMPTS = 4
+
+
+def _read_all(fd: int) -> bytes:
+    """Every byte of an open file, from its start (``pread``: the offset is left alone)."""
+    chunks, offset = [], 0
+    while chunk := os.pread(fd, 1 << 20, offset):
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)
+
+
+def edit_page(
+    vault: Path,
+    disk_path: str,
+    change: Callable[[str], str],
+    *,
+    dry_run: bool = False,
+    before_replace: Callable[[], None] | None = None,
+) -> tuple[str, str]:
+    """Change one page's text atomically, redoing the change when the page changed under it.
+
+    Optimistic concurrency (issue 11): the page is read through a handle kept open; the new
+    bytes are written to a temporary file (:func:`~vault_sync.atomic.write_atomic`), and just
+    before the rename the page must still be the same inode with the same bytes, else the
+    change is redone on the fresh content. After the rename the handle is read again: a save
+    made in place into the old inode in between is found and the change re-applied on it.
+    The one window left is an editor's own rename landing between that last check and ours
+    (two system calls apart, microseconds): its save is then replaced by ours.
+
+    Args:
+        vault: the vault root; ``disk_path`` must already be confined to it
+            (:func:`vault_sync.confine.confined`).
+        disk_path: the page's vault-relative on-disk path.
+        change: old text -> new text (a BOM and the bytes' encoding are kept by this function).
+        dry_run: compute the change only; nothing is written.
+        before_replace: test seam, called just before the last check of each write.
+
+    Returns:
+        ``(old_text, new_text)`` of the write that landed (equal: nothing to change).
+
+    Raises:
+        EditRefusedError: the page is not UTF-8 text (vault-sync never rewrites such a page).
+        EditConflictError: the page changed again and again (:data:`EDIT_ATTEMPTS` times).
+        OSError: the page cannot be read or written (``FileNotFoundError`` when it is gone).
+    """
+    target = vault / disk_path
+    fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        base = expect = _read_all(fd)  # the bytes to change; the bytes the page must hold
+        inode = _inode(os.fstat(fd))  # ... and the inode it must be, just before the rename
+        mode = os.fstat(fd).st_mode & 0o7777
+        for _ in range(EDIT_ATTEMPTS):
+            text, new_text, new = _changed(disk_path, base, change)
+            if new_text == text or dry_run:
+                return text, new_text
+            try:
+                _replace(target, new, expect, inode, mode, before_replace)
+            except PageChangedError:  # changed since read: start again on the fresh bytes
+                os.close(fd)
+                fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW)
+                base = expect = _read_all(fd)
+                inode = _inode(os.fstat(fd))
+                continue
+            later = _read_all(fd)
+            if later == base:  # nothing was saved into the old inode meanwhile
+                return text, new_text
+            # A save in place into the inode read, between the last check and the rename:
+            # redo the change on it, over the file just written (if still untouched).
+            base, expect, inode = later, new, _inode(os.stat(target, follow_symlinks=False))
+    finally:
+        os.close(fd)
+    raise EditConflictError(f"{disk_path} kept changing while it was edited; not written")
+
+
+def _inode(st: os.stat_result) -> tuple[int, int]:
+    return st.st_dev, st.st_ino
+
+
+def _changed(disk_path: str, data: bytes, change: Callable[[str], str]) -> tuple[str, str, bytes]:
+    """``(text, new_text, new_bytes)`` of a change, the BOM kept; refuses non-UTF-8 pages."""
+    text, problem = decode_page(data)
+    if problem is not None:
+        raise EditRefusedError(f"{disk_path}: {problem}; vault-sync edits only UTF-8 pages")
+    new_text = change(text)
+    bom = _UTF8_BOM if data.startswith(_UTF8_BOM) else b""
+    return text, new_text, bom + new_text.encode("utf-8")
+
+
+def _replace(
+    target: Path,
+    new: bytes,
+    expect: bytes,
+    inode: tuple[int, int],
+    mode: int,
+    before_replace: Callable[[], None] | None,
+) -> None:
+    """Write ``new`` over ``target`` if it is still ``inode`` holding ``expect``; else raise
+    :class:`PageChangedError`."""
+
+    def unchanged() -> None:  # the last look before replacing
+        if before_replace is not None:
+            before_replace()
+        now = _inode(os.stat(target, follow_symlinks=False))
+        if now != inode or target.read_bytes() != expect:
+            raise PageChangedError(f"{target.name} changed since it was read; not written")
+
+    write_atomic(target, new, mode=mode, before_replace=unchanged)

@@ -395,6 +395,38 @@ def parse_frontmatter(text: str) -> tuple[dict[str, Any], str, int, tuple[Issue,
     return front.mapping, front.body, front.body_line, tuple(front.issues)
 
 
+@dataclass(frozen=True)
+class FrontmatterMap:
+    """Where a page's frontmatter lives, for the line-splice editor (:mod:`vault_sync.splice`).
+
+    Attributes:
+        mapping: the loaded mapping, scalars as written (as :func:`parse_frontmatter`).
+        key_lines: ``{key: 1-based file line}`` of each top-level key.
+        value_lines: ``{key: [1-based file line of each list item, or of the value]}``.
+        block: ``(opening line, closing line)``, 1-based, or ``None`` without a complete block.
+        issues: the block's errors and warnings (an edit refuses a page with errors).
+    """
+
+    mapping: dict[str, Any]
+    key_lines: dict[str, int]
+    value_lines: dict[str, list[int]]
+    block: tuple[int, int] | None
+    issues: tuple[Issue, ...]
+
+
+def frontmatter_map(text: str) -> FrontmatterMap:
+    """The frontmatter of ``text`` (a whole decoded page, leading U+FEFF ignored) with the
+    line of every top-level key and list item: see :class:`FrontmatterMap`."""
+    stripped = text.lstrip("\ufeff")
+    front = _read_front(stripped)
+    block = None
+    if _split(stripped)[0] is not None:
+        block = (1, front.body_line - 1)
+    return FrontmatterMap(
+        front.mapping, front.key_lines, front.value_lines, block, tuple(front.issues)
+    )
+
+
 def _error(code: str, message: str, line: int | None, key: str | None = None) -> Issue:
     return Issue(Severity.ERROR, code, message, line, key)
 

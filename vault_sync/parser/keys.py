@@ -362,6 +362,27 @@ def _evidence_checked(fields: Any) -> _EvidenceFields | None:
     return item["kind"], item["source"], item["at"], item["note"]
 
 
+def evidence_key(entry: Any) -> tuple[str, str] | None:
+    """``(kind, source)`` of one raw ``evidence`` item (string or mapping form, as
+    :func:`_evidence` reads it), or ``None`` when it names no kind and source."""
+    item = _evidence_item(entry)
+    return None if item is None else (item[0], item[1])
+
+
+def _evidence_item(entry: Any) -> _EvidenceFields | None:
+    """``(kind, source, at, note)`` of one raw ``evidence`` item, or ``None`` if invalid."""
+    fields: dict[str, Any] | None = None
+    if isinstance(entry, str):
+        m = _EVIDENCE_TEXT.match(entry)
+        fields = {"kind": m[1], "source": m[2], "at": m[3]} if m else None
+    elif isinstance(entry, dict):
+        fields = entry
+        if "kind" not in entry and "source" not in entry and len(entry) == 1:
+            ((kind, source),) = entry.items()  # `- session: abc` read as a mapping
+            fields = {"kind": kind, "source": source}
+    return _evidence_fast(fields) or _evidence_checked(fields)
+
+
 def _evidence(front: _Front, entries: tuple[Any, ...], issues: list[Issue]) -> list[Evidence]:
     """Evidence entries in string (``kind:source @at``) or mapping form, deduplicated."""
     lines = front.value_lines.get("evidence", [])
@@ -369,17 +390,7 @@ def _evidence(front: _Front, entries: tuple[Any, ...], issues: list[Issue]) -> l
     found: dict[tuple[str, str], Evidence] = {}
     for i, entry in enumerate(entries):
         line = lines[i] if i < len(lines) else key_line
-        fields: dict[str, Any] | None = None
-        if isinstance(entry, str):
-            m = _EVIDENCE_TEXT.match(entry)
-            if m:
-                fields = {"kind": m[1], "source": m[2], "at": m[3]}
-        elif isinstance(entry, dict):
-            fields = entry
-            if "kind" not in entry and "source" not in entry and len(entry) == 1:
-                ((kind, source),) = entry.items()  # `- session: abc` read as a mapping
-                fields = {"kind": kind, "source": source}
-        item = _evidence_fast(fields) or _evidence_checked(fields)
+        item = _evidence_item(entry)
         if item is None:
             issues.append(
                 _warning("invalid_evidence", "evidence entry needs a kind and a source "

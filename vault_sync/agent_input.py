@@ -1,0 +1,181 @@
+"""What agents pass to the write commands, in every shape a model produces, made canonical.
+
+Issue 11, Build 3: tags and aliases come as repeated options, a comma list or a JSON list in
+one string; relation targets with or without ``[[ ]]``; evidence as ``kind:source`` (with an
+optional `` @date``) or a JSON object; dates in ISO forms. Each is normalised here to the form
+the page format uses (DESIGN §2), or refused with one line saying what was expected
+(:class:`~vault_sync.errors.AgentInputError`, exit 2). No file is read or written here.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from vault_sync.errors import AgentInputError
+from vault_sync.page import EVIDENCE_KINDS
+
+_EVIDENCE_TEXT = re.compile(r"\s*([A-Za-z][\w-]*)\s*:\s*(\S.*?)(?:\s+@(\S+))?\s*\Z", re.DOTALL)
+_WIKILINK = re.compile(r"\s*!?\[\[(.*)\]\]\s*\Z", re.DOTALL)
+#: A relation type as a frontmatter key: snake_case (DESIGN §2 custom types).
+_RELATION_KEY = re.compile(r"[a-z][a-z0-9_]*")
+#: Most characters of one tag, alias or relation target an agent may give.
+NAME_MAX_CHARS = 200
+
+
+@dataclass(frozen=True)
+class EvidenceInput:
+    """One evidence entry to write: ``kind``, ``source``, and optional ``at`` (ISO date or
+    datetime text) and ``note``. ``key``: ``(kind, source)``, what identifies it (DESIGN §2)."""
+
+    kind: str
+    source: str
+    at: str | None = None
+    note: str | None = None
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """``(kind, source)``: evidence is identified by these (the same source counts once)."""
+        return self.kind, self.source
+
+    def frontmatter_value(self) -> str | dict[str, str]:
+        """The list item written: ``kind:source`` (`` @at``) text, or a mapping with a note."""
+        if self.note is None:
+            return f"{self.kind}:{self.source}" + (f" @{self.at}" if self.at else "")
+        out = {"kind": self.kind, "source": self.source}
+        if self.at:
+            out["at"] = self.at
+        out["note"] = self.note
+        return out
+
+
+def names(values: Iterable[str], what: str) -> list[str]:
+    """Tags, aliases or targets from repeated options, comma lists or JSON lists, in order,
+    without empty or repeated ones (``what`` names them in errors: ``"tag"``).
+
+    Raises:
+        AgentInputError: a JSON list holding something other than strings, or a name longer
+            than :data:`NAME_MAX_CHARS` or holding a line break.
+    """
+    out: list[str] = []
+    for value in values:
+        text = value.strip()
+        if text.startswith("["):
+            try:
+                loaded = json.loads(text)
+            except ValueError:
+                loaded = None
+            if isinstance(loaded, list):
+                if not all(isinstance(item, str) for item in loaded):
+                    raise AgentInputError(f"{what}s as JSON must be a list of strings: {text!r}")
+                pieces = loaded
+            else:
+                pieces = text.split(",")
+        else:
+            pieces = text.split(",")
+        for piece in pieces:
+            name = unicodedata.normalize("NFC", piece.strip())
+            if what == "tag":
+                name = name.lstrip("#")
+            if not name or name in out:
+                continue
+            if len(name) > NAME_MAX_CHARS or "\n" in name or "\r" in name:
+                raise AgentInputError(
+                    f"a {what} must be one line of at most {NAME_MAX_CHARS} characters"
+                )
+            out.append(name)
+    return out
+
+
+def target(text: str) -> str:
+    """A page reference with or without ``[[ ]]`` (``[[Page|shown]]`` and ``#heading`` are cut
+    to the page part), stripped and NFC-normalised.
+
+    Raises:
+        AgentInputError: nothing is left.
+    """
+    m = _WIKILINK.match(text)
+    inner = m[1] if m else text
+    inner = inner.split("|", 1)[0].split("#", 1)[0].strip()
+    if not inner:
+        raise AgentInputError(f"no page named in {text!r}")
+    return unicodedata.normalize("NFC", inner)
+
+
+def relation_type(text: str) -> str:
+    """A relation type as its frontmatter key: lower snake_case (``Superseded-By`` ->
+    ``superseded_by``).
+
+    Raises:
+        AgentInputError: not a name (letters, digits, ``_`` / ``-`` / spaces between).
+    """
+    key = re.sub(r"[\s-]+", "_", text.strip()).lower()
+    if not _RELATION_KEY.fullmatch(key):
+        raise AgentInputError(
+            f"a relation type is a name such as fixes, causes, related (got {text!r})"
+        )
+    return key
+
+
+def date_text(text: str) -> str:
+    """An ISO 8601 date or datetime (``2026-03-04``, ``2026-03-04T09:10:00Z``, offsets),
+    returned as given once it parses.
+
+    Raises:
+        AgentInputError: not an ISO date or datetime.
+    """
+    value = text.strip()
+    try:
+        datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise AgentInputError(
+            f"a date must be ISO 8601, e.g. 2026-03-04 or 2026-03-04T09:10:00Z (got {text!r})"
+        ) from None
+    return value
+
+
+def evidence(text: str, *, at: str | None = None, note: str | None = None) -> EvidenceInput:
+    """One evidence entry from ``kind:source``, ``kind:source @date`` or a JSON object
+    ``{"kind": ..., "source": ..., "at": ..., "note": ...}``; ``at`` / ``note`` options win.
+
+    Raises:
+        AgentInputError: no kind and source, an unknown kind (one of
+            :data:`vault_sync.page.EVIDENCE_KINDS`), or a date that is not ISO 8601.
+    """
+    fields: dict[str, Any] | None = None
+    stripped = text.strip()
+    if stripped.startswith("{"):
+        try:
+            loaded = json.loads(stripped)
+        except ValueError:
+            loaded = None
+        if isinstance(loaded, dict):
+            fields = {k: loaded.get(k) for k in ("kind", "source", "at", "note")}
+    else:
+        m = _EVIDENCE_TEXT.match(stripped)
+        if m:
+            fields = {"kind": m[1], "source": m[2], "at": m[3], "note": None}
+    if not fields or not isinstance(fields["kind"], str) or not isinstance(fields["source"], str):
+        raise AgentInputError(
+            f"evidence must be KIND:SOURCE (e.g. session:2026-03-01-a1b2) or JSON (got {text!r})"
+        )
+    kind, source = fields["kind"].strip().lower(), fields["source"].strip()
+    if kind not in EVIDENCE_KINDS:
+        raise AgentInputError(
+            f"unknown evidence kind {kind!r} (known: {', '.join(EVIDENCE_KINDS)})"
+        )
+    if not source or "\n" in source or len(source) > NAME_MAX_CHARS:
+        raise AgentInputError(f"an evidence source must be one line of at most {NAME_MAX_CHARS}")
+    when = at if at is not None else fields.get("at")
+    said = note if note is not None else fields.get("note")
+    return EvidenceInput(
+        kind,
+        source,
+        date_text(str(when)) if when else None,
+        " ".join(str(said).split()) if said else None,
+    )

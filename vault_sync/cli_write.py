@@ -1,0 +1,142 @@
+"""The agent-write commands: ``reinforce``, ``retract``, ``archive``, ``link``, ``unlink``,
+``supersede``, ``resolve`` (issue 11; docs/writing.md).
+
+Each is one :class:`~vault_sync.app.Engine` call. Every command takes ``--dry-run`` (print the
+diff, write nothing) and ``--json`` (``{"command", "dry_run", "pages": [{"path", "changed",
+"diff"}], "redacted"}``). Output is the unified diff of each page written; exit 0 also when
+nothing had to change (``changed: false``: the edit was already there).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from vault_sync.cli_common import emit_json, engine_for, json_option, one_line, vault_option
+
+if TYPE_CHECKING:
+    from vault_sync.edits import EditReport
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _write_options(func: F) -> F:
+    """``--dry-run``, ``--json`` and ``--vault``, which every write command takes."""
+    func = click.option("--dry-run", is_flag=True, help="Show the diff; write nothing.")(func)
+    return vault_option(json_option(func))
+
+
+def _show(report: EditReport, as_json: bool) -> None:
+    """Print a write's report: JSON, or per page its diff (or that nothing changed)."""
+    if as_json:
+        emit_json(report.as_json())
+        return
+    for page in report.pages:
+        if not page["changed"]:
+            click.echo(one_line(f"{page['path']}: already so, nothing to change"))
+            continue
+        click.echo(page["diff"], nl=False)
+    if report.redacted:
+        labels = ", ".join(sorted(set(report.redacted)))
+        click.echo(f"redacted from the input: {labels}", err=True)
+    if report.dry_run:
+        click.echo("(dry run: nothing written)", err=True)
+
+
+@click.command()
+@click.argument("page")
+@click.option(
+    "--evidence", required=True, help="KIND:SOURCE (session:ID, observation:ID...) or JSON."
+)
+@click.option("--at", default=None, help="When (ISO 8601 date or datetime).")
+@click.option("--note", default=None, help="A short note kept with the evidence.")
+@_write_options
+def reinforce(
+    page: str,
+    evidence: str,
+    at: str | None,
+    note: str | None,
+    dry_run: bool,
+    vault: Path | None,
+    as_json: bool,
+) -> None:
+    """Add evidence to PAGE (once per kind and source)."""
+    report = engine_for(vault).reinforce(page, evidence, at=at, note=note, dry_run=dry_run)
+    _show(report, as_json)
+
+
+@click.command()
+@click.argument("page")
+@click.option("--evidence", required=True, help="KIND:SOURCE of the entry to remove.")
+@_write_options
+def retract(page: str, evidence: str, dry_run: bool, vault: Path | None, as_json: bool) -> None:
+    """Remove a wrong evidence entry from PAGE."""
+    _show(engine_for(vault).retract(page, evidence, dry_run=dry_run), as_json)
+
+
+@click.command()
+@click.argument("page")
+@_write_options
+def archive(page: str, dry_run: bool, vault: Path | None, as_json: bool) -> None:
+    """Set PAGE's status to archived (it leaves the standing answers)."""
+    _show(engine_for(vault).archive(page, dry_run=dry_run), as_json)
+
+
+@click.command()
+@click.argument("source")
+@click.argument("relation")
+@click.argument("target")
+@_write_options
+def link(
+    source: str, relation: str, target: str, dry_run: bool, vault: Path | None, as_json: bool
+) -> None:
+    """Add a typed relation: SOURCE RELATION TARGET (e.g. "Fix A" fixes "Bug B")."""
+    _show(engine_for(vault).link(source, relation, target, dry_run=dry_run), as_json)
+
+
+@click.command()
+@click.argument("source")
+@click.argument("relation")
+@click.argument("target")
+@_write_options
+def unlink(
+    source: str, relation: str, target: str, dry_run: bool, vault: Path | None, as_json: bool
+) -> None:
+    """Remove a typed relation SOURCE RELATION TARGET."""
+    report = engine_for(vault).link(source, relation, target, remove=True, dry_run=dry_run)
+    _show(report, as_json)
+
+
+@click.command()
+@click.argument("old")
+@click.argument("new")
+@_write_options
+def supersede(old: str, new: str, dry_run: bool, vault: Path | None, as_json: bool) -> None:
+    """Mark OLD as superseded by NEW (both pages are edited)."""
+    _show(engine_for(vault).supersede(old, new, dry_run=dry_run), as_json)
+
+
+@click.command()
+@click.argument("page")
+@click.option(
+    "--by",
+    type=click.Choice(["supersede", "archive"]),
+    default="supersede",
+    show_default=True,
+    help="What happens to the page not kept.",
+)
+@click.option("--keep", default=None, help="The side that wins (default: PAGE).")
+@_write_options
+def resolve(
+    page: str, by: str, keep: str | None, dry_run: bool, vault: Path | None, as_json: bool
+) -> None:
+    """Settle a contradiction of PAGE: the kept side wins, the other is superseded or
+    archived, and the contradicts links between them are removed."""
+    _show(engine_for(vault).resolve(page, by=by, keep=keep, dry_run=dry_run), as_json)
+
+
+#: The commands this module adds to ``vault-sync``.
+COMMANDS = (reinforce, retract, archive, link, unlink, supersede, resolve)

@@ -1,0 +1,75 @@
+"""Keep every write inside the vault (DESIGN §7; issue 11, Build 4).
+
+An agent names pages and folders in text it made up, so a path from it is checked before any
+file is opened for writing: it must be a relative path of plain parts, none of them ``..``, a
+drive letter, ``~`` or a NUL, not inside the stores' folder or ``.git``, and no existing part
+of it may be a symlink (a symlinked folder or file could point anywhere). The check is on the
+path as it will be opened; the writer then opens with ``O_NOFOLLOW`` as well.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Iterable
+from pathlib import Path, PurePosixPath
+
+from vault_sync.errors import OutsideVaultError
+
+#: Folders below the vault no write may enter, whatever the config: git's own.
+ALWAYS_RESERVED = (".git",)
+_DRIVE = re.compile(r"[A-Za-z]:")
+
+
+def confined(vault: Path, relative: str, reserved: Iterable[str] = ()) -> Path:
+    """The absolute path of ``relative`` inside ``vault``, after checking it stays there.
+
+    Args:
+        vault: the vault root (absolute).
+        relative: a vault-relative POSIX path (``notes/Retry policy.md``).
+        reserved: more vault-relative folders writes may not enter (the store folder).
+
+    Returns:
+        ``vault / relative``.
+
+    Raises:
+        OutsideVaultError: the path is empty, absolute, has a ``..``, ``~``, drive-letter or
+            empty part, a NUL or backslash, lies in a reserved folder, or passes through a
+            symlink (an existing part of it is one).
+    """
+    parts = _parts(relative)
+    first = {parts[0].casefold(), parts[0]}
+    for folder in (*ALWAYS_RESERVED, *reserved):
+        top = PurePosixPath(folder).parts
+        if top and (top[0] in first or top[0].casefold() in first):
+            raise OutsideVaultError(f"{relative!r}: vault-sync never writes into {top[0]}/")
+    here = vault
+    for part in parts:
+        here = here / part
+        try:
+            mode = os.lstat(here).st_mode
+        except FileNotFoundError:
+            break  # the rest does not exist yet: nothing to follow
+        except OSError as exc:
+            raise OutsideVaultError(f"{relative!r}: cannot check {part!r}: {exc.strerror}") from exc
+        if stat.S_ISLNK(mode):
+            raise OutsideVaultError(f"{relative!r}: {part!r} is a symlink; writes never follow one")
+    return vault.joinpath(*parts)
+
+
+def _parts(relative: str) -> list[str]:
+    """The parts of a path an agent gave, or :class:`OutsideVaultError` naming what is wrong."""
+    if not relative or not relative.strip():
+        raise OutsideVaultError("an empty path names no page")
+    if "\x00" in relative:
+        raise OutsideVaultError(f"{relative!r}: a NUL character is not allowed in a path")
+    if "\\" in relative:
+        raise OutsideVaultError(f"{relative!r}: use / between folders (no backslash)")
+    if relative.startswith(("/", "~")) or _DRIVE.match(relative):
+        raise OutsideVaultError(f"{relative!r}: must be a path inside the vault, not absolute")
+    parts = relative.split("/")
+    for part in parts:
+        if part in ("", ".", ".."):
+            raise OutsideVaultError(f"{relative!r}: every part must be a name (no '', '.', '..')")
+    return parts

@@ -1,0 +1,244 @@
+"""Agent writes to existing pages: reinforce, retract, archive, link, unlink, supersede, resolve.
+
+Issue 11; DESIGN §7, Invariants 5 and 6. Each command is one :class:`Edit` per page (a
+function from the page's old text to its new text, built from :mod:`vault_sync.splice`), run
+through :func:`vault_sync.pagefile.edit_page` (atomic, redone when the page changed under it)
+by :func:`run_edits`, which then reports a unified diff per page. Every text an agent gives
+is scrubbed before it reaches a file (:func:`scrubbed`); the diff shown is scrubbed again, as
+its context lines are the page's own. Pages are found by reference as ``show`` finds them
+(:func:`vault_sync.report.find_page`). The engine (:mod:`vault_sync.app`) applies the pages
+written to both stores right after, so the next ``query`` sees them.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from vault_sync.agent_input import EvidenceInput
+from vault_sync.config import Config
+from vault_sync.confine import confined
+from vault_sync.errors import AgentInputError
+from vault_sync.page import name_key, path_id, path_stem
+from vault_sync.pagefile import edit_page
+from vault_sync.parser.frontmatter import frontmatter_map
+from vault_sync.parser.keys import evidence_key
+from vault_sync.report import find_page
+from vault_sync.sanitize import Scrubber
+from vault_sync.splice import DELETE, splice_key
+from vault_sync.store import Sidecar
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One page to change: its vault path, on-disk path, and the text change."""
+
+    path: str
+    disk_path: str
+    change: Callable[[str], str]
+
+
+@dataclass
+class EditReport:
+    """What a write command did (or, with ``dry_run``, would do).
+
+    Attributes:
+        command: the command's name (``reinforce``...).
+        pages: per page written: ``{"path", "changed", "diff"}`` (diff: unified, scrubbed).
+        redacted: labels of the secrets removed from the agent's input, in order found.
+        dry_run: nothing was written.
+    """
+
+    command: str
+    pages: list[dict[str, Any]] = field(default_factory=list)
+    redacted: list[str] = field(default_factory=list)
+    dry_run: bool = False
+
+    @property
+    def changed_paths(self) -> list[str]:
+        """Vault paths of the pages that changed."""
+        return [p["path"] for p in self.pages if p["changed"]]
+
+    def as_json(self) -> dict[str, Any]:
+        """The ``--json`` shape (docs/writing.md)."""
+        return {
+            "command": self.command,
+            "dry_run": self.dry_run,
+            "pages": self.pages,
+            "redacted": self.redacted,
+        }
+
+
+def scrubbed(config: Config, text: str, report: EditReport) -> str:
+    """``text`` with its secrets redacted (their labels noted in ``report``)."""
+    clean, findings = Scrubber.from_config(config).scrub(text)
+    report.redacted.extend(f.label for f in findings)
+    return clean
+
+
+def page_of(config: Config, sidecar: Sidecar, reference: str) -> tuple[str, str]:
+    """``(path, disk_path)`` of the page a reference names (as ``show``), confined.
+
+    Raises:
+        PageNotFoundError, AmbiguousPageError: see :func:`vault_sync.report.find_page`.
+        OutsideVaultError: the stored page lies behind a symlink or in a reserved folder.
+    """
+    path = find_page(sidecar, reference, config.vault)
+    disk_path = str(sidecar.page_row(path)["disk_path"])
+    confined(config.vault, disk_path, (config.store_dir,))
+    return path, disk_path
+
+
+def link_text(sidecar: Sidecar, path: str) -> str:
+    """The wikilink that names ``path``: ``[[stem]]`` when the stem names only it, else
+    ``[[folder/stem]]`` (Obsidian's shortest form)."""
+    stem = path_stem(path)
+    tiers = sidecar.paths_named(name_key(stem))
+    named = next((paths for paths in tiers if paths), [])
+    return f"[[{stem}]]" if named == [path] else f"[[{path_id(path)}]]"
+
+
+def run_edits(command: str, edits: Sequence[Edit], config: Config, report: EditReport) -> None:
+    """Apply each edit (atomic, conflict-safe) and add its diff to ``report``."""
+    for edit in edits:
+        old, new = edit_page(config.vault, edit.disk_path, edit.change, dry_run=report.dry_run)
+        diff = "".join(
+            difflib.unified_diff(
+                old.splitlines(keepends=True),
+                new.splitlines(keepends=True),
+                f"a/{edit.path}",
+                f"b/{edit.path}",
+            )
+        )
+        shown = Scrubber.from_config(config).scrub(diff)[0]
+        report.pages.append({"path": edit.path, "changed": old != new, "diff": shown})
+
+
+def _items(value: Any) -> list[Any]:
+    """A key's value as a list (absent: empty; a scalar: one item)."""
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list) else [value]
+
+
+def add_evidence(path: str, entry: EvidenceInput) -> Callable[[str], str]:
+    """The change that appends ``entry`` to ``evidence`` unless its (kind, source) is there."""
+
+    def change(text: str) -> str:
+        old = _items(frontmatter_map(text).mapping.get("evidence"))
+        if any(evidence_key(item) == entry.key for item in old):
+            return text
+        return splice_key(text, "evidence", [*old, entry.frontmatter_value()], path=path)
+
+    return change
+
+
+def remove_evidence(path: str, key: tuple[str, str]) -> Callable[[str], str]:
+    """The change that removes every ``evidence`` item identified by ``key``."""
+
+    def change(text: str) -> str:
+        old = _items(frontmatter_map(text).mapping.get("evidence"))
+        kept = [item for item in old if evidence_key(item) != key]
+        if len(kept) == len(old):
+            return text
+        return splice_key(text, "evidence", kept if kept else DELETE, path=path)
+
+    return change
+
+
+def set_key(path: str, key: str, value: str | None) -> Callable[[str], str]:
+    """The change that sets (``None``: removes) one scalar key."""
+
+    def change(text: str) -> str:
+        return splice_key(text, key, DELETE if value is None else value, path=path)
+
+    return change
+
+
+def _names_target(item: Any, names: set[str]) -> bool:
+    if not isinstance(item, str):
+        return False
+    inner = item.strip()
+    if inner.startswith("[[") and inner.endswith("]]"):
+        inner = inner[2:-2]
+    inner = inner.split("|", 1)[0].split("#", 1)[0].strip()
+    return name_key(inner) in names or name_key(inner.removesuffix(".md")) in names
+
+
+def add_relation(path: str, key: str, link: str, names: set[str]) -> Callable[[str], str]:
+    """The change that adds ``link`` under relation ``key`` in the form the page uses: a
+    string when the key is new, a list once it holds two; nothing when a value already names
+    the target (any of its ``names``: name keys of its path, id, stem, title, aliases)."""
+
+    def change(text: str) -> str:
+        value = frontmatter_map(text).mapping.get(key)
+        old = _items(value)
+        if any(_names_target(item, names) for item in old):
+            return text
+        new: Any = link if not old and not isinstance(value, list) else [*old, link]
+        return splice_key(text, key, new, path=path)
+
+    return change
+
+
+def remove_relation(path: str, key: str, names: set[str]) -> Callable[[str], str]:
+    """The change that removes every value of relation ``key`` naming the target."""
+
+    def change(text: str) -> str:
+        value = frontmatter_map(text).mapping.get(key)
+        old = _items(value)
+        kept = [item for item in old if not _names_target(item, names)]
+        if len(kept) == len(old):
+            return text
+        new: Any = kept if isinstance(value, list) and kept else kept[0] if kept else DELETE
+        return splice_key(text, key, new, path=path)
+
+    return change
+
+
+def name_keys(sidecar: Sidecar, path: str) -> set[str]:
+    """Every name key a link may use for ``path``: path, id, stem, title, aliases."""
+    row = sidecar.page_row(path)
+    names = {path, path_id(path), path_stem(path), str(row["title"]), str(row["id"])}
+    names.update(sidecar.aliases_of(path))
+    return {name_key(n) for n in names}
+
+
+def then(*changes: Callable[[str], str]) -> Callable[[str], str]:
+    """Several changes of one page, applied in order."""
+
+    def change(text: str) -> str:
+        for step in changes:
+            text = step(text)
+        return text
+
+    return change
+
+
+def contradiction_of(sidecar: Sidecar, path: str, keep: str | None) -> str:
+    """The other side of the contradiction of ``path`` that ``resolve`` settles: ``keep``
+    when it names another page (it must be one of the sides), else the only one.
+
+    Raises:
+        AgentInputError: no contradiction, ``keep`` is not a side, or several sides and no
+            ``keep`` naming one.
+    """
+    sides = sorted(
+        {r["target_path"] for r in sidecar.links_from(path) if r["type"] == "contradicts"}
+        | {r["source"] for r in sidecar.links_into(path) if r["type"] == "contradicts"}
+        - {None, path}
+    )
+    if keep is not None and keep != path:
+        if keep not in sides:
+            raise AgentInputError(f"{keep} and {path} do not contradict each other")
+        return keep
+    if not sides:
+        raise AgentInputError(f"{path} has no contradicts link to settle")
+    if len(sides) > 1:
+        listed = ", ".join(sides)
+        raise AgentInputError(
+            f"{path} contradicts {len(sides)} pages ({listed}): say which with --keep"
+        )
+    return str(sides[0])
