@@ -1,0 +1,403 @@
+"""Agent writes (issue 11): line-level splice, the conflict-safe edit path, confinement, the
+write commands through the CLI as a subprocess, and byte preservation on the real corpora."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Result, copy_corpus, write_pages
+from vault_sync import agent_input, pagefile
+from vault_sync.confine import confined
+from vault_sync.errors import (
+    AgentInputError,
+    EditConflictError,
+    EditRefusedError,
+    OutsideVaultError,
+)
+from vault_sync.parser.frontmatter import frontmatter_map
+from vault_sync.splice import DELETE, render_scalar, splice_key
+
+Cli = Callable[..., Result]
+
+PAGE = (
+    "---\n"
+    "# a comment the splice must keep\n"
+    "title: Retry policy\n"
+    "tags: [payments, 'retry']\n"
+    "evidence:\n"
+    "    - session:one   # four-space items, a trailing comment\n"
+    "    - {kind: feedback, source: user}\n"
+    'fixes: "[[Bug A]]"\n'
+    "---\n"
+    "# Retry policy\n\nBody with [[Bug A]].\n"
+)
+
+
+def _inserted(before: str, after: str) -> list[int]:
+    """Indices of the lines of ``after`` that ``before`` lacks; fails if ``after`` removes
+    or changes any line of ``before``."""
+    a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    inserted: list[int] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        assert op in ("equal", "insert"), (op, a[i1:i2], b[j1:j2])
+        if op == "insert":
+            inserted.extend(range(j1, j2))
+    return inserted
+
+
+def added_lines_only(before: str, after: str) -> list[str]:
+    """The lines ``after`` adds to ``before``; fails if it removes or changes any line."""
+    lines = after.splitlines(keepends=True)
+    return [lines[i] for i in _inserted(before, after)]
+
+
+def strip_added(before: str, after: str) -> str:
+    """``after`` without exactly the lines it adds to ``before`` (by position)."""
+    drop = set(_inserted(before, after))
+    return "".join(ln for i, ln in enumerate(after.splitlines(keepends=True)) if i not in drop)
+
+
+# -- splice ---------------------------------------------------------------------------------
+
+
+def test_appending_to_a_block_list_adds_one_line_in_the_pages_indentation() -> None:
+    old = frontmatter_map(PAGE).mapping["evidence"]
+    new = splice_key(PAGE, "evidence", [*old, "session:two"], path="p.md")
+    assert added_lines_only(PAGE, new) == ["    - session:two\n"]
+
+
+def test_a_new_key_goes_before_the_closing_line_and_a_string_becomes_a_list() -> None:
+    one = splice_key(PAGE, "causes", "[[Queue backlog]]", path="p.md")
+    assert added_lines_only(PAGE, one) == ['causes: "[[Queue backlog]]"\n']
+    two = splice_key(PAGE, "fixes", ["[[Bug A]]", "[[Bug B]]"], path="p.md")
+    diff = [ln for ln in difflib.ndiff(PAGE.splitlines(), two.splitlines()) if ln[0] in "+-"]
+    assert diff == [
+        '- fixes: "[[Bug A]]"',
+        "+ fixes:",
+        '+     - "[[Bug A]]"',
+        '+     - "[[Bug B]]"',
+    ]
+
+
+def test_a_flow_list_stays_a_flow_list_and_comments_stay() -> None:
+    new = splice_key(PAGE, "tags", ["payments", "retry", "ops"], path="p.md")
+    assert "tags: [payments, retry, ops]\n" in new
+    assert "# a comment the splice must keep\n" in new
+    assert new.count("\n") == PAGE.count("\n")
+
+
+def test_removing_an_item_removes_its_line_only_and_the_last_removes_the_key() -> None:
+    old = frontmatter_map(PAGE).mapping["evidence"]
+    new = splice_key(PAGE, "evidence", old[1:], path="p.md")
+    removed = "    - session:one   # four-space items, a trailing comment\n"
+    assert added_lines_only(new, PAGE) == [removed]
+    gone = splice_key(PAGE, "fixes", DELETE, path="p.md")
+    assert added_lines_only(gone, PAGE) == ['fixes: "[[Bug A]]"\n']
+
+
+def test_a_page_without_frontmatter_gets_a_block_and_crlf_and_bom_are_kept() -> None:
+    text = "\ufeff# Title\r\n\r\nbody\r\n"
+    new = splice_key(text, "status", "archived", path="p.md")
+    assert new == "\ufeff---\r\nstatus: archived\r\n---\r\n# Title\r\n\r\nbody\r\n"
+
+
+def test_bad_frontmatter_is_refused_naming_the_line() -> None:
+    text = "---\ntitle: ok\nbroken: [a, b\n---\nbody\n"
+    with pytest.raises(EditRefusedError, match=r"^p\.md:3: invalid YAML"):
+        splice_key(text, "status", "archived", path="p.md")
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["plain", "[[Link]]", "a: b", "#tag", "yes", "010", "- dash", " spaced ", "quote\"d",
+     "line\u2028sep", "tab\there", "", "null", "~", "@at", "100%", "{x}", "é ü 雾凇"],
+)  # fmt: skip
+def test_every_scalar_renders_to_itself(value: str) -> None:
+    for flow in (False, True):
+        rendered = render_scalar(value, flow=flow)
+        probe = f"---\nk: [{rendered}]\n---\n" if flow else f"---\nk: {rendered}\n---\n"
+        assert frontmatter_map(probe).mapping == {"k": [value] if flow else value}
+
+
+# -- agent input ----------------------------------------------------------------------------
+
+
+def test_agent_input_takes_every_shape_and_refuses_in_one_line() -> None:
+    assert agent_input.names(["a, b", '["c", "a"]', "#d"], "tag") == ["a", "b", "c", "d"]
+    assert agent_input.target("[[Page|shown]]") == agent_input.target(" Page#Heading ") == "Page"
+    entry = agent_input.evidence('{"kind": "observation", "source": "obs-7", "at": "2026-03-02"}')
+    assert entry.frontmatter_value() == "observation:obs-7 @2026-03-02"
+    assert agent_input.evidence("Session: abc @2026-03-02T09:10:00Z").key == ("session", "abc")
+    assert agent_input.relation_type("Superseded-By") == "superseded_by"
+    for bad in ("nokind", "rumour:x", "session:x @yesterday"):
+        with pytest.raises(AgentInputError):
+            agent_input.evidence(bad)
+
+
+# -- confinement ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["../x.md", "a/../../x.md", "/etc/x.md", "~/x.md", "C:/x.md", "a\x00b.md", "a\\b.md",
+     ".vault-sync/x.md", ".git/config", ".GIT/x.md", "", "a//b.md", "./x.md"],
+)  # fmt: skip
+def test_paths_that_leave_the_vault_are_refused(tmp_path: Path, path: str) -> None:
+    with pytest.raises(OutsideVaultError):
+        confined(tmp_path, path, (".vault-sync",))
+
+
+def test_symlinked_folders_and_files_are_refused(tmp_path: Path) -> None:
+    vault, outside = tmp_path / "v", tmp_path / "outside"
+    write_pages(outside, {"x.md": "x\n"})
+    vault.mkdir()
+    (vault / "link").symlink_to(outside, target_is_directory=True)
+    (vault / "file.md").symlink_to(outside / "x.md")
+    for path in ("link/x.md", "link/new.md", "file.md"):
+        with pytest.raises(OutsideVaultError, match="symlink"):
+            confined(vault, path)
+    assert confined(vault, "new/folder/page.md") == vault / "new" / "folder" / "page.md"
+
+
+# -- the edit path --------------------------------------------------------------------------
+
+
+def _append(line: str) -> Callable[[str], str]:
+    return lambda text: text + line
+
+
+def test_an_in_place_save_before_the_check_is_kept_and_the_edit_redone(tmp_path: Path) -> None:
+    page = write_pages(tmp_path, {"p.md": "one\n"}) / "p.md"
+    saves = iter(["one\nperson\n"])
+
+    def person_saves() -> None:  # the test seam: just before the last look
+        text = next(saves, None)
+        if text is not None:
+            page.write_text(text, encoding="utf-8")
+
+    old, new = pagefile.edit_page(tmp_path, "p.md", _append("agent\n"), before_replace=person_saves)
+    assert (old, new) == ("one\nperson\n", "one\nperson\nagent\n")
+    assert page.read_text(encoding="utf-8") == "one\nperson\nagent\n"
+
+
+def test_an_editor_style_rename_before_the_check_is_kept(tmp_path: Path) -> None:
+    page = write_pages(tmp_path, {"p.md": "one\n"}) / "p.md"
+    done: list[bool] = []
+
+    def editor_renames() -> None:
+        if not done:
+            done.append(True)
+            tmp = tmp_path / ".p.md.swp"
+            tmp.write_text("one\nrenamed\n", encoding="utf-8")
+            os.replace(tmp, page)
+
+    pagefile.edit_page(tmp_path, "p.md", _append("agent\n"), before_replace=editor_renames)
+    assert page.read_text(encoding="utf-8") == "one\nrenamed\nagent\n"
+
+
+def test_a_save_into_the_old_inode_between_check_and_rename_is_redone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The in-place save lands after the last check, before our rename: it is found through
+    the handle on the inode that was read, and the edit is applied again on it."""
+    page = write_pages(tmp_path, {"p.md": "one\n"}) / "p.md"
+    real_replace, done = os.replace, []
+
+    def replace_after_a_save(src: Any, dst: Any) -> None:
+        if not done and Path(dst) == page:
+            done.append(True)
+            with open(page, "r+b") as f:  # into the inode the editor path read
+                f.seek(0, os.SEEK_END)
+                f.write(b"person\n")
+        real_replace(src, dst)
+
+    monkeypatch.setattr("vault_sync.atomic.os.replace", replace_after_a_save)
+    pagefile.edit_page(tmp_path, "p.md", _append("agent\n"))
+    assert page.read_text(encoding="utf-8") == "one\nperson\nagent\n"
+
+
+def test_a_page_that_keeps_changing_is_a_conflict_and_keeps_the_persons_text(
+    tmp_path: Path,
+) -> None:
+    page = write_pages(tmp_path, {"p.md": "one\n"}) / "p.md"
+    count = [0]
+
+    def always() -> None:
+        count[0] += 1
+        page.write_text(f"person {count[0]}\n", encoding="utf-8")
+
+    with pytest.raises(EditConflictError, match=r"p\.md kept changing"):
+        pagefile.edit_page(tmp_path, "p.md", _append("agent\n"), before_replace=always)
+    assert page.read_text(encoding="utf-8") == f"person {pagefile.EDIT_ATTEMPTS}\n"
+
+
+def test_a_page_that_is_not_utf8_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "p.md").write_bytes(b"caf\xe9\n")
+    with pytest.raises(EditRefusedError, match="not valid UTF-8"):
+        pagefile.edit_page(tmp_path, "p.md", _append("agent\n"))
+    assert (tmp_path / "p.md").read_bytes() == b"caf\xe9\n"
+
+
+# -- the commands, as a user runs them ------------------------------------------------------
+
+
+@pytest.fixture
+def vault(make_vault: Callable[..., Path], cli: Cli) -> Path:
+    root = make_vault(
+        {
+            "Retry policy.md": PAGE,
+            "bugs/Bug A.md": "---\nkind: bug\n---\nThe retry storm.\n",
+            "Queue backlog.md": '---\ncontradicts: "[[Retry policy]]"\n---\nqueue grows\n',
+            "bad.md": "---\nbroken: [a\n---\nbody\n",
+        }
+    )
+    assert cli("--vault", str(root), "sync").code == 0
+    return root
+
+
+def test_reinforce_is_seen_by_the_next_query_and_show_and_is_idempotent(
+    vault: Path, cli: Cli
+) -> None:
+    before = (vault / "Retry policy.md").read_text(encoding="utf-8")
+    args = ("--vault", str(vault), "reinforce", "retry policy", "--evidence", "session:zq7-run")
+    first = cli(*args, "--json")
+    assert first.code == 0, first.err
+    assert [p["changed"] for p in first.json()["pages"]] == [True]
+    after = (vault / "Retry policy.md").read_text(encoding="utf-8")
+    assert added_lines_only(before, after) == ["    - session:zq7-run\n"]
+    shown = cli("--vault", str(vault), "show", "Retry policy", "--json").json()
+    assert ["session", "zq7-run"] in [[e["kind"], e["source"]] for e in shown["evidence"]]
+    again = cli(*args, "--json").json()
+    assert [p["changed"] for p in again["pages"]] == [False]
+
+
+def test_archive_is_seen_by_the_next_query(vault: Path, cli: Cli) -> None:
+    def status() -> list[str]:
+        hits = cli("--vault", str(vault), "query", "retry storm", "--json").json()["hits"]
+        return [h["status"] for h in hits if h["path"] == "bugs/Bug A.md"]
+
+    assert status() == ["active"]
+    assert cli("--vault", str(vault), "archive", "Bug A").code == 0
+    assert status() == ["archived"]
+
+
+def test_dry_run_shows_the_diff_and_writes_nothing(vault: Path, cli: Cli) -> None:
+    before = (vault / "Retry policy.md").read_bytes()
+    out = cli("--vault", str(vault), "link", "Retry policy", "causes", "[[Queue backlog]]",
+              "--dry-run")  # fmt: skip
+    assert out.code == 0, out.err
+    assert '+causes: "[[Queue backlog]]"\n' in out.out
+    assert (vault / "Retry policy.md").read_bytes() == before
+
+
+def test_secrets_in_agent_input_are_redacted_before_the_file(vault: Path, cli: Cli) -> None:
+    token = "ghp_" + "dZ3kQ9xLmP2vR8sT4wY6bN1cF5hJ7gA0eK3u"
+    out = cli("--vault", str(vault), "reinforce", "Bug A", "--evidence", "observation:o1",
+              "--note", f"seen with {token}", "--json")  # fmt: skip
+    assert out.code == 0, out.err
+    assert out.json()["redacted"] == ["github_token"]
+    text = (vault / "bugs" / "Bug A.md").read_text(encoding="utf-8")
+    assert token[4:16] not in text and "[REDACTED:github_token]" in text
+
+
+def test_link_unlink_supersede_and_resolve_edit_the_frontmatter_only(vault: Path, cli: Cli) -> None:
+    page = vault / "Retry policy.md"
+    before = page.read_text(encoding="utf-8")
+    base = ("--vault", str(vault))
+    assert cli(*base, "link", "Retry policy", "causes", "Queue backlog").code == 0
+    assert cli(*base, "unlink", "Retry policy", "causes", "Queue backlog").code == 0
+    assert page.read_text(encoding="utf-8") == before
+    settled = cli(*base, "resolve", "Queue backlog", "--keep", "Retry policy", "--json")
+    assert settled.code == 0, settled.err
+    loser = frontmatter_map((vault / "Queue backlog.md").read_text(encoding="utf-8")).mapping
+    assert loser == {"status": "superseded", "superseded_by": "[[Retry policy]]"}
+    winner = frontmatter_map(page.read_text(encoding="utf-8")).mapping
+    assert winner["supersedes"] == "[[Queue backlog]]"
+    shown = cli(*base, "show", "Queue backlog", "--json").json()
+    assert shown["status"] == "superseded"
+
+
+def test_refusals_name_the_file_and_keep_the_bytes(vault: Path, cli: Cli) -> None:
+    before = (vault / "bad.md").read_bytes()
+    out = cli("--vault", str(vault), "archive", "bad")
+    assert out.code == 1
+    assert out.err.startswith("Error: bad.md:2: invalid YAML in frontmatter"), out.err
+    assert out.err.count("\n") == 1 and out.err.endswith("; not edited\n"), out.err
+    assert (vault / "bad.md").read_bytes() == before
+    assert cli("--vault", str(vault), "link", "Bug A", "bad type!", "bad").code == 2
+    assert cli("--vault", str(vault), "reinforce", "nope", "--evidence", "session:x").code == 1
+
+
+# -- byte preservation on the real corpora ---------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["obsidian-tasks-docs", "silverbullet-docs", "dnd-srd-zh"])
+def test_reinforce_link_unlink_change_only_their_lines_on_every_real_page(
+    tmp_path: Path, name: str
+) -> None:
+    """Every page of a real corpus: reinforce, then link, then unlink, through the edit path
+    on a copy. Only added lines differ; stripping them gives back the original bytes."""
+    from vault_sync import edits
+    from vault_sync.agent_input import EvidenceInput
+
+    root = copy_corpus(name, tmp_path)
+    entry = EvidenceInput("session", "2026-12-02-byte-check")
+    names = {"some page"}
+    pages = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.md"))
+    assert len(pages) > 50
+    for rel in pages:
+        original = (root / rel).read_bytes()
+        change = edits.then(
+            edits.add_evidence(rel, entry),
+            edits.add_relation(rel, "related", "[[Some Page]]", names),
+            edits.remove_relation(rel, "related", names),
+        )
+        try:
+            pagefile.edit_page(root, rel, change)
+        except EditRefusedError:
+            assert (root / rel).read_bytes() == original
+            continue
+        after = (root / rel).read_bytes()
+        added = added_lines_only(original.decode("utf-8-sig"), after.decode("utf-8-sig"))
+        shown = [line.strip() for line in added]
+        assert shown in (
+            ["- session:2026-12-02-byte-check"],  # onto its evidence list
+            ["evidence:", "- session:2026-12-02-byte-check"],  # a new key
+            ["---", "evidence:", "- session:2026-12-02-byte-check", "---"],  # a new block
+        ), (rel, added)
+        bom = b"\xef\xbb\xbf" if original.startswith(b"\xef\xbb\xbf") else b""
+        before_text, after_text = original.decode("utf-8-sig"), after.decode("utf-8-sig")
+        restored = bom + strip_added(before_text, after_text).encode("utf-8")
+        assert restored == original, rel
+
+
+def test_two_clones_reinforce_and_link_then_git_merge(tmp_path: Path, cli: Cli) -> None:
+    """Two clones each add evidence and a relation to one page; git merges them. The result
+    is shown in docs/writing.md: evidence lines appended at the same place conflict as a
+    person would resolve them (both kept), so here each clone appends to a different key."""
+    origin = write_pages(tmp_path / "origin", {"Page.md": PAGE, "Bug B.md": "b\n", "C.md": "c\n"})
+    git = ("git", "-c", "user.name=t", "-c", "user.email=t@x", "-c", "init.defaultBranch=main")
+    subprocess.run([*git, "init", "-q", str(origin)], check=True)
+    subprocess.run([*git, "-C", str(origin), "add", "-A"], check=True)
+    subprocess.run([*git, "-C", str(origin), "commit", "-qm", "init"], check=True)
+    clones = []
+    for n in ("a", "b"):
+        clone = tmp_path / n
+        subprocess.run([*git, "clone", "-q", str(origin), str(clone)], check=True)
+        clones.append(clone)
+    a, b = clones
+    assert cli("--vault", str(a), "reinforce", "Page", "--evidence", "session:from-a").code == 0
+    assert cli("--vault", str(b), "link", "Page", "causes", "C").code == 0
+    for clone, msg in ((a, "a"), (b, "b")):
+        subprocess.run([*git, "-C", str(clone), "commit", "-qam", msg], check=True)
+    subprocess.run([*git, "-C", str(a), "pull", "-q", "--no-rebase", str(b), "main"], check=True)
+    merged = frontmatter_map((a / "Page.md").read_text(encoding="utf-8")).mapping
+    assert merged["evidence"][-1] == "session:from-a"
+    assert merged["causes"] == "[[C]]"
