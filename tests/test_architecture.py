@@ -58,6 +58,8 @@ LAYERS = {
     "eval_html": 6,
     "app": 7,
     "edits": 5,
+    "remember": 4,
+    "write_commands": 6,
     "splice": 3,
     "confine": 2,
     "agent_input": 2,

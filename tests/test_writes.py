@@ -88,7 +88,7 @@ def test_a_new_key_goes_before_the_closing_line_and_a_string_becomes_a_list() ->
 
 def test_a_flow_list_stays_a_flow_list_and_comments_stay() -> None:
     new = splice_key(PAGE, "tags", ["payments", "retry", "ops"], path="p.md")
-    assert "tags: [payments, retry, ops]\n" in new
+    assert "tags: [payments, 'retry', ops]\n" in new
     assert "# a comment the splice must keep\n" in new
     assert new.count("\n") == PAGE.count("\n")
 
@@ -401,3 +401,126 @@ def test_two_clones_reinforce_and_link_then_git_merge(tmp_path: Path, cli: Cli) 
     merged = frontmatter_map((a / "Page.md").read_text(encoding="utf-8")).mapping
     assert merged["evidence"][-1] == "session:from-a"
     assert merged["causes"] == "[[C]]"
+
+
+# -- remember -------------------------------------------------------------------------------
+
+
+def test_remember_writes_a_new_page_found_by_the_next_query(vault: Path, cli: Cli) -> None:
+    out = cli("--vault", str(vault), "remember", "Timeouts: always 5 s?", "--kind", "rule",
+              "--tag", '["http", "#reliability"]', "--relation", "fixes=Bug A",
+              "--evidence", "session:s1", "--body", "Set a zq9 timeout on every call.",
+              "--json")  # fmt: skip
+    assert out.code == 0, out.err
+    (page,) = out.json()["pages"]
+    assert page["path"] == "rules/Timeouts always 5 s.md"
+    text = (vault / page["path"]).read_text(encoding="utf-8")
+    assert text == (
+        "---\n"
+        'title: "Timeouts: always 5 s?"\n'
+        "kind: rule\n"
+        "tags: [http, reliability]\n"
+        'fixes: "[[Bug A]]"\n'
+        "evidence:\n"
+        "  - session:s1\n"
+        "---\n"
+        "Set a zq9 timeout on every call.\n"
+    )
+    hits = cli("--vault", str(vault), "query", "zq9", "--json").json()["hits"]
+    assert [(h["path"], h["title"]) for h in hits] == [(page["path"], "Timeouts: always 5 s?")]
+
+
+@pytest.mark.parametrize("title", ["retry-policy", "RETRY_POLICY", "Retry  Policy", "retrypolicy"])
+def test_remember_never_makes_a_second_page_for_a_name(vault: Path, cli: Cli, title: str) -> None:
+    out = cli("--vault", str(vault), "remember", title, "--kind", "decision")
+    assert out.code == 1
+    assert out.err == (
+        f"Error: {' '.join(title.split())!r} names an existing page: Retry policy.md"
+        " (use --update to add to it)\n"
+    )
+    update = cli("--vault", str(vault), "remember", title, "--kind", "decision", "--update",
+                 "--tag", "ops", "--body", "More.", "--json")  # fmt: skip
+    assert update.code == 0, update.err
+    assert [p["path"] for p in update.json()["pages"]] == ["Retry policy.md"]
+    after = (vault / "Retry policy.md").read_text(encoding="utf-8")
+    assert "tags: [payments, 'retry', ops]\n" in after and after.endswith(
+        "Body with [[Bug A]].\n\nMore.\n"
+    )
+
+
+def test_a_different_title_with_a_taken_file_name_gets_a_number(vault: Path, cli: Cli) -> None:
+    first = cli("--vault", str(vault), "remember", "a/b", "--kind", "note", "--json")
+    second = cli("--vault", str(vault), "remember", "a:b", "--kind", "note", "--json")
+    assert [first.json()["pages"][0]["path"], second.json()["pages"][0]["path"]] == [
+        "notes/a b.md",
+        "notes/a b 2.md",
+    ]
+
+
+def test_remember_folders_come_from_the_config_and_may_not_leave_the_vault(
+    vault: Path, cli: Cli
+) -> None:
+    (vault / "vault-sync.toml").write_text(
+        '[write.folders]\ndecision = "adr"\n"project:pay" = "payments/notes"\nbug = "../out"\n',
+        encoding="utf-8",
+    )
+    base = ("--vault", str(vault), "remember")
+    assert cli(*base, "Use X", "--kind", "decision", "--json").json()["pages"][0]["path"] == (
+        "adr/Use X.md"
+    )
+    pay = cli(*base, "Use Y", "--kind", "decision", "--project", "pay", "--json").json()
+    assert pay["pages"][0]["path"] == "payments/notes/Use Y.md"
+    out = cli(*base, "Leak", "--kind", "bug")
+    assert (out.code, out.err.startswith("Error: '../out/Leak.md': every part")) == (2, True)
+    assert not (vault.parent / "out").exists()
+
+
+def test_any_remember_title_stays_inside_the_vault(tmp_path: Path) -> None:
+    """Property: whatever its characters, a title becomes one file name inside the folder."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from vault_sync.remember import file_name, free_path
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.text(min_size=0, max_size=300))
+    def check(title: str) -> None:
+        stem = file_name(title)
+        path = free_path("notes", stem, set())
+        assert confined(tmp_path, path) == tmp_path / "notes" / f"{stem}.md"
+        assert "/" not in stem and stem not in ("", ".", "..") and len(stem.encode()) <= 200
+
+    check()
+
+
+def test_two_clones_appending_evidence_conflict_with_both_lines_shown(
+    tmp_path: Path, cli: Cli
+) -> None:
+    """The conflict docs/writing.md shows: both appended lines, between git's markers; a
+    person keeping both gets both entries."""
+    origin = write_pages(tmp_path / "origin", {"Page.md": PAGE})
+    git = ("git", "-c", "user.name=t", "-c", "user.email=t@x", "-c", "init.defaultBranch=main")
+    subprocess.run([*git, "init", "-q", str(origin)], check=True)
+    subprocess.run([*git, "-C", str(origin), "add", "-A"], check=True)
+    subprocess.run([*git, "-C", str(origin), "commit", "-qm", "init"], check=True)
+    for n in ("a", "b"):
+        subprocess.run([*git, "clone", "-q", str(origin), str(tmp_path / n)], check=True)
+        out = cli("--vault", str(tmp_path / n), "reinforce", "Page", "--evidence", f"session:{n}")
+        assert out.code == 0, out.err
+        subprocess.run([*git, "-C", str(tmp_path / n), "commit", "-qam", n], check=True)
+    a = tmp_path / "a"
+    merge = subprocess.run(
+        [*git, "-C", str(a), "pull", "-q", "--no-rebase", str(tmp_path / "b"), "main"],
+        capture_output=True,
+        text=True,
+    )
+    assert merge.returncode == 1
+    text = (a / "Page.md").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    start = lines.index("<<<<<<< HEAD")
+    assert lines[start + 1 : start + 4] == ["    - session:a", "=======", "    - session:b"]
+    kept = "".join(
+        ln + "\n" for ln in lines if not ln.startswith(("<<<<<<<", "=======", ">>>>>>>"))
+    )
+    evidence = frontmatter_map(kept).mapping["evidence"]
+    assert evidence[-2:] == ["session:a", "session:b"]

@@ -9,6 +9,7 @@ nothing had to change (``changed: false``: the edit was already there).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -64,7 +65,9 @@ def reinforce(
     as_json: bool,
 ) -> None:
     """Add evidence to PAGE (once per kind and source)."""
-    report = engine_for(vault).reinforce(page, evidence, at=at, note=note, dry_run=dry_run)
+    report = engine_for(vault).write(
+        "reinforce", page=page, evidence=evidence, at=at, note=note, dry_run=dry_run
+    )
     _show(report, as_json)
 
 
@@ -74,7 +77,9 @@ def reinforce(
 @_write_options
 def retract(page: str, evidence: str, dry_run: bool, vault: Path | None, as_json: bool) -> None:
     """Remove a wrong evidence entry from PAGE."""
-    _show(engine_for(vault).retract(page, evidence, dry_run=dry_run), as_json)
+    _show(
+        engine_for(vault).write("retract", page=page, evidence=evidence, dry_run=dry_run), as_json
+    )
 
 
 @click.command()
@@ -82,7 +87,7 @@ def retract(page: str, evidence: str, dry_run: bool, vault: Path | None, as_json
 @_write_options
 def archive(page: str, dry_run: bool, vault: Path | None, as_json: bool) -> None:
     """Set PAGE's status to archived (it leaves the standing answers)."""
-    _show(engine_for(vault).archive(page, dry_run=dry_run), as_json)
+    _show(engine_for(vault).write("archive", page=page, dry_run=dry_run), as_json)
 
 
 @click.command()
@@ -94,7 +99,10 @@ def link(
     source: str, relation: str, target: str, dry_run: bool, vault: Path | None, as_json: bool
 ) -> None:
     """Add a typed relation: SOURCE RELATION TARGET (e.g. "Fix A" fixes "Bug B")."""
-    _show(engine_for(vault).link(source, relation, target, dry_run=dry_run), as_json)
+    report = engine_for(vault).write(
+        "link", source=source, relation=relation, target=target, dry_run=dry_run
+    )
+    _show(report, as_json)
 
 
 @click.command()
@@ -106,7 +114,9 @@ def unlink(
     source: str, relation: str, target: str, dry_run: bool, vault: Path | None, as_json: bool
 ) -> None:
     """Remove a typed relation SOURCE RELATION TARGET."""
-    report = engine_for(vault).link(source, relation, target, remove=True, dry_run=dry_run)
+    report = engine_for(vault).write(
+        "unlink", source=source, relation=relation, target=target, remove=True, dry_run=dry_run
+    )
     _show(report, as_json)
 
 
@@ -116,7 +126,7 @@ def unlink(
 @_write_options
 def supersede(old: str, new: str, dry_run: bool, vault: Path | None, as_json: bool) -> None:
     """Mark OLD as superseded by NEW (both pages are edited)."""
-    _show(engine_for(vault).supersede(old, new, dry_run=dry_run), as_json)
+    _show(engine_for(vault).write("supersede", old=old, new=new, dry_run=dry_run), as_json)
 
 
 @click.command()
@@ -135,8 +145,81 @@ def resolve(
 ) -> None:
     """Settle a contradiction of PAGE: the kept side wins, the other is superseded or
     archived, and the contradicts links between them are removed."""
-    _show(engine_for(vault).resolve(page, by=by, keep=keep, dry_run=dry_run), as_json)
+    report = engine_for(vault).write("resolve", page=page, by=by, keep=keep, dry_run=dry_run)
+    _show(report, as_json)
+
+
+def _body(body: str | None, body_file: Path | None) -> str:
+    """The page body from ``--body TEXT``, ``--body-file F`` or ``--body-file -`` (stdin)."""
+    if body is not None and body_file is not None:
+        raise click.UsageError("give --body or --body-file, not both")
+    if body_file is None:
+        return body or ""
+    if str(body_file) == "-":
+        return sys.stdin.read()
+    try:
+        return body_file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        message = f"cannot read {body_file}: {exc}"
+        raise click.BadParameter(message, param_hint="--body-file") from None
+
+
+@click.command()
+@click.argument("title")
+@click.option("--kind", required=True, help="The page's kind: decision, rule, bug, session...")
+@click.option("--project", default=None, help="The project it belongs to.")
+@click.option("--tag", "tags", multiple=True, help="A tag (repeat, a comma list, or JSON list).")
+@click.option("--alias", "aliases", multiple=True, help="Another name of the page (repeatable).")
+@click.option(
+    "--relation",
+    "relations",
+    multiple=True,
+    metavar="TYPE=TARGET",
+    help="A typed link, e.g. fixes=[[Bug 12]] (repeatable).",
+)
+@click.option(
+    "--evidence", multiple=True, help="KIND:SOURCE supporting it, e.g. session:ID (repeatable)."
+)
+@click.option("--body", default=None, help="The page's text (Markdown).")
+@click.option(
+    "--body-file",
+    type=click.Path(dir_okay=False, path_type=Path, allow_dash=True),
+    default=None,
+    help="Read the text from a file, or - for stdin.",
+)
+@click.option("--update", is_flag=True, help="If the title names a page, add to that page.")
+@_write_options
+def remember(
+    title: str,
+    kind: str,
+    project: str | None,
+    tags: tuple[str, ...],
+    aliases: tuple[str, ...],
+    relations: tuple[str, ...],
+    evidence: tuple[str, ...],
+    body: str | None,
+    body_file: Path | None,
+    update: bool,
+    dry_run: bool,
+    vault: Path | None,
+    as_json: bool,
+) -> None:
+    """Write a new page TITLE (never a second page for an existing name)."""
+    report = engine_for(vault).write(
+        "remember",
+        title=title,
+        kind=kind,
+        project=project,
+        tags=tags,
+        aliases=aliases,
+        relations=relations,
+        evidence=evidence,
+        body=_body(body, body_file),
+        update=update,
+        dry_run=dry_run,
+    )
+    _show(report, as_json)
 
 
 #: The commands this module adds to ``vault-sync``.
-COMMANDS = (reinforce, retract, archive, link, unlink, supersede, resolve)
+COMMANDS = (remember, reinforce, retract, archive, link, unlink, supersede, resolve)

@@ -44,6 +44,9 @@ class Config:
             §2) or ``"h1"`` (by its first H1).
         ignore_tool_folders: leave out folders that tools fill and that never hold notes
             (``node_modules/``, ``__pycache__/``: :data:`vault_sync.ignore.TOOL_FOLDERS`).
+        write_folders: ``[write] folders``: where ``remember`` puts a new page, by kind
+            (``decision = "adr"``) or project (``"project:payments" = "payments"``, which wins);
+            unmapped kinds go to the kind's plural (:func:`vault_sync.remember.folder_for`).
     """
 
     vault: Path
@@ -58,6 +61,7 @@ class Config:
     lock_timeout_s: float = 10.0
     sanitize_extra_patterns: tuple[str, ...] = ()
     sanitize_allow: tuple[str, ...] = ()
+    write_folders: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def store_path(self) -> Path:
@@ -240,6 +244,11 @@ def load_config(vault: Path) -> Config:
     _reject_unknown(data, _KEYS, "", path)
     watch = _expect(data.get("watch", {}), dict, "watch", path)
     sanitize = _expect(data.get("sanitize", {}), dict, "sanitize", path)
+    write = _expect(data.get("write", {}), dict, "write", path)
+    _reject_unknown(write, {"folders"}, "write.", path)
+    folders = _expect(write.get("folders", {}), dict, "write.folders", path)
+    for name, folder in folders.items():
+        _expect(folder, str, f"write.folders.{name}", path)
     _reject_unknown(watch, _WATCH_KEYS, "watch.", path)
     _reject_unknown(sanitize, _SANITIZE_KEYS, "sanitize.", path)
     projects = _expect(data.get("projects", {}), dict, "projects", path)
@@ -262,6 +271,7 @@ def load_config(vault: Path) -> Config:
         lock_timeout_s=_lock_timeout_s(data, path),
         sanitize_extra_patterns=extra,
         sanitize_allow=_str_list(sanitize.get("allow", []), "sanitize.allow", path),
+        write_folders=dict(folders),
     )
 
 
@@ -323,6 +333,7 @@ _KEYS = {
     "title_from",
     "ignore_tool_folders",
     "store_dir",
+    "write",
     "projects",
     "watch",
     "lock_timeout_s",

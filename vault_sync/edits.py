@@ -22,7 +22,7 @@ from vault_sync.config import Config
 from vault_sync.confine import confined
 from vault_sync.errors import AgentInputError
 from vault_sync.page import name_key, path_id, path_stem
-from vault_sync.pagefile import edit_page
+from vault_sync.pagefile import create_page, edit_page
 from vault_sync.parser.frontmatter import frontmatter_map
 from vault_sync.parser.keys import evidence_key
 from vault_sync.report import find_page
@@ -33,11 +33,13 @@ from vault_sync.store import Sidecar
 
 @dataclass(frozen=True)
 class Edit:
-    """One page to change: its vault path, on-disk path, and the text change."""
+    """One page to change: its vault path, on-disk path, and the text change; ``create``:
+    a new page, whose text is ``change("")`` (written only if no file has that name)."""
 
     path: str
     disk_path: str
     change: Callable[[str], str]
+    create: bool = False
 
 
 @dataclass
@@ -103,7 +105,12 @@ def link_text(sidecar: Sidecar, path: str) -> str:
 def run_edits(command: str, edits: Sequence[Edit], config: Config, report: EditReport) -> None:
     """Apply each edit (atomic, conflict-safe) and add its diff to ``report``."""
     for edit in edits:
-        old, new = edit_page(config.vault, edit.disk_path, edit.change, dry_run=report.dry_run)
+        if edit.create:
+            old, new = "", edit.change("")
+            if not report.dry_run:
+                create_page(config.vault, edit.disk_path, new)
+        else:
+            old, new = edit_page(config.vault, edit.disk_path, edit.change, dry_run=report.dry_run)
         diff = "".join(
             difflib.unified_diff(
                 old.splitlines(keepends=True),
@@ -194,6 +201,33 @@ def remove_relation(path: str, key: str, names: set[str]) -> Callable[[str], str
             return text
         new: Any = kept if isinstance(value, list) and kept else kept[0] if kept else DELETE
         return splice_key(text, key, new, path=path)
+
+    return change
+
+
+def add_values(path: str, key: str, values: Sequence[str]) -> Callable[[str], str]:
+    """The change that adds ``values`` to list key ``key`` (tags, aliases), each once
+    (compared by name key); a scalar value becomes a list."""
+
+    def change(text: str) -> str:
+        old = _items(frontmatter_map(text).mapping.get(key))
+        have = {name_key(str(v)) for v in old}
+        new = [v for v in values if name_key(v) not in have]
+        return splice_key(text, key, [*old, *new], path=path) if new else text
+
+    return change
+
+
+def append_body(body: str) -> Callable[[str], str]:
+    """The change that appends ``body`` as a new paragraph at the end of the page."""
+
+    def change(text: str) -> str:
+        if not body.strip():
+            return text
+        newline = "\r\n" if "\r\n" in text else "\n"
+        lines = body.strip("\n").replace("\r\n", "\n").split("\n")
+        end = "" if not text or text.endswith(("\n", "\r")) else newline
+        return text + end + newline + newline.join(lines) + newline
 
     return change
 

@@ -23,6 +23,7 @@ escapes is a bug and shows its traceback.
     │                                      cannot be edited safely (bad frontmatter, encoding)
     ├── OutsideVaultError          exit 2  a write would leave the vault (or enter its stores)
     ├── AgentInputError            exit 2  a write command's argument is not in a form it takes
+    ├── PageExistsError            exit 1  `remember`: the title names an existing page
     ├── UnreadablePagesError       exit 1  a rebuild would lose pages it cannot read now
     ├── EvalDataError              exit 2  a benchmark or query file for `eval` cannot be read
     └── StoreError                 exit 1  a store cannot be opened or is from a newer version
@@ -129,6 +130,11 @@ class AgentInputError(VaultSyncError):
     it accepts; the message says what was expected."""
 
     exit_code = 2
+
+
+class PageExistsError(VaultSyncError):
+    """``remember`` was given a title that names an existing page (by title, alias or file
+    stem, folded) without ``--update``; the message names the page."""
 
 
 class IndexCorruptError(StoreError):

@@ -9,13 +9,14 @@ it) are the write paths for pages. Neither walks the vault
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from vault_sync.atomic import write_atomic
+from vault_sync.atomic import fsync_folder, temp_name, write_atomic
 from vault_sync.errors import EditConflictError, EditRefusedError, PageChangedError
 
 _UTF8_BOM = b"\xef\xbb\xbf"
@@ -227,6 +228,35 @@ def edit_page(
     finally:
         os.close(fd)
     raise EditConflictError(f"{disk_path} kept changing while it was edited; not written")
+
+
+def create_page(vault: Path, disk_path: str, text: str) -> None:
+    """Write a new page whole (temporary file, fsync, hard link to the name, fsync the
+    folder), its folders made as needed; never replaces a file of that name.
+
+    Args:
+        vault: the vault root; ``disk_path`` must already be confined to it
+            (:func:`vault_sync.confine.confined`).
+        disk_path: the new page's vault-relative path.
+        text: its content (written as UTF-8).
+
+    Raises:
+        FileExistsError: a file of that name exists (another writer made it first).
+        OSError: the folder cannot be made or written.
+    """
+    target = vault / disk_path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(temp_name(target.name))
+    try:
+        with open(tmp, "xb") as out:
+            out.write(text.encode("utf-8"))
+            out.flush()
+            os.fsync(out.fileno())
+        os.link(tmp, target)  # fails when the name exists: no page is ever replaced
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+    fsync_folder(target.parent)
 
 
 def _inode(st: os.stat_result) -> tuple[int, int]:

@@ -10,7 +10,8 @@ the old mapping plus exactly the change, else the edit is refused
 
 Minimal edits, by what changed:
 
-- items appended to a block list: one ``- item`` line each after the list's last line;
+- items appended to a block list: one ``- item`` line each after the list's last line; to a
+  one-line flow list: ``, item`` before its closing ``]`` (the other items kept as quoted);
 - items removed from a block list: those items' lines only;
 - any other change of a key: that key's lines (its key line through its last value line,
   comments and blank lines after it kept) rendered again; a new key goes before the closing
@@ -34,6 +35,8 @@ from vault_sync.parser.frontmatter import FrontmatterMap, frontmatter_map, parse
 #: A line and its ending: ``\r\n``, ``\r`` or ``\n`` (the breaks the parser counts), or none.
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)?")
 _ITEM_INDENT = re.compile(r"( *)- ")
+#: A one-line flow list: everything before its closing ``]``, and what follows it.
+_FLOW_END = re.compile(r"([^\r\n]*\[[^\r\n]*?)\]([ \t]*(?:#[^\r\n]*)?(?:\r\n|\r|\n)?)\Z")
 _COMMENT_OR_BLANK = re.compile(r"[ \t]*(?:#.*)?(?:\r\n|\r|\n)?\Z")
 #: Characters a double-quoted YAML scalar must escape besides ``"`` and ``\``: C0/C1 controls,
 #: DEL, and the line and paragraph separators (YAML folds them inside quotes).
@@ -80,7 +83,8 @@ def render_scalar(value: str, *, flow: bool = False) -> str:
     return _quoted(value)
 
 
-def _render_item(value: Any) -> str:
+def render_item(value: Any) -> str:
+    """A list item as a YAML flow value: a scalar, or a flat mapping ``{k: v, ...}``."""
     if isinstance(value, dict):
         inner = ", ".join(f"{k}: {render_scalar(str(v), flow=True)}" for k, v in value.items())
         return "{" + inner + "}"
@@ -92,8 +96,8 @@ def _render_key(key: str, value: Value, style: str, indent: str, nl: str) -> lis
     if not isinstance(value, list):
         return [f"{key}: {render_scalar(str(value))}{nl}"]
     if style == "flow" or not value:
-        return [f"{key}: [{', '.join(_render_item(v) for v in value)}]{nl}"]
-    return [f"{key}:{nl}", *(f"{indent}- {_render_item(v)}{nl}" for v in value)]
+        return [f"{key}: [{', '.join(render_item(v) for v in value)}]{nl}"]
+    return [f"{key}:{nl}", *(f"{indent}- {render_item(v)}{nl}" for v in value)]
 
 
 def _extent(page: _Page, key: str) -> tuple[int, int]:
@@ -149,7 +153,7 @@ def _spliced(page: _Page, key: str, old: Any, new: Any) -> list[str]:
             pad = indent[1] if indent else _item_indent(page)
             if not lines[end - 1].endswith(("\n", "\r")):
                 lines[end - 1] += nl
-            lines[end:end] = [f"{pad}- {_render_item(v)}{nl}" for v in new[len(old) :]]
+            lines[end:end] = [f"{pad}- {render_item(v)}{nl}" for v in new[len(old) :]]
             return lines
         kept = _removed_only(old, new)
         if kept is not None and len(set(items)) == len(items):  # one item per line
@@ -157,6 +161,14 @@ def _spliced(page: _Page, key: str, old: Any, new: Any) -> list[str]:
             drop = [i for i, keep in enumerate(kept) if not keep]
             for i in reversed(drop):
                 del lines[starts[i] : starts[i + 1]]
+            return lines
+    if not block and isinstance(old, list) and isinstance(new, list) and end - start == 1:
+        flow = _FLOW_END.match(lines[start])
+        if flow and new[: len(old)] == old and len(new) > len(old):  # appended, in place
+            added = ", ".join(render_item(v) for v in new[len(old) :])
+            head = flow[1].rstrip()
+            joint = "" if head.endswith("[") else ", "
+            lines[start] = f"{head}{joint}{added}]{flow[2]}"
             return lines
     style = "block" if block or not isinstance(old, list) else "flow"
     ending = lines[end - 1][len(lines[end - 1].rstrip("\r\n")) :] or nl

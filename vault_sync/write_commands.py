@@ -1,0 +1,243 @@
+"""The agent-write commands, each as the list of page edits it makes (issue 11; DESIGN §7).
+
+Every function here takes the vault's configuration, the open sidecar (to find pages by
+reference, as ``show`` does), the command's :class:`~vault_sync.edits.EditReport` (which
+collects the labels of secrets scrubbed from the agent's input) and the command's arguments,
+and returns the :class:`~vault_sync.edits.Edit` values to apply, one per page. Nothing is
+written here: :meth:`vault_sync.app.Engine.write` runs the edits and syncs the pages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from vault_sync import agent_input, edits, remember
+from vault_sync.agent_input import EvidenceInput
+from vault_sync.config import Config
+from vault_sync.confine import confined
+from vault_sync.edits import Edit, EditReport
+from vault_sync.errors import AgentInputError, PageExistsError, PageNotFoundError
+from vault_sync.page import name_key
+from vault_sync.store import Sidecar
+
+
+def _scrubbed_evidence(entry: EvidenceInput, clean: Callable[[str], str]) -> EvidenceInput:
+    return replace(
+        entry, source=clean(entry.source), note=clean(entry.note) if entry.note else None
+    )
+
+
+def reinforce(
+    config: Config,
+    sidecar: Sidecar,
+    report: EditReport,
+    page: str,
+    evidence: str,
+    at: str | None = None,
+    note: str | None = None,
+) -> list[Edit]:
+    """Append one evidence entry to ``page`` (nothing when its kind and source are there)."""
+    path, disk = edits.page_of(config, sidecar, page)
+    entry = _scrubbed_evidence(
+        agent_input.evidence(evidence, at=at, note=note),
+        lambda text: edits.scrubbed(config, text, report),
+    )
+    return [Edit(path, disk, edits.add_evidence(path, entry))]
+
+
+def retract(
+    config: Config, sidecar: Sidecar, report: EditReport, page: str, evidence: str
+) -> list[Edit]:
+    """Remove the evidence entries of one kind and source from ``page``."""
+    path, disk = edits.page_of(config, sidecar, page)
+    key = agent_input.evidence(evidence).key
+    return [Edit(path, disk, edits.remove_evidence(path, key))]
+
+
+def archive(config: Config, sidecar: Sidecar, report: EditReport, page: str) -> list[Edit]:
+    """Set ``status: archived`` on ``page``."""
+    path, disk = edits.page_of(config, sidecar, page)
+    return [Edit(path, disk, edits.set_key(path, "status", "archived"))]
+
+
+def link(
+    config: Config,
+    sidecar: Sidecar,
+    report: EditReport,
+    source: str,
+    relation: str,
+    target: str,
+    remove: bool = False,
+) -> list[Edit]:
+    """Add (``remove``: take away) the relation ``source -relation-> target``; the target
+    must name a page."""
+    key = agent_input.relation_type(relation)
+    path, disk = edits.page_of(config, sidecar, agent_input.target(source))
+    other, _ = edits.page_of(config, sidecar, agent_input.target(target))
+    names = edits.name_keys(sidecar, other)
+    if remove:
+        return [Edit(path, disk, edits.remove_relation(path, key, names))]
+    text = edits.link_text(sidecar, other)
+    return [Edit(path, disk, edits.add_relation(path, key, text, names))]
+
+
+def supersede(
+    config: Config, sidecar: Sidecar, report: EditReport, old: str, new: str
+) -> list[Edit]:
+    """``old`` gets ``status: superseded`` and ``superseded_by: [[new]]``; ``new`` gets
+    ``supersedes: [[old]]``."""
+    old_path, old_disk = edits.page_of(config, sidecar, agent_input.target(old))
+    new_path, new_disk = edits.page_of(config, sidecar, agent_input.target(new))
+    if old_path == new_path:
+        raise AgentInputError(f"{old_path} cannot supersede itself")
+    loser = edits.then(
+        edits.set_key(old_path, "status", "superseded"),
+        edits.add_relation(
+            old_path,
+            "superseded_by",
+            edits.link_text(sidecar, new_path),
+            edits.name_keys(sidecar, new_path),
+        ),
+    )
+    winner = edits.add_relation(
+        new_path,
+        "supersedes",
+        edits.link_text(sidecar, old_path),
+        edits.name_keys(sidecar, old_path),
+    )
+    return [Edit(old_path, old_disk, loser), Edit(new_path, new_disk, winner)]
+
+
+def resolve(
+    config: Config,
+    sidecar: Sidecar,
+    report: EditReport,
+    page: str,
+    by: str = "supersede",
+    keep: str | None = None,
+) -> list[Edit]:
+    """Settle a ``contradicts`` pair of ``page``: the kept side (``keep``, default ``page``)
+    wins; the other is superseded by it (``by="supersede"``) or archived (``"archive"``);
+    the ``contradicts`` values between the two are removed from both pages."""
+    if by not in ("supersede", "archive"):
+        raise AgentInputError(f"--by is supersede or archive (got {by!r})")
+    path, _ = edits.page_of(config, sidecar, agent_input.target(page))
+    kept = edits.page_of(config, sidecar, agent_input.target(keep))[0] if keep else None
+    other = edits.contradiction_of(sidecar, path, kept)
+    winner, loser = (other, path) if kept == other else (path, other)
+    steps = []
+    for a, b in ((winner, loser), (loser, winner)):
+        disk = edits.page_of(config, sidecar, a)[1]
+        names = edits.name_keys(sidecar, b)
+        steps.append(Edit(a, disk, edits.remove_relation(a, "contradicts", names)))
+    if by == "archive":
+        disk = edits.page_of(config, sidecar, loser)[1]
+        steps.append(Edit(loser, disk, edits.set_key(loser, "status", "archived")))
+    else:
+        steps.extend(supersede(config, sidecar, report, loser, winner))
+    return _merged(steps)
+
+
+def _merged(steps: list[Edit]) -> list[Edit]:
+    """One edit per page (its changes in order), so each page is written once."""
+    by_path: dict[str, list[Edit]] = {}
+    for edit in steps:
+        by_path.setdefault(edit.path, []).append(edit)
+    return [
+        Edit(group[0].path, group[0].disk_path, edits.then(*(e.change for e in group)))
+        for group in by_path.values()
+    ]
+
+
+def _relation(config: Config, sidecar: Sidecar, text: str) -> tuple[str, str]:
+    """``(key, "[[target]]")`` of a ``TYPE=TARGET`` text: the target's own link when it names
+    a page, else the name as given (a forward reference, DESIGN §2)."""
+    kind, sep, target = text.partition("=")
+    if not sep:
+        raise AgentInputError(f"a relation is TYPE=TARGET, e.g. fixes=[[Bug 12]], not {text!r}")
+    name = agent_input.target(target)
+    try:
+        other, _ = edits.page_of(config, sidecar, name)
+    except PageNotFoundError:
+        return agent_input.relation_type(kind), f"[[{name}]]"
+    return agent_input.relation_type(kind), edits.link_text(sidecar, other)
+
+
+def _one_line(text: str, what: str) -> str:
+    value = " ".join(text.split())
+    if not value:
+        raise AgentInputError(f"a {what} must not be empty")
+    return value
+
+
+def remember_page(
+    config: Config,
+    sidecar: Sidecar,
+    report: EditReport,
+    title: str,
+    kind: str,
+    project: str | None = None,
+    tags: Sequence[str] = (),
+    aliases: Sequence[str] = (),
+    relations: Sequence[str] = (),
+    evidence: Sequence[str] = (),
+    body: str = "",
+    update: bool = False,
+) -> list[Edit]:
+    """A new page (:mod:`vault_sync.remember`), or with ``update`` the additions to the page
+    the title already names; ``relations`` are ``TYPE=TARGET`` texts.
+
+    Raises:
+        PageExistsError: the title names an existing page and ``update`` is not set.
+        AgentInputError: an argument in no accepted form.
+        OutsideVaultError: the configured folder leaves the vault.
+    """
+
+    def clean(text: str) -> str:
+        return edits.scrubbed(config, text, report)
+
+    page = remember.NewPage(
+        title=clean(_one_line(title, "title")),
+        kind=agent_input.relation_type(kind),
+        project=clean(project) if project else None,
+        tags=[clean(t) for t in agent_input.names(tags, "tag")],
+        aliases=[clean(a) for a in agent_input.names(aliases, "alias")],
+        relations=[_relation(config, sidecar, r) for r in relations],
+        evidence=[_scrubbed_evidence(agent_input.evidence(e), clean) for e in evidence],
+        body=clean(body),
+    )
+    table = sidecar.name_table()
+    existing = remember.existing_page(table, page.title)
+    if existing is not None:
+        if not update:
+            raise PageExistsError(
+                f"{page.title!r} names an existing page: {existing} (use --update to add to it)"
+            )
+        return [_update(config, sidecar, existing, page)]
+    folder = remember.folder_for(config, page.kind, page.project)
+    taken = {p.casefold() for p in [*table.by_path, *table.att_by_path]}
+    stem = remember.file_name(page.title)
+    path = remember.free_path(folder, stem, taken)
+    while (config.vault / path).exists():  # on disk, not yet synced
+        taken.add(path.casefold())
+        path = remember.free_path(folder, stem, taken)
+    confined(config.vault, path, (config.store_dir,))
+    text = page.text(path)
+    return [Edit(path, path, lambda _old: text, create=True)]
+
+
+def _update(config: Config, sidecar: Sidecar, path: str, page: remember.NewPage) -> Edit:
+    """The edit adding ``page``'s tags, aliases, relations, evidence and body to ``path``."""
+    _, disk = edits.page_of(config, sidecar, path)
+    steps = [
+        edits.add_values(path, "tags", page.tags),
+        edits.add_values(path, "aliases", page.aliases),
+        *(
+            edits.add_relation(path, key, text, {name_key(text.strip("[]"))})
+            for key, text in page.relations
+        ),
+        *(edits.add_evidence(path, entry) for entry in page.evidence),
+        edits.append_body(page.body),
+    ]
+    return Edit(path, disk, edits.then(*steps))
