@@ -189,6 +189,8 @@ def target_for(key: str, size: int | None) -> Target | None:
         return "≤ 100 ms", lambda f: _le(f, 100)
     if key == "query.cli_vs_grep" and size >= 100_000:
         return "faster than `rg`/`grep -il`", lambda f: _ratio_le(f, 0.999)
+    if key == "write.reinforce" and size == 10_000:  # issue 11
+        return "≤ 3× a whole-process query", lambda f: _ratio_le(f, 3.0)
     if key == "memory.watch_idle" and size == 10_000:
         return "≤ 150 MB", lambda f: _le(f, 150)
     if key in ("watch.visible_reader", "watch.visible_cli"):  # issue 3's goal, every size
@@ -576,8 +578,36 @@ def measure_query(ctx: Ctx) -> None:
     )
 
 
+def measure_write(ctx: Ctx) -> None:
+    """``vault-sync reinforce PAGE --evidence session:ID --json`` as a whole process (issue 11:
+    edit the page, then apply it to both stores), beside the whole-process ``query`` above.
+    Each run reinforces another page of the vault (a copy: the benchmark's own)."""
+    runs: list[float] = []
+    pages = sorted(ctx.texts)
+    for n in range(ctx.reps.query_cli):
+        page = pages[(n * 7919) % len(pages)]
+        ms_, out = benchlib.timed_run(
+            [*ctx.cmd, "reinforce", page, "--evidence", f"session:bench-{n}", "--json"]
+        )
+        if out.returncode != 0 or not json.loads(out.stdout)["pages"][0]["changed"]:
+            raise RuntimeError(f"reinforce {page!r} failed: {out.stderr.strip()}")
+        runs.append(ms_)
+    ctx.fig(
+        "write.reinforce",
+        "`vault-sync reinforce PAGE --evidence …` (whole process)",
+        runs,
+        baseline_key="query.cli",
+    )
+
+
 #: Run in this order for every vault. Later features append their own ``measure_*``.
-MEASURES: list[Callable[[Ctx], None]] = [measure_sync, measure_store, measure_watch, measure_query]
+MEASURES: list[Callable[[Ctx], None]] = [
+    measure_sync,
+    measure_store,
+    measure_watch,
+    measure_query,
+    measure_write,
+]
 
 
 # --------------------------------------------------------------------------- report
@@ -594,6 +624,7 @@ ORDER = (
     "query.inproc.CJK",
     "query.cli",
     "query.cli_vs_grep",
+    "write.reinforce",
     "watch.visible_reader",
     "watch.visible_cli",
     "watch.batch_apply",

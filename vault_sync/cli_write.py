@@ -16,7 +16,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from vault_sync.cli_common import emit_json, engine_for, json_option, one_line, vault_option
+from vault_sync.cli_common import (
+    emit_json,
+    engine_for,
+    json_option,
+    one_line,
+    print_notice,
+    vault_option,
+)
 
 if TYPE_CHECKING:
     from vault_sync.edits import EditReport
@@ -32,6 +39,7 @@ def _write_options(func: F) -> F:
 
 def _show(report: EditReport, as_json: bool) -> None:
     """Print a write's report: JSON, or per page its diff (or that nothing changed)."""
+    print_notice(report.notice)
     if as_json:
         emit_json(report.as_json())
         return

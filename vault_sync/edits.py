@@ -51,12 +51,14 @@ class EditReport:
         pages: per page written: ``{"path", "changed", "diff"}`` (diff: unified, scrubbed).
         redacted: labels of the secrets removed from the agent's input, in order found.
         dry_run: nothing was written.
+        notice: why the stores were synced or rebuilt first (a line for stderr), or ``None``.
     """
 
     command: str
     pages: list[dict[str, Any]] = field(default_factory=list)
     redacted: list[str] = field(default_factory=list)
     dry_run: bool = False
+    notice: str | None = None
 
     @property
     def changed_paths(self) -> list[str]:
