@@ -524,3 +524,73 @@ def test_two_clones_appending_evidence_conflict_with_both_lines_shown(
     )
     evidence = frontmatter_map(kept).mapping["evidence"]
     assert evidence[-2:] == ["session:a", "session:b"]
+
+
+def test_random_interleavings_of_person_and_agent_edits_lose_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Property: agent writes (evidence) and a person's saves (body lines, in place or by an
+    editor's rename) interleaved at the two points a save can land — before the last check,
+    or between the check and the rename (into the inode read) — lose no edit. The one window
+    left (an editor's rename between the check and the rename) is not drawn."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from vault_sync import edits
+    from vault_sync.agent_input import EvidenceInput
+
+    real_replace = os.replace
+    saves = st.lists(
+        st.tuples(st.sampled_from(["before-check", "after-check"]), st.booleans()), max_size=3
+    )
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.lists(saves, min_size=1, max_size=5))
+    def check(plan: list[list[tuple[str, bool]]]) -> None:
+        page = tmp_path / "p.md"
+        page.write_text(PAGE, encoding="utf-8")
+        for old in tmp_path.glob(".p.md.vault-sync-conflict*"):
+            old.unlink()
+        written: list[str] = []
+        pending: list[tuple[str, bool]] = []
+
+        def save(rename: bool) -> None:
+            line = f"person {len(written)}\n"
+            written.append(line)
+            if rename:  # an editor's save: a new file renamed over the page
+                tmp = tmp_path / ".p.md.tmp"
+                tmp.write_text(page.read_text(encoding="utf-8") + line, encoding="utf-8")
+                real_replace(tmp, page)
+            else:
+                with open(page, "a", encoding="utf-8") as f:
+                    f.write(line)
+
+        def before_check() -> None:
+            while pending and pending[0][0] == "before-check":
+                save(pending.pop(0)[1])
+
+        def replace(src: Any, dst: Any) -> None:
+            if Path(dst) == page and pending and pending[0][0] == "after-check":
+                pending.pop(0)
+                save(False)  # into the inode read (a rename here is the documented window)
+            real_replace(src, dst)
+
+        monkeypatch.setattr("vault_sync.atomic.os.replace", replace)
+        for n, interleaving in enumerate(plan):
+            pending[:] = interleaving
+            entry = EvidenceInput("session", f"agent-{n}")
+            try:
+                pagefile.edit_page(
+                    tmp_path, "p.md", edits.add_evidence("p.md", entry), before_replace=before_check
+                )
+            except EditConflictError as exc:  # the person's text stays, or is kept beside
+                assert "kept changing" in str(exc) or ".p.md.vault-sync-conflict" in str(exc)
+        text = page.read_text(encoding="utf-8")
+        copies = tmp_path.glob(".p.md.vault-sync-conflict*")
+        kept = "".join(c.read_text(encoding="utf-8") for c in copies)
+        for line in written:
+            assert line in text or line in kept
+        evidence = frontmatter_map(text).mapping["evidence"]
+        assert len(evidence) == len(set(map(str, evidence)))
+
+    check()

@@ -198,36 +198,71 @@ def edit_page(
 
     Raises:
         EditRefusedError: the page is not UTF-8 text (vault-sync never rewrites such a page).
-        EditConflictError: the page changed again and again (:data:`EDIT_ATTEMPTS` times).
+        EditConflictError: the page changed again and again (:data:`EDIT_ATTEMPTS` times),
+            or was saved twice around the rename: the save the page no longer holds is then
+            kept beside it (``.NAME.vault-sync-conflict``) and the message names that file.
         OSError: the page cannot be read or written (``FileNotFoundError`` when it is gone).
     """
     target = vault / disk_path
-    fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW)
+    fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW)  # the inode the page must be
+    lost: bytes | None = None  # a save found in a replaced inode, not yet in the page
     try:
         base = expect = _read_all(fd)  # the bytes to change; the bytes the page must hold
-        inode = _inode(os.fstat(fd))  # ... and the inode it must be, just before the rename
         mode = os.fstat(fd).st_mode & 0o7777
         for _ in range(EDIT_ATTEMPTS):
             text, new_text, new = _changed(disk_path, base, change)
             if new_text == text or dry_run:
                 return text, new_text
             try:
-                _replace(target, new, expect, inode, mode, before_replace)
-            except PageChangedError:  # changed since read: start again on the fresh bytes
-                os.close(fd)
+                _replace(target, new, expect, _inode(os.fstat(fd)), mode, before_replace)
+            except PageChangedError:
+                if lost is not None:  # saved twice meanwhile: keep the one not in the page
+                    raise _conflict_copy(target, disk_path, lost) from None
+                os.close(fd)  # changed since read: start again on the fresh bytes
                 fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW)
                 base = expect = _read_all(fd)
-                inode = _inode(os.fstat(fd))
                 continue
-            later = _read_all(fd)
-            if later == base:  # nothing was saved into the old inode meanwhile
+            if _read_all(fd) == expect:  # nothing was saved into the replaced inode
                 return text, new_text
             # A save in place into the inode read, between the last check and the rename:
-            # redo the change on it, over the file just written (if still untouched).
-            base, expect, inode = later, new, _inode(os.stat(target, follow_symlinks=False))
+            # redo the change on it, over the file just written (if that is still untouched).
+            # A second such save diverges from the first: it is kept beside the page.
+            later = _read_all(fd)
+            if lost is not None:
+                raise _conflict_copy(target, disk_path, later)
+            base = lost = later
+            os.close(fd)
+            fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW)
+            expect = new
     finally:
         os.close(fd)
+    if lost is not None:
+        raise _conflict_copy(target, disk_path, lost)
     raise EditConflictError(f"{disk_path} kept changing while it was edited; not written")
+
+
+#: Suffix of the hidden file a save is kept in when two saves raced an edit (a dot-name: the
+#: walker and the watcher leave it out).
+CONFLICT_SUFFIX = ".vault-sync-conflict"
+
+
+def _conflict_copy(target: Path, disk_path: str, data: bytes) -> EditConflictError:
+    """Keep ``data`` (a person's save that the page no longer holds) beside the page, as
+    ``.NAME.vault-sync-conflict`` (``-2``, ``-3``... when taken), and return the error
+    naming both files."""
+    number = 1
+    while True:  # never over an earlier copy
+        suffix = CONFLICT_SUFFIX if number == 1 else f"{CONFLICT_SUFFIX}-{number}"
+        copy = target.with_name(f".{target.name}{suffix}")
+        try:
+            _create_exclusive(copy, data)
+            break
+        except FileExistsError:
+            number += 1
+    return EditConflictError(
+        f"{disk_path} was saved twice while it was edited: it keeps the edit and the later"
+        f" save; the earlier save is kept in {copy.name} beside it: merge it by hand"
+    )
 
 
 def create_page(vault: Path, disk_path: str, text: str) -> None:
@@ -246,13 +281,19 @@ def create_page(vault: Path, disk_path: str, text: str) -> None:
     """
     target = vault / disk_path
     target.parent.mkdir(parents=True, exist_ok=True)
+    _create_exclusive(target, text.encode("utf-8"))
+
+
+def _create_exclusive(target: Path, data: bytes) -> None:
+    """Write ``target`` whole (temp file, fsync, hard link, fsync the folder) unless it
+    exists (``FileExistsError``)."""
     tmp = target.with_name(temp_name(target.name))
     try:
         with open(tmp, "xb") as out:
-            out.write(text.encode("utf-8"))
+            out.write(data)
             out.flush()
             os.fsync(out.fileno())
-        os.link(tmp, target)  # fails when the name exists: no page is ever replaced
+        os.link(tmp, target)  # fails when the name exists: no file is ever replaced
     finally:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
