@@ -594,3 +594,29 @@ def test_random_interleavings_of_person_and_agent_edits_lose_nothing(
         assert len(evidence) == len(set(map(str, evidence)))
 
     check()
+
+
+def test_any_configured_folder_is_inside_the_vault_or_refused(tmp_path: Path) -> None:
+    """Property: a `[write] folders` value, whatever its characters, gives a path inside the
+    vault (not in .git or the stores) or is refused with OutsideVaultError."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    vault = tmp_path / "vault"
+    vault.mkdir(exist_ok=True)
+    parts = st.sampled_from(["..", ".", "", "~", "/", "\\", "C:", ".git", ".vault-sync", "a", "é"])
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.lists(st.one_of(parts, st.text(max_size=8)), max_size=5))
+    def check(pieces: list[str]) -> None:
+        folder = "/".join(pieces)
+        try:
+            path = confined(vault, f"{folder}/page.md", (".vault-sync",))
+        except OutsideVaultError:
+            return
+        resolved = path.resolve()
+        assert resolved.is_relative_to(vault.resolve()) and resolved != vault.resolve()
+        top = resolved.relative_to(vault.resolve()).parts[0]
+        assert top.casefold() not in (".git", ".vault-sync")
+
+    check()
