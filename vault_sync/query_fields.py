@@ -1,17 +1,19 @@
-"""How one word or phrase of a query becomes a tantivy query over the index's fields.
+"""How the words and phrases of a query become tantivy queries over the index's fields.
 
-Part of the retrieval layer (4), beside :mod:`vault_sync.retrieve`, which interprets the
-user's text and runs the plan: here are the fields a clause searches and when, their boosts
-(every ranking constant, with its source or its ``eval`` measurement), the disjunction-max
-over a clause's fields, the phrase-and-parts query of a word that splits into several
-tokens, and the bigrams of a CJK run.
+Part of the retrieval layer (4), beside :mod:`vault_sync.retrieve`, which builds the plan from
+these clauses and runs it: here are the clauses of user text (:func:`read_clauses`: words,
+phrases, exclusions, stop words and repeats left out), the fields a clause searches and when,
+their boosts (every ranking constant, with its source or its ``eval`` measurement), the
+disjunction-max over a clause's fields, the phrase-and-parts query of a word that splits into
+several tokens, and the bigrams of a CJK run.
 """
 
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import tantivy
 
@@ -20,12 +22,13 @@ from vault_sync.index import (
     CODE_ANALYZER,
     EN_ANALYZER,
     IDENT_ANALYZER,
+    MAX_TOKEN_BYTES,
     analyzer,
     has_cjk,
     is_identifier,
     schema,
 )
-from vault_sync.stopwords import CJK_STOP_WORDS
+from vault_sync.stopwords import CJK_STOP_WORDS, STOP_WORDS
 
 #: BM25 parameters. tantivy fixes them (TECH-NOTES §1.5, read from ``explain``); stated here
 #: so ``--explain`` can show them.
@@ -210,7 +213,14 @@ def _field_query(field: str, tokens: list[tuple[int, str]], *, with_parts: bool)
 
 def clause_parts(text: str, *, phrase: bool, boosts: Mapping[str, float]) -> list[FieldQuery]:
     """One clause (a word or phrase as typed) searched in every field that applies, each
-    with its boost; ``phrase`` keeps a split word or CJK run whole (no parts, no bigrams)."""
+    with its boost; ``phrase`` keeps a split word or CJK run whole (no parts, no bigrams).
+
+    :func:`clause_query` scores them as a disjunction-max (:data:`TIE_BREAKER`), plus the
+    exact-identifier bonus (:data:`BONUS_FIELDS`) for snake_case or CamelCase words. A word
+    that splits into several tokens (``atomic_write_json``) matches as a phrase
+    (:data:`PHRASE_BOOST`) and, in ``body``, by its parts, so pages holding the words apart
+    are found below the exact literal; a CJK run, by its bigrams (:func:`_bigrams`).
+    """
     parts = []
     for spec in _SEARCH_FIELDS:
         if not spec.applies(text):
@@ -238,3 +248,80 @@ def clause_query(parts: list[FieldQuery]) -> tantivy.Query:
         return best
     subs = [best] if best is not None else []
     return tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in [*subs, *bonus]])
+
+
+# --------------------------------------------------------------------------- user text
+
+_WORD = re.compile(r"\w+")
+
+#: One clause of user text: an optional ``-`` and a quoted phrase or a run of non-blanks.
+_CLAUSE = re.compile(r'(-?)"([^"]*)"|(-?)([^\s"]+)')
+_EDGE_PUNCTUATION = "".join(chr(c) for c in range(33, 127) if not chr(c).isalnum())
+
+
+def _stop_clauses(text: str) -> set[int]:
+    """Start offsets of the unquoted, non-excluded words of ``text`` that are stop words,
+    when a positive word or phrase outside the list remains (else none: ``the who`` searches
+    its words)."""
+    stops, others = set(), 0
+    for match in _CLAUSE.finditer(text):
+        word = match.group(4) if match.group(2) is None and not match.group(3) else None
+        if word is not None and word.strip(_EDGE_PUNCTUATION).lower() in STOP_WORDS:
+            stops.add(match.start())
+            continue
+        if not (match.group(1) or match.group(3)):
+            others += 1
+    return stops if others else set()
+
+
+@dataclass
+class Clauses:
+    """The clauses of user text, sorted by what the query does with them."""
+
+    should: list[tantivy.Query] = field(default_factory=list)
+    must: list[tantivy.Query] = field(default_factory=list)
+    must_not: list[tantivy.Query] = field(default_factory=list)
+    parts: list[FieldQuery] = field(default_factory=list)
+    literals: list[str] = field(default_factory=list)
+    too_long: list[str] = field(default_factory=list)
+
+
+def read_clauses(
+    text: str,
+    *,
+    drop_stop_words: bool,
+    keep_repeats: bool,
+    phrases_required: bool,
+    boosts: Mapping[str, float],
+) -> Clauses:
+    """Each clause of ``text`` (NFC) as field queries: positive words, required phrases,
+    exclusions; the words too long to be indexed are noted (see :func:`build_query`)."""
+    out = Clauses()
+    stops = _stop_clauses(text) if drop_stop_words else set()
+    seen: set[tuple[bool, str]] = set()
+    for match in _CLAUSE.finditer(text):
+        if match.start() in stops:
+            continue
+        quoted = match.group(2) is not None
+        exclude = bool(match.group(1) if quoted else match.group(3))
+        clause = (match.group(2) if quoted else match.group(4)).strip()
+        is_phrase = quoted and (phrases_required or exclude)
+        if not exclude and not keep_repeats:
+            # a word asked twice ("Melanie ... Melanie?") counts once, as in plain BM25
+            key = (is_phrase, clause.strip(_EDGE_PUNCTUATION).casefold())
+            if key in seen:
+                continue
+            seen.add(key)
+        # an excluded word is matched exactly: `-atomic_write_json` must not drop pages
+        # that merely hold "atomic" or "json"
+        parts = clause_parts(clause, phrase=is_phrase or exclude, boosts=boosts) if clause else []
+        if not parts:
+            out.too_long += [w for w in _WORD.findall(clause) if len(w.encode()) >= MAX_TOKEN_BYTES]
+            continue
+        if exclude:
+            out.must_not.append(clause_query(parts))
+            continue
+        (out.must if is_phrase else out.should).append(clause_query(parts))
+        out.parts += parts
+        out.literals.append(clause)
+    return out

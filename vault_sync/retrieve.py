@@ -4,7 +4,8 @@ Layer 4 (STYLE.md): above the index (:mod:`vault_sync.index`, storage and raw se
 fast-starting ``query`` path, so it imports nothing heavier than ``tantivy``.
 
 A query is built apart from running it (sqlite-utils' ``search_sql`` / ``search``):
-:func:`build_query` is the one place user text is interpreted and returns a plain
+:func:`build_query` is the one place user text is interpreted (its clauses read by
+:func:`vault_sync.query_fields.read_clauses`) and returns a plain
 :class:`QueryPlan`; :func:`run_query` runs a plan against an index; :func:`search` does both.
 User text never reaches tantivy's query-string parser, so ``:``, ``(`` or ``*`` are plain
 punctuation, not syntax. Ranking is BM25 with field boosts (the constants below, to be tuned
@@ -36,19 +37,11 @@ from vault_sync.query_fields import (
     FIELD_BOOSTS,
     PHRASE_BOOST,
     TIE_BREAKER,
-    FieldQuery,
+    Clauses,
     QueryPlan,
-    clause_parts,
-    clause_query,
+    read_clauses,
 )
 from vault_sync.snippets import SNIPPET_MAX_CHARS, Snippet, make_snippet
-from vault_sync.stopwords import STOP_WORDS
-
-_WORD = re.compile(r"\w+")
-
-#: One clause of user text: an optional ``-`` and a quoted phrase or a run of non-blanks.
-_CLAUSE = re.compile(r'(-?)"([^"]*)"|(-?)([^\s"]+)')
-
 
 #: Ranking switches ``eval --ablate`` can flip, by name: each is a stage or option of this
 #: module that ``search(switches={name})`` turns off (or on). Add a name here with its stage.
@@ -60,22 +53,48 @@ SWITCHES: dict[str, str] = {
 }
 #: The field boosts before ``eval`` measured them (switch ``title-boost-3``).
 _BOOSTS_BEFORE_EVAL = {"title": 3.0, "names_cjk": 3.0, "name": 2.0, "name_cjk": 2.0}
-_EDGE_PUNCTUATION = "".join(chr(c) for c in range(33, 127) if not chr(c).isalnum())
 
 
-def _stop_clauses(text: str) -> set[int]:
-    """Start offsets of the unquoted, non-excluded words of ``text`` that are stop words,
-    when a positive word or phrase outside the list remains (else none: ``the who`` searches
-    its words)."""
-    stops, others = set(), 0
-    for match in _CLAUSE.finditer(text):
-        word = match.group(4) if match.group(2) is None and not match.group(3) else None
-        if word is not None and word.strip(_EDGE_PUNCTUATION).lower() in STOP_WORDS:
-            stops.add(match.start())
-            continue
-        if not (match.group(1) or match.group(3)):
-            others += 1
-    return stops if others else set()
+def _nothing_to_search(text: str, clauses: Clauses) -> QuerySyntaxError:
+    """The error for text with no positive word or phrase to look for."""
+    if clauses.must_not:
+        return QuerySyntaxError("a query needs at least one word to look for; -word only excludes")
+    if clauses.too_long:
+        word = clauses.too_long[0]
+        return QuerySyntaxError(
+            f"words of {MAX_TOKEN_BYTES} bytes or more are not indexed:"
+            f" {word[:40]!r}... ({len(word.encode())} bytes)"
+        )
+    return QuerySyntaxError(f"no searchable words in query: {text.strip()!r}")
+
+
+def _filters(
+    kind: str | None, project: str | None, tag: str | None
+) -> list[tuple[tantivy.Occur, tantivy.Query]]:
+    """The exact filters as required clauses that add nothing to the score."""
+    fields = schema()
+    out = []
+    for name, value in (("kind", kind), ("project", project), ("tag_filter", tag)):
+        if value is not None:
+            # a tag as written in a page (`#incident`) is the tag `incident`, and a kind is
+            # one of the lower-case kind names (`Bug` is `bug`)
+            term = value.lower().lstrip("#") if name == "tag_filter" else value
+            term = term.lower() if name == "kind" else term
+            exact = tantivy.Query.term_query(fields, name, term)
+            out.append((tantivy.Occur.Must, tantivy.Query.const_score_query(exact, 0.0)))
+    return out
+
+
+def _combined(
+    clauses: Clauses, filters: list[tuple[tantivy.Occur, tantivy.Query]]
+) -> tantivy.Query:
+    """The whole query: the phrases must match, and of the words at least one when there is
+    no phrase; no excluded clause may match; the filters must."""
+    occur = tantivy.Occur
+    positive = [(occur.Must, q) for q in clauses.must] + [(occur.Should, q) for q in clauses.should]
+    top = [(occur.Must, tantivy.Query.boolean_query(positive))]
+    top += [(occur.MustNot, q) for q in clauses.must_not]
+    return tantivy.Query.boolean_query(top + filters)
 
 
 def build_query(
@@ -94,13 +113,9 @@ def build_query(
     Grammar: blank-separated words are OR-ed and ranked by BM25; ``"a quoted phrase"`` must
     match as a phrase; ``-word`` or ``-"a phrase"`` excludes pages. Anything else (``:``,
     ``(``, ``*``, ``+``, and a ``"`` left unclosed, as in a question quoting a title) is plain
-    text, split away by the analyzers. Each word or phrase is
-    searched in every field that applies (see :data:`FIELD_BOOSTS`) and scored as a
-    disjunction-max over them (:data:`TIE_BREAKER`), plus the exact-identifier bonus
-    (:data:`BONUS_FIELDS`) for snake_case or CamelCase words. A word that splits into several tokens
-    (``atomic_write_json``) matches as a phrase (:data:`PHRASE_BOOST`) and, in ``body``, by its
-    parts, so pages holding the words apart are found below the exact literal. Filters are
-    exact terms that must match and add nothing to the score.
+    text, split away by the analyzers. Each word or phrase is searched as
+    :func:`vault_sync.query_fields.clause_parts` says. Filters are exact terms that must match
+    and add nothing to the score.
 
     Args:
         text: the query as the user typed it.
@@ -128,67 +143,17 @@ def build_query(
         raise ValueError(f"unknown fields in boosts: {sorted(unknown)}")
     if not text.strip():
         raise QuerySyntaxError("empty query: give at least one word to search for")
-    should: list[tantivy.Query] = []
-    must: list[tantivy.Query] = []
-    must_not: list[tantivy.Query] = []
-    plan_parts: list[FieldQuery] = []
-    literals: list[str] = []
-    too_long: list[str] = []
-    stops = _stop_clauses(text) if drop_stop_words else set()
-    seen: set[tuple[bool, str]] = set()
-    for match in _CLAUSE.finditer(text):
-        if match.start() in stops:
-            continue
-        quoted = match.group(2) is not None
-        exclude = bool(match.group(1) if quoted else match.group(3))
-        clause = (match.group(2) if quoted else match.group(4)).strip()
-        is_phrase = quoted and (phrases_required or exclude)
-        if not exclude and not keep_repeats:
-            # a word asked twice ("Melanie ... Melanie?") counts once, as in plain BM25
-            key = (is_phrase, clause.strip(_EDGE_PUNCTUATION).casefold())
-            if key in seen:
-                continue
-            seen.add(key)
-        # an excluded word is matched exactly: `-atomic_write_json` must not drop pages
-        # that merely hold "atomic" or "json"
-        parts = clause_parts(clause, phrase=is_phrase or exclude, boosts=used) if clause else []
-        if not parts:
-            too_long += [w for w in _WORD.findall(clause) if len(w.encode()) >= MAX_TOKEN_BYTES]
-            continue
-        if exclude:
-            must_not.append(clause_query(parts))
-            continue
-        (must if is_phrase else should).append(clause_query(parts))
-        plan_parts += parts
-        literals.append(clause)
-    if not (should or must):
-        if must_not:
-            raise QuerySyntaxError(
-                "a query needs at least one word to look for; -word only excludes"
-            )
-        if too_long:
-            raise QuerySyntaxError(
-                f"words of {MAX_TOKEN_BYTES} bytes or more are not indexed:"
-                f" {too_long[0][:40]!r}... ({len(too_long[0].encode())} bytes)"
-            )
-        raise QuerySyntaxError(f"no searchable words in query: {text.strip()!r}")
-    occur = tantivy.Occur
-    # phrases must match; of the words, at least one when no phrase
-    positive = [(occur.Must, q) for q in must] + [(occur.Should, q) for q in should]
-    top = [(occur.Must, tantivy.Query.boolean_query(positive))]
-    top += [(occur.MustNot, q) for q in must_not]
-    fields = schema()
-    for field, value in (("kind", kind), ("project", project), ("tag_filter", tag)):
-        if value is not None:
-            # a tag as written in a page (`#incident`) is the tag `incident`, and a kind is
-            # one of the lower-case kind names (`Bug` is `bug`)
-            term = value.lower().lstrip("#") if field == "tag_filter" else value
-            term = term.lower() if field == "kind" else term
-            exact = tantivy.Query.term_query(fields, field, term)
-            top.append((occur.Must, tantivy.Query.const_score_query(exact, 0.0)))
-    return QueryPlan(
-        tantivy.Query.boolean_query(top), tuple(plan_parts), tuple(literals), MappingProxyType(used)
+    clauses = read_clauses(
+        text,
+        drop_stop_words=drop_stop_words,
+        keep_repeats=keep_repeats,
+        phrases_required=phrases_required,
+        boosts=used,
     )
+    if not (clauses.should or clauses.must):
+        raise _nothing_to_search(text, clauses)
+    query = _combined(clauses, _filters(kind, project, tag))
+    return QueryPlan(query, tuple(clauses.parts), tuple(clauses.literals), MappingProxyType(used))
 
 
 # --------------------------------------------------------------------------- hits
@@ -345,6 +310,23 @@ def run_query(
         return hits
 
 
+def _switched(switches: frozenset[str], boosts: Mapping[str, float] | None) -> dict[str, Any]:
+    """The :func:`build_query` options that ``switches`` (:data:`SWITCHES`) set.
+
+    Raises:
+        ValueError: an unknown switch.
+    """
+    if unknown := switches - SWITCHES.keys():
+        raise ValueError(f"unknown ranking switches: {sorted(unknown)}")
+    if "title-boost-3" in switches:
+        boosts = {**_BOOSTS_BEFORE_EVAL, **(boosts or {})}
+    return {
+        "drop_stop_words": "keep-stop-words" not in switches,
+        "keep_repeats": "keep-repeats" in switches,
+        "boosts": boosts,
+    }
+
+
 def search(
     index: PageIndex,
     text: str,
@@ -385,19 +367,8 @@ def search(
     """
     if limit < 1:
         raise ValueError(f"limit must be at least 1, not {limit}")
-    if unknown := switches - SWITCHES.keys():
-        raise ValueError(f"unknown ranking switches: {sorted(unknown)}")
     del now  # no stage reads it yet (the ranking issue's date stage will)
-    if "title-boost-3" in switches:
-        boosts = {**_BOOSTS_BEFORE_EVAL, **(boosts or {})}
-    options: dict[str, Any] = {
-        "kind": kind,
-        "project": project,
-        "tag": tag,
-        "drop_stop_words": "keep-stop-words" not in switches,
-        "keep_repeats": "keep-repeats" in switches,
-        "boosts": boosts,
-    }
+    options = {"kind": kind, "project": project, "tag": tag, **_switched(switches, boosts)}
     plan = build_query(text, **options)
     hits = run_query(index, plan, limit=limit, explain=explain, snippets=snippets)
     if hits or '"' not in text or "phrases-required" in switches:

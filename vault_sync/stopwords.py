@@ -2,7 +2,7 @@
 
 Lucene's 33 English stop words (``EnglishAnalyzer.ENGLISH_STOP_WORDS_SET``) plus pronouns,
 auxiliaries and wh-words, which natural-language questions are full of (docs/eval.md lists
-them). Used by the query (``retrieve.build_query``, only for unquoted words, and only when a
+them). Used by the query (``query_fields.read_clauses``, only for unquoted words, and only when a
 word outside the list remains) and by eval's plain-BM25 baseline.
 """
 
