@@ -40,16 +40,23 @@ BM25_B = 0.75
 #: (title > name > body): measured with ``eval`` (docs/eval.md), the boosts 3 and 2 let
 #: numbers in a title (``session 12``) outscore the body that answers and lost to plain BM25
 #: (LoCoMo dev MRR 0.795 -> 0.805; 1.0 to 1.2 tie on dev; test decided within that range, where
-#: the plain-BM25 floor holds). Their CJK copies follow them. Aliases stay at 3 (a name the
-#: user gave the page). ``body_ident`` is the exact-identifier boost; ``body_code`` (CamelCase
-#: and snake_case parts) is weaker evidence than a whole word, so it sits below ``body``.
+#: the plain-BM25 floor holds). Aliases stay at 3 (a name the user gave the page).
+#: ``headings`` 1.0 (was 2): a page of one heading (an SRD spell, a short doc page) holds its
+#: name there, so the heading acted as a second, stronger title and outscored the long page
+#: whose section answers (dev MRR, obsidian-tasks 0.813 -> 0.854, silverbullet 0.809 -> 0.849).
+#: The CJK copies weigh less than the body's: a CJK run is searched by its bigrams, each its
+#: own clause, and a two-character name (``法师``, ``秘法``) matched by one bigram outscored the
+#: page that holds the question's other bigrams (dnd-srd-zh dev MRR 0.804 -> 0.854 at 0.8).
+#: ``body_ident`` is the exact-identifier boost; ``body_code`` (CamelCase and snake_case
+#: parts) is weaker evidence than a whole word, so it sits below ``body``.
 FIELD_BOOSTS: dict[str, float] = {
     "title": 1.1,
     "aliases": 3.0,
-    "names_cjk": 1.1,
+    "names_cjk": 0.8,
     "name": 1.05,
-    "name_cjk": 1.05,
-    "headings": 2.0,
+    "name_cjk": 0.75,
+    "headings": 1.0,
+    "headings_cjk": 0.3,
     "tags_text": 2.0,
     "metadata": 1.0,
     "metadata_cjk": 1.0,
@@ -58,6 +65,9 @@ FIELD_BOOSTS: dict[str, float] = {
     "body_code": 0.8,
     "body_ident": 2.0,
 }
+#: The field boosts before the tuning of issue 16 (switch ``boosts-before``); ``headings_cjk``
+#: 0 is the field not searched, as before it existed.
+BOOSTS_BEFORE = {"names_cjk": 1.1, "name_cjk": 1.05, "headings": 2.0, "headings_cjk": 0.0}
 #: Fields added to a clause's score in full rather than through its disjunction-max: a page
 #: holding the typed identifier literally gains its whole boosted score (case S3).
 BONUS_FIELDS = frozenset({"body_ident"})
@@ -65,6 +75,19 @@ BONUS_FIELDS = frozenset({"body_ident"})
 #: (``atomic_write_json`` -> atomic, write, json), over the parts OR-ed in ``body``. Initial
 #: value, to be tuned by ``eval``.
 PHRASE_BOOST = 1.5
+#: Weight of the phrase bonus of two adjacent content words (``Arcane Recovery``, ``support
+#: group``, ``Lay On Hands``: at most :data:`PAIR_GAP` stop words between), over the words'
+#: own clauses: a page holding the words together ranks above pages holding one of them in a
+#: short field. Measured on dev: LoCoMo MRR 0.809 -> 0.821, LongMemEval 0.711 -> 0.721,
+#: silverbullet 0.780 -> 0.797 at 0.3; 0.5 scored higher on dev but put LoCoMo test R@5 0.1
+#: under plain BM25 (docs/eval.md).
+PAIR_BOOST = 0.3
+#: Most stop words between the two words of a pair (``Lay On Hands``); 0 and 2 scored lower.
+PAIR_GAP = 1
+#: Weight of a whole CJK run as a phrase, beside its bigrams' clauses: a page holding the
+#: words as typed (``死亡豁免``) ranks above pages holding its bigrams apart (dev, 1 to 3:
+#: dnd-srd-zh MRR 0.804 -> 0.854).
+RUN_PHRASE_BOOST = 3.0
 #: Each clause scores ``max(field scores) + TIE_BREAKER * (sum of the other field scores)``
 #: (a disjunction-max, as Lucene's ``dis_max``), so one word indexed in five analysis copies of
 #: the body is not counted five times. Initial value, to be tuned by ``eval``.
@@ -132,6 +155,7 @@ _SEARCH_FIELDS: tuple[_SearchField, ...] = (
     _SearchField("metadata", EN_ANALYZER, _always),
     _SearchField("body", EN_ANALYZER, _always),
     _SearchField("names_cjk", CJK_ANALYZER, has_cjk),
+    _SearchField("headings_cjk", CJK_ANALYZER, has_cjk),
     _SearchField("name_cjk", CJK_ANALYZER, has_cjk),
     _SearchField("metadata_cjk", CJK_ANALYZER, has_cjk),
     _SearchField("body_cjk", CJK_ANALYZER, has_cjk),
@@ -274,6 +298,33 @@ def _stop_clauses(text: str) -> set[int]:
     return stops if others else set()
 
 
+@dataclass(frozen=True)
+class ClauseRules:
+    """How user text becomes clauses; each rule is measured by ``eval`` (docs/eval.md) and
+    has a ranking switch that turns it off (``retrieve.SWITCHES``).
+
+    Attributes:
+        drop_stop_words: leave out unquoted stop words (:mod:`vault_sync.stopwords`) when
+            another word remains.
+        keep_repeats: score a word or phrase each time it is typed (else once).
+        phrases_required: a quoted phrase must match (else it is searched as its words, the
+            phrase ranking first).
+        word_pairs: add the phrase bonus of adjacent content words (:data:`PAIR_BOOST`).
+        cjk_bigrams: search a CJK run by its bigrams, each a clause (:data:`RUN_PHRASE_BOOST`);
+            else the run is one clause, its bigrams OR-ed inside each field.
+    """
+
+    drop_stop_words: bool = True
+    keep_repeats: bool = False
+    phrases_required: bool = True
+    word_pairs: bool = True
+    cjk_bigrams: bool = True
+
+
+#: The rules of the default ranking.
+DEFAULT_RULES = ClauseRules()
+
+
 @dataclass
 class Clauses:
     """The clauses of user text, sorted by what the query does with them."""
@@ -285,19 +336,19 @@ class Clauses:
     literals: list[str] = field(default_factory=list)
     too_long: list[str] = field(default_factory=list)
 
+    def add(self, parts: list[FieldQuery], boost: float = 1.0) -> None:
+        """Add a scoring clause of ``parts`` (weighted ``boost``), kept for ``explain``."""
+        query = clause_query(parts)
+        self.should.append(query if boost == 1.0 else tantivy.Query.boost_query(query, boost))
+        self.parts += parts
 
-def read_clauses(
-    text: str,
-    *,
-    drop_stop_words: bool,
-    keep_repeats: bool,
-    phrases_required: bool,
-    boosts: Mapping[str, float],
-) -> Clauses:
+
+def read_clauses(text: str, *, rules: ClauseRules, boosts: Mapping[str, float]) -> Clauses:
     """Each clause of ``text`` (NFC) as field queries: positive words, required phrases,
-    exclusions; the words too long to be indexed are noted (see :func:`build_query`)."""
+    exclusions, CJK bigrams and word pairs; the words too long to be indexed are noted (see
+    ``retrieve.build_query``)."""
     out = Clauses()
-    stops = _stop_clauses(text) if drop_stop_words else set()
+    stops = _stop_clauses(text) if rules.drop_stop_words else set()
     seen: set[tuple[bool, str]] = set()
     for match in _CLAUSE.finditer(text):
         if match.start() in stops:
@@ -305,8 +356,8 @@ def read_clauses(
         quoted = match.group(2) is not None
         exclude = bool(match.group(1) if quoted else match.group(3))
         clause = (match.group(2) if quoted else match.group(4)).strip()
-        is_phrase = quoted and (phrases_required or exclude)
-        if not exclude and not keep_repeats:
+        is_phrase = quoted and (rules.phrases_required or exclude)
+        if not exclude and not rules.keep_repeats:
             # a word asked twice ("Melanie ... Melanie?") counts once, as in plain BM25
             key = (is_phrase, clause.strip(_EDGE_PUNCTUATION).casefold())
             if key in seen:
@@ -317,11 +368,84 @@ def read_clauses(
         parts = clause_parts(clause, phrase=is_phrase or exclude, boosts=boosts) if clause else []
         if not parts:
             out.too_long += [w for w in _WORD.findall(clause) if len(w.encode()) >= MAX_TOKEN_BYTES]
-            continue
-        if exclude:
+        elif exclude:
             out.must_not.append(clause_query(parts))
-            continue
-        (out.must if is_phrase else out.should).append(clause_query(parts))
-        out.parts += parts
-        out.literals.append(clause)
+        elif (
+            rules.cjk_bigrams and not quoted and _cjk_run_clauses(clause, out, seen, rules, boosts)
+        ):
+            out.literals.append(clause)
+        else:
+            (out.must if is_phrase else out.should).append(clause_query(parts))
+            out.parts += parts
+            out.literals.append(clause)
+    if rules.word_pairs:
+        for span in _word_pairs(text, _stop_clauses(text)):
+            if pair := clause_parts(span, phrase=True, boosts=boosts):
+                out.add(pair, PAIR_BOOST)
     return out
+
+
+def _cjk_run_clauses(
+    run: str,
+    out: Clauses,
+    seen: set[tuple[bool, str]],
+    rules: ClauseRules,
+    boosts: Mapping[str, float],
+) -> bool:
+    """Add a CJK run of more than one bigram as its whole phrase (:data:`RUN_PHRASE_BOOST`)
+    and a clause per bigram and per other word in it (repeats once, unless kept); ``False``
+    (nothing added) for a run without CJK or of one bigram."""
+    if not has_cjk(run):
+        return False
+    words = cjk_words(run)
+    if words == [run]:
+        return False
+    out.add(clause_parts(run, phrase=True, boosts=boosts), RUN_PHRASE_BOOST)
+    for word in words:
+        key = (False, word.casefold())
+        if key in seen and not rules.keep_repeats:
+            continue
+        seen.add(key)
+        if parts := clause_parts(word, phrase=True, boosts=boosts):
+            out.add(parts)
+    return True
+
+
+def cjk_words(run: str) -> list[str]:
+    """The words a CJK run is searched by: each bigram of adjacent CJK characters, but those
+    holding a character of a function word (:data:`~vault_sync.stopwords.CJK_STOP_WORDS`)
+    where it occurs, then the run's words of other scripts (``20d6``); a lone character is its
+    own word. ``屏住呼吸最多能坚持多久`` -> ``屏住``, ``住呼``, ``呼吸``, ... (no ``多久``)."""
+    tokens = _positioned(CJK_ANALYZER, run)
+    stop: set[int] = set()
+    for i, ((p, a), (q, b)) in enumerate(itertools.pairwise(tokens)):
+        if q == p + 1 and a + b in CJK_STOP_WORDS:
+            stop.update((i, i + 1))
+    out: dict[str, None] = {}
+    for i, ((p, a), (q, b)) in enumerate(itertools.pairwise(tokens)):
+        if i not in stop and i + 1 not in stop and q == p + 1 and has_cjk(a) and has_cjk(b):
+            out[a + b] = None
+    if len(tokens) == 1 and has_cjk(tokens[0][1]):
+        out[tokens[0][1]] = None
+    out.update(dict.fromkeys(t for _, t in tokens if not has_cjk(t)))
+    return list(out)
+
+
+def _word_pairs(text: str, stops: set[int]) -> list[str]:
+    """The spans of ``text`` holding two adjacent unquoted content words, with at most
+    :data:`PAIR_GAP` stop words (start offsets ``stops``) between them: ``Lay On Hands`` ->
+    ``Lay On Hands``; ``how do I reuse the query`` -> ``reuse the query``. Not across a quoted
+    phrase, an excluded word, punctuation alone or CJK text."""
+    out: dict[str, None] = {}
+    prev, gap = None, 0
+    for match in _CLAUSE.finditer(text):
+        word = match.group(4) if match.group(2) is None and not match.group(3) else None
+        if word is None or has_cjk(word) or not _WORD.search(word):
+            prev = None
+        elif match.start() in stops:
+            gap += 1
+        else:
+            if prev is not None and gap <= PAIR_GAP:
+                out[text[prev : match.end()]] = None
+            prev, gap = match.start(), 0
+    return list(out)

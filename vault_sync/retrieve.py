@@ -18,7 +18,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
 
@@ -34,9 +34,12 @@ from vault_sync.index import (
 from vault_sync.query_fields import (
     BM25_B,
     BM25_K1,
+    BOOSTS_BEFORE,
+    DEFAULT_RULES,
     FIELD_BOOSTS,
     PHRASE_BOOST,
     TIE_BREAKER,
+    ClauseRules,
     Clauses,
     QueryPlan,
     read_clauses,
@@ -50,6 +53,9 @@ SWITCHES: dict[str, str] = {
     "keep-repeats": "score a word typed twice twice",
     "phrases-required": "a quoted phrase no page holds finds nothing (no fallback to its words)",
     "title-boost-3": "title and aliases boost 3, file name 2 (the boosts before eval)",
+    "no-word-pairs": "no phrase bonus for two adjacent content words",
+    "cjk-one-clause": "a CJK run is one clause, its bigrams OR-ed in each field",
+    "boosts-before": "headings 2, CJK headings not searched, CJK names 1.1 (before the tuning)",
 }
 #: The field boosts before ``eval`` measured them (switch ``title-boost-3``).
 _BOOSTS_BEFORE_EVAL = {"title": 3.0, "names_cjk": 3.0, "name": 2.0, "name_cjk": 2.0}
@@ -103,9 +109,7 @@ def build_query(
     kind: str | None = None,
     project: str | None = None,
     tag: str | None = None,
-    drop_stop_words: bool = True,
-    keep_repeats: bool = False,
-    phrases_required: bool = True,
+    rules: ClauseRules = DEFAULT_RULES,
     boosts: Mapping[str, float] | None = None,
 ) -> QueryPlan:
     """Build the query for user text: the one place user input is interpreted.
@@ -122,13 +126,10 @@ def build_query(
         kind, project, tag: exact filters (``kind`` and ``tag`` compared lowercased, a
             leading ``#`` dropped; a tag also matches its nested tags, ``inline`` finds
             ``inline/nested`` as Obsidian's tag search does), or ``None``.
-        drop_stop_words: leave out unquoted stop words (:mod:`vault_sync.stopwords`) when
-            another word remains; measured by ``eval`` on LoCoMo (docs/eval.md), where
-            scoring "when did the ... to" lost to plain BM25.
-        phrases_required: a quoted phrase must match (else it is searched as its words, the
-            phrase ranking first: :func:`search`'s fallback when required phrases found nothing).
-        keep_repeats: score a word or phrase each time it is typed (else once: a repeat,
-            case and edge punctuation aside, is left out; measured by ``eval``).
+        rules: how the text becomes clauses (stop words, repeats, phrases, word pairs, CJK
+            bigrams: :class:`~vault_sync.query_fields.ClauseRules`, measured by ``eval``);
+            :func:`search` asks again with ``phrases_required=False`` when required phrases
+            found nothing.
         boosts: field boosts to use instead of :data:`FIELD_BOOSTS`' (by field name; the
             rest keep their default), e.g. for tuning with ``eval``.
 
@@ -145,9 +146,7 @@ def build_query(
         raise QuerySyntaxError("empty query: give at least one word to search for")
     clauses = read_clauses(
         text,
-        drop_stop_words=drop_stop_words,
-        keep_repeats=keep_repeats,
-        phrases_required=phrases_required,
+        rules=rules,
         boosts=used,
     )
     if not (clauses.should or clauses.must):
@@ -320,11 +319,15 @@ def _switched(switches: frozenset[str], boosts: Mapping[str, float] | None) -> d
         raise ValueError(f"unknown ranking switches: {sorted(unknown)}")
     if "title-boost-3" in switches:
         boosts = {**_BOOSTS_BEFORE_EVAL, **(boosts or {})}
-    return {
-        "drop_stop_words": "keep-stop-words" not in switches,
-        "keep_repeats": "keep-repeats" in switches,
-        "boosts": boosts,
-    }
+    if "boosts-before" in switches:
+        boosts = {**BOOSTS_BEFORE, **(boosts or {})}
+    rules = ClauseRules(
+        drop_stop_words="keep-stop-words" not in switches,
+        keep_repeats="keep-repeats" in switches,
+        word_pairs="no-word-pairs" not in switches,
+        cjk_bigrams="cjk-one-clause" not in switches,
+    )
+    return {"rules": rules, "boosts": boosts}
 
 
 def search(
@@ -353,7 +356,8 @@ def search(
             today; accepted for the ranking's date stage, which no stage reads yet.
         switches: names of :data:`SWITCHES` to flip (``eval --ablate``).
             When the quoted phrases of ``text`` leave no hit, the query is asked again with
-            them as words (see ``phrases_required`` in :func:`build_query`).
+            them as words (``phrases_required`` of
+            :class:`~vault_sync.query_fields.ClauseRules`).
         boosts: field boosts overriding :data:`FIELD_BOOSTS` (see :func:`build_query`).
         snippets: cut snippets (see :func:`run_query`).
 
@@ -375,5 +379,6 @@ def search(
         return hits
     # no page holds a quoted phrase as written (a question quoting a title from memory):
     # its words are searched, pages holding the phrase first, rather than answering nothing
-    plan = build_query(text, phrases_required=False, **options)
+    options["rules"] = replace(options["rules"], phrases_required=False)
+    plan = build_query(text, **options)
     return run_query(index, plan, limit=limit, explain=explain, snippets=snippets)

@@ -22,7 +22,7 @@ from vault_sync.page import Page
 
 #: Bump when a field, an analyzer or the document layout changes. The sidecar stores it, and
 #: the analyzer names below carry it, so an index of another version fails to open.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 #: Longest token indexed, in UTF-8 bytes (tantivy's ``remove_long``), the same in every word
 #: analyzer at index and query time. A limit exists because tantivy silently drops terms over
@@ -157,6 +157,7 @@ def build_schema() -> tantivy.Schema:
     for name in ("title", "aliases"):
         sb.add_text_field(name, stored=True, tokenizer_name=EN_ANALYZER)
     sb.add_text_field("headings", tokenizer_name=EN_ANALYZER)
+    sb.add_text_field("headings_cjk", tokenizer_name=CJK_ANALYZER)
     sb.add_text_field("tags", stored=True, tokenizer_name=KEYWORD_ANALYZER)
     sb.add_text_field("tag_filter", tokenizer_name=KEYWORD_ANALYZER)
     sb.add_text_field("tags_text", tokenizer_name=EN_ANALYZER)
@@ -238,6 +239,7 @@ def document_fields(page: Page, content_hash: str) -> dict[str, Any]:
         "title": page.title,
         "aliases": list(page.aliases),
         "headings": [h.text for h in page.headings],
+        "headings_cjk": [h.text for h in page.headings if has_cjk(h.text)],
         "tags": list(page.tags),
         "tag_filter": tag_ancestors(page.tags),
         "tags_text": list(page.tags),
