@@ -62,7 +62,7 @@ FIELD_BOOSTS: dict[str, float] = {
     "metadata_cjk": 1.0,
     "body": 1.0,
     "body_cjk": 1.0,
-    "body_code": 0.8,
+    "body_code": 0.5,
     "body_ident": 2.0,
 }
 #: The field boosts before the tuning of issue 16 (switch ``boosts-before``); ``headings_cjk``
