@@ -23,7 +23,7 @@ from vault_sync.index import (
     PageIndex,
     build_schema,
 )
-from vault_sync.page import Page
+from vault_sync.page import Heading, Page
 from vault_sync.retrieve import FIELD_BOOSTS, build_query, search
 from vault_sync.snippets import ELLIPSIS
 
@@ -609,6 +609,12 @@ def test_boosts_can_be_overridden_and_old_boosts_switched_back(tmp_path: Path) -
         "title": 3.0,
         "name": 2.0,
     }
+    before = search(index, "lighthouse", switches=frozenset({"boosts-before"}), explain=True)[0]
+    assert before.explain is not None
+    assert {k: before.explain["field_boosts"][k] for k in ("headings", "names_cjk")} == {
+        "headings": 2.0,
+        "names_cjk": 1.1,
+    }
     with pytest.raises(ValueError, match="unknown fields in boosts: \\['titel'\\]"):
         search(index, "lighthouse", boosts={"titel": 1.0})
 
@@ -758,6 +764,8 @@ def test_a_cjk_question_without_spaces_finds_the_page_sharing_its_words(tmp_path
     index = make_index(tmp_path / "ix", [*pages, *FILLER])
     assert paths(index, "屏住呼吸最多能坚持多久？") == ["冒险.md"]
     assert paths(index, '"屏住呼吸"') == ["冒险.md"]  # a quoted phrase still must match
+    one = frozenset({"cjk-one-clause"})  # the run as one clause, as before issue 16's tuning
+    assert paths(index, "屏住呼吸最多能坚持多久？", switches=one) == ["冒险.md"]
 
 
 def test_tag_and_kind_filters_read_as_a_user_writes_them(tmp_path: Path) -> None:
@@ -794,3 +802,42 @@ def test_a_cjk_question_snippet_shows_and_marks_its_bigrams(tmp_path: Path) -> N
     assert "**屏住呼吸**" in hit.marked_snippet()  # merged bigrams, centred on the passage
     assert hit.snippet.startswith(ELLIPSIS) and hit.snippet.endswith(ELLIPSIS)
     assert all(hit.snippet[a:b] == "屏住呼吸" for a, b in hit.highlights)
+
+
+def test_a_cjk_run_is_searched_by_its_bigrams_as_words() -> None:
+    from vault_sync.query_fields import cjk_words
+
+    # the bigrams holding a character of a function word (多久: 持多, 多久) are left out
+    words = ["屏住", "住呼", "呼吸", "吸最", "最多", "多能", "能坚", "坚持"]
+    assert cjk_words("屏住呼吸最多能坚持多久") == words
+    assert cjk_words("1点力场伤害") == ["点力", "力场", "场伤", "伤害", "1"]
+    assert cjk_words("火") == ["火"]
+
+
+def test_a_cjk_word_in_a_heading_is_found(tmp_path: Path) -> None:
+    # headings_cjk (schema 6): a long page's section heading, matched by its bigrams
+    heading = Heading(level=2, text="死亡豁免检定", line=3)
+    page = Page(path="战斗.md", id="b", title="战斗", headings=(heading,), body="规则。")
+    index = make_index(tmp_path / "ix", [page, *FILLER])
+    (hit,) = search(index, "死亡豁免", explain=True)
+    assert hit.explain is not None
+    assert {m["field"] for m in hit.explain["matches"]} == {"headings_cjk"}
+
+
+def test_adjacent_words_rank_the_page_holding_them_together(tmp_path: Path) -> None:
+    # "Arcane Recovery" (dnd-srd-zh): spell pages named "Arcane Eye", "Arcane Lock" outscored
+    # the class page holding the two words together
+    pages = [
+        Page(path="eye.md", id="e", title="Arcane Eye", body="An arcane eye floats; its recovery."),
+        Page(path="wizard.md", id="w", title="Wizard", body="Arcane Recovery: you regain slots."),
+        Page(path="paladin.md", id="p", title="Paladin", body="Lay on Hands heals a creature."),
+    ]
+    index = make_index(tmp_path / "ix", [*pages, *FILLER])
+    assert paths(index, "arcane recovery") == ["wizard.md", "eye.md"]
+    off = frozenset({"no-word-pairs"})
+    assert paths(index, "arcane recovery", switches=off) == ["eye.md", "wizard.md"]
+    # one stop word between the two still makes a pair, searched as typed
+    (hit,) = search(index, "Lay On Hands?", explain=True)
+    assert hit.explain is not None
+    clauses = {m["clause"] for m in hit.explain["matches"]}
+    assert clauses == {"Lay", "Hands?", "Lay On Hands?"}
