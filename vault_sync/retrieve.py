@@ -55,7 +55,7 @@ SWITCHES: dict[str, str] = {
     "title-boost-3": "title and aliases boost 3, file name 2 (the boosts before eval)",
     "no-word-pairs": "no phrase bonus for two adjacent content words",
     "cjk-one-clause": "a CJK run is one clause, its bigrams OR-ed in each field",
-    "boosts-before": "headings 2, CJK headings not searched, CJK names 1.1 (before the tuning)",
+    "boosts-before": "headings 2, no CJK headings, CJK names 1.1, code parts 0.8 (the old boosts)",
 }
 #: The field boosts before ``eval`` measured them (switch ``title-boost-3``).
 _BOOSTS_BEFORE_EVAL = {"title": 3.0, "names_cjk": 3.0, "name": 2.0, "name_cjk": 2.0}
