@@ -721,6 +721,8 @@ SNIPPET_PAGES = {
     "code.md": "Intro.\n\n```lua\nglobal_query()\n```\n\n<!-- a global comment -->\n"
     "${widget.global()} Use `global` with <b>care</b>. ^blk-1\n",
     "secret.md": "The global token [REDACTED:github_token] is gone.\n",
+    "targets.md": "So that [[Recurring Tasks#Order of tasks|new ones are added]] after; see"
+    " ![[Recurring Tasks#Limits of Recurring Tasks]] too.\n",
 }
 
 
@@ -734,6 +736,11 @@ SNIPPET_PAGES = {
         ("code.md", "global", "Intro. **global**_query() Use **global** with care."),
         ("secret.md", "global token", "The **global** **token** [REDACTED:github_token] is gone."),
         ("secret.md", "github", "The global token [REDACTED:github_token] is gone."),
+        # words matched in a link's target, which the plain text does not show: the same word
+        # nearby (the anchor's display) is marked, never the letters that landed there
+        ("targets.md", "recurring tasks",
+         "So that new ones are added after; see **Recurring** **Tasks** › Limits of **Recurring**"
+         " **Tasks** too."),
     ],
 )  # fmt: skip
 def test_snippets_are_plain_text_with_offset_highlights(

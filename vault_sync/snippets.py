@@ -146,6 +146,37 @@ def _bigram_spans(body: str, literals: Sequence[str]) -> list[tuple[int, int]]:
     return merged
 
 
+#: How far from where it mapped a highlight's word is looked for, in plain-text characters,
+#: when the source position was inside markup the plain text rewrites (a link's target).
+_RELOCATE_CHARS = 64
+
+
+def _moved(
+    plain: Plain, body: str, lo: int, spans: Sequence[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """The source ``spans`` (character offsets into ``body``; ``plain`` converts ``body[lo:]``)
+    as plain-text spans that show the same word. A word inside markup the plain text rewrites
+    (the target of ``[[Recurring Tasks#Order|new task]]``, an anchor shown after ``›``) maps
+    to no copied character: it is looked for within :data:`_RELOCATE_CHARS` of where it
+    landed, nearest first, else left out, rather than highlighting other letters
+    (``Ta**sks**``)."""
+    out: list[tuple[int, int]] = []
+    for a, b in spans:
+        word = body[a:b]
+        x, y = plain.to_plain(a - lo), plain.to_plain(b - lo)
+        if plain.text[x:y].lower() == word.lower():
+            out.append((x, y))
+            continue
+        pattern = re.compile(re.escape(word), re.IGNORECASE)
+        first = max(0, x - _RELOCATE_CHARS)
+        found = pattern.finditer(plain.text, first, x + _RELOCATE_CHARS + len(word))
+        taken = set(out)
+        near = sorted((abs(m.start() - x), m.span()) for m in found if m.span() not in taken)
+        if word and near:
+            out.append(near[0][1])
+    return out
+
+
 def make_snippet(
     body: str,
     fragment: tuple[int, int] | None,
@@ -180,7 +211,7 @@ def make_snippet(
         start, end = spans[0] if spans else (0, 0)
     lo, hi = _window(body, start, end)
     plain = to_plain(body[lo:hi])
-    moved = [(plain.to_plain(a - lo), plain.to_plain(b - lo)) for a, b in spans]
+    moved = _moved(plain, body, lo, spans)
     centre = (plain.to_plain(start - lo), plain.to_plain(end - lo))
     if spans and fragment is None:  # centre the first literal (or bigram) found
         width = centre[1] - centre[0]
