@@ -37,6 +37,7 @@ LAYERS = {
     "sync": 4,
     "redaction": 4,
     "query_fields": 4,
+    "query_text": 4,
     "retrieve": 4,
     "report": 4,
     "explain": 4,
@@ -75,8 +76,9 @@ LAYERS = {
 #: sanitize patterns with RE2 (linear_regex); sanitize runs the
 #: vendor formats of its data table and its placeholder checks; cli adds the `eval` group,
 #: which lives in its own module (cli_eval) to keep cli.py small; eval's HTML page formats its
-#: cells and summary as the text table does; retrieve builds its plans from query_fields'
-#: per-field queries (the retrieval layer, in two modules); sync applies pages that prepare
+#: cells and summary as the text table does; retrieve builds its plans from query_text's
+#: clauses of user text and query_fields' per-field queries (the retrieval layer, in three
+#: modules); sync applies pages that prepare
 #: read, parsed and cleaned (the sanitizer seam, clean) — the sync layer, in three modules.
 ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
     ("config", "errors"),
@@ -90,6 +92,8 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
     ("cli_write", "cli_common"),
     ("eval_html", "eval_report"),
     ("retrieve", "query_fields"),
+    ("retrieve", "query_text"),
+    ("query_text", "query_fields"),
     ("prepare", "clean"),
     ("sync", "clean"),
     ("sync", "prepare"),

@@ -1,19 +1,18 @@
-"""How the words and phrases of a query become tantivy queries over the index's fields.
+"""How one word or phrase of a query becomes tantivy queries over the index's fields.
 
-Part of the retrieval layer (4), beside :mod:`vault_sync.retrieve`, which builds the plan from
-these clauses and runs it: here are the clauses of user text (:func:`read_clauses`: words,
-phrases, exclusions, stop words and repeats left out), the fields a clause searches and when,
-their boosts (every ranking constant, with its source or its ``eval`` measurement), the
-disjunction-max over a clause's fields, the phrase-and-parts query of a word that splits into
-several tokens, and the bigrams of a CJK run.
+Part of the retrieval layer (4), beside :mod:`vault_sync.query_text` (the clauses of user
+text) and :mod:`vault_sync.retrieve` (the plan built from them, run against the index): here
+are the fields a clause searches and when, their boosts (every ranking constant, with its
+source or its ``eval`` measurement), the disjunction-max over a clause's fields, the
+phrase-and-parts query of a word that splits into several tokens, and the bigrams of a CJK
+run.
 """
 
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import tantivy
 
@@ -22,13 +21,12 @@ from vault_sync.index import (
     CODE_ANALYZER,
     EN_ANALYZER,
     IDENT_ANALYZER,
-    MAX_TOKEN_BYTES,
     analyzer,
     has_cjk,
     is_identifier,
     schema,
 )
-from vault_sync.stopwords import CJK_STOP_WORDS, STOP_WORDS
+from vault_sync.stopwords import CJK_STOP_WORDS
 
 #: BM25 parameters. tantivy fixes them (TECH-NOTES §1.5, read from ``explain``); stated here
 #: so ``--explain`` can show them.
@@ -195,27 +193,44 @@ def _positioned(analyzer_name: str, text: str) -> list[tuple[int, str]]:
     return [(i - kept[0][0], t) for i, t in kept] if kept else []
 
 
-def _bigrams(field: str, tokens: list[tuple[int, str]]) -> list[tantivy.Query]:
-    """Each pair of adjacent unigrams of a CJK run as a two-token phrase (Lucene's CJK
-    bigrams, on a unigram index): a question written without spaces (``屏住呼吸最多能坚持多久``)
-    is one run, whose whole phrase no page holds; its bigrams rank the pages that share most
-    of its words. Words of other scripts inside the run count alone."""
-    fields = schema()
-    out: list[tantivy.Query] = []
-    seen: set[tuple[str, ...]] = set()
-    stop: set[int] = set()  # token indexes inside a function word (CJK_STOP_WORDS)
+def _bigram_pairs(tokens: list[tuple[int, str]]) -> list[tuple[str, str]]:
+    """Each pair of adjacent CJK unigrams of positioned ``tokens``, once, in order, but the
+    pairs holding a character of a function word (:data:`~vault_sync.stopwords.CJK_STOP_WORDS`)
+    where it occurs (``有什``, ``什么``, ``么法`` in ``有什么法术``)."""
+    stop: set[int] = set()  # token indexes inside a function word
     for i, ((p, a), (q, b)) in enumerate(itertools.pairwise(tokens)):
         if q == p + 1 and a + b in CJK_STOP_WORDS:
             stop.update((i, i + 1))
+    out: dict[tuple[str, str], None] = {}
     for i, ((p, a), (q, b)) in enumerate(itertools.pairwise(tokens)):
-        pair = (a, b) if q == p + 1 and has_cjk(a) and has_cjk(b) else None
-        if i in stop or i + 1 in stop:
-            continue
-        if pair is not None and pair not in seen:
-            seen.add(pair)
-            out.append(tantivy.Query.phrase_query(fields, field, list(pair)))
+        if i not in stop and i + 1 not in stop and q == p + 1 and has_cjk(a) and has_cjk(b):
+            out[(a, b)] = None
+    return list(out)
+
+
+def _bigrams(field: str, tokens: list[tuple[int, str]]) -> list[tantivy.Query]:
+    """Each pair of adjacent unigrams of a CJK run as a two-token phrase (Lucene's CJK
+    bigrams, on a unigram index), OR-ed inside one field (switch ``cjk-one-clause``; the
+    default searches them as clauses: :func:`cjk_words`). Words of other scripts inside the
+    run count alone."""
+    fields = schema()
+    out = [tantivy.Query.phrase_query(fields, field, list(p)) for p in _bigram_pairs(tokens)]
     words = dict.fromkeys(t for _, t in tokens if not has_cjk(t))
     return out + [tantivy.Query.term_query(fields, field, w) for w in words]
+
+
+def cjk_words(run: str) -> list[str]:
+    """The words a CJK run is searched by: its bigrams (:func:`_bigram_pairs`), then its words
+    of other scripts (``20d6``); a lone character is its own word. A question written without
+    spaces is one run whose whole phrase no page holds; its bigrams rank the pages sharing
+    most of its words: ``屏住呼吸最多能坚持多久`` -> ``屏住``, ``住呼``, ``呼吸``, ... (no
+    ``多久``)."""
+    tokens = _positioned(CJK_ANALYZER, run)
+    out = dict.fromkeys(a + b for a, b in _bigram_pairs(tokens))
+    if len(tokens) == 1 and has_cjk(tokens[0][1]):
+        out[tokens[0][1]] = None
+    out.update(dict.fromkeys(t for _, t in tokens if not has_cjk(t)))
+    return list(out)
 
 
 def _field_query(field: str, tokens: list[tuple[int, str]], *, with_parts: bool) -> tantivy.Query:
@@ -280,180 +295,3 @@ def clause_query(parts: list[FieldQuery]) -> tantivy.Query:
         return best
     subs = [best] if best is not None else []
     return tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in [*subs, *bonus]])
-
-
-# --------------------------------------------------------------------------- user text
-
-_WORD = re.compile(r"\w+")
-
-#: One clause of user text: an optional ``-`` and a quoted phrase or a run of non-blanks.
-_CLAUSE = re.compile(r'(-?)"([^"]*)"|(-?)([^\s"]+)')
-_EDGE_PUNCTUATION = "".join(chr(c) for c in range(33, 127) if not chr(c).isalnum())
-
-
-def _stop_clauses(text: str) -> set[int]:
-    """Start offsets of the unquoted, non-excluded words of ``text`` that are stop words,
-    when a positive word or phrase outside the list remains (else none: ``the who`` searches
-    its words)."""
-    stops, others = set(), 0
-    for match in _CLAUSE.finditer(text):
-        word = match.group(4) if match.group(2) is None and not match.group(3) else None
-        if word is not None and word.strip(_EDGE_PUNCTUATION).lower() in STOP_WORDS:
-            stops.add(match.start())
-            continue
-        if not (match.group(1) or match.group(3)):
-            others += 1
-    return stops if others else set()
-
-
-@dataclass(frozen=True)
-class ClauseRules:
-    """How user text becomes clauses; each rule is measured by ``eval`` (docs/eval.md) and
-    has a ranking switch that turns it off (``retrieve.SWITCHES``).
-
-    Attributes:
-        drop_stop_words: leave out unquoted stop words (:mod:`vault_sync.stopwords`) when
-            another word remains.
-        keep_repeats: score a word or phrase each time it is typed (else once).
-        phrases_required: a quoted phrase must match (else it is searched as its words, the
-            phrase ranking first).
-        word_pairs: add the phrase bonus of adjacent content words (:data:`PAIR_BOOST`).
-        cjk_bigrams: search a CJK run by its bigrams, each a clause (:data:`RUN_PHRASE_BOOST`);
-            else the run is one clause, its bigrams OR-ed inside each field.
-    """
-
-    drop_stop_words: bool = True
-    keep_repeats: bool = False
-    phrases_required: bool = True
-    word_pairs: bool = True
-    cjk_bigrams: bool = True
-
-
-#: The rules of the default ranking.
-DEFAULT_RULES = ClauseRules()
-
-
-@dataclass
-class Clauses:
-    """The clauses of user text, sorted by what the query does with them."""
-
-    should: list[tantivy.Query] = field(default_factory=list)
-    must: list[tantivy.Query] = field(default_factory=list)
-    must_not: list[tantivy.Query] = field(default_factory=list)
-    parts: list[FieldQuery] = field(default_factory=list)
-    literals: list[str] = field(default_factory=list)
-    too_long: list[str] = field(default_factory=list)
-
-    def add(self, parts: list[FieldQuery], boost: float = 1.0) -> None:
-        """Add a scoring clause of ``parts`` (weighted ``boost``), kept for ``explain``."""
-        query = clause_query(parts)
-        self.should.append(query if boost == 1.0 else tantivy.Query.boost_query(query, boost))
-        self.parts += parts
-
-
-def read_clauses(text: str, *, rules: ClauseRules, boosts: Mapping[str, float]) -> Clauses:
-    """Each clause of ``text`` (NFC) as field queries: positive words, required phrases,
-    exclusions, CJK bigrams and word pairs; the words too long to be indexed are noted (see
-    ``retrieve.build_query``)."""
-    out = Clauses()
-    stops = _stop_clauses(text) if rules.drop_stop_words else set()
-    seen: set[tuple[bool, str]] = set()
-    for match in _CLAUSE.finditer(text):
-        if match.start() in stops:
-            continue
-        quoted = match.group(2) is not None
-        exclude = bool(match.group(1) if quoted else match.group(3))
-        clause = (match.group(2) if quoted else match.group(4)).strip()
-        is_phrase = quoted and (rules.phrases_required or exclude)
-        if not exclude and not rules.keep_repeats:
-            # a word asked twice ("Melanie ... Melanie?") counts once, as in plain BM25
-            key = (is_phrase, clause.strip(_EDGE_PUNCTUATION).casefold())
-            if key in seen:
-                continue
-            seen.add(key)
-        # an excluded word is matched exactly: `-atomic_write_json` must not drop pages
-        # that merely hold "atomic" or "json"
-        parts = clause_parts(clause, phrase=is_phrase or exclude, boosts=boosts) if clause else []
-        if not parts:
-            out.too_long += [w for w in _WORD.findall(clause) if len(w.encode()) >= MAX_TOKEN_BYTES]
-        elif exclude:
-            out.must_not.append(clause_query(parts))
-        elif (
-            rules.cjk_bigrams and not quoted and _cjk_run_clauses(clause, out, seen, rules, boosts)
-        ):
-            out.literals.append(clause)
-        else:
-            (out.must if is_phrase else out.should).append(clause_query(parts))
-            out.parts += parts
-            out.literals.append(clause)
-    if rules.word_pairs:
-        for span in _word_pairs(text, _stop_clauses(text)):
-            if pair := clause_parts(span, phrase=True, boosts=boosts):
-                out.add(pair, PAIR_BOOST)
-    return out
-
-
-def _cjk_run_clauses(
-    run: str,
-    out: Clauses,
-    seen: set[tuple[bool, str]],
-    rules: ClauseRules,
-    boosts: Mapping[str, float],
-) -> bool:
-    """Add a CJK run of more than one bigram as its whole phrase (:data:`RUN_PHRASE_BOOST`)
-    and a clause per bigram and per other word in it (repeats once, unless kept); ``False``
-    (nothing added) for a run without CJK or of one bigram."""
-    if not has_cjk(run):
-        return False
-    words = cjk_words(run)
-    if words == [run]:
-        return False
-    out.add(clause_parts(run, phrase=True, boosts=boosts), RUN_PHRASE_BOOST)
-    for word in words:
-        key = (False, word.casefold())
-        if key in seen and not rules.keep_repeats:
-            continue
-        seen.add(key)
-        if parts := clause_parts(word, phrase=True, boosts=boosts):
-            out.add(parts)
-    return True
-
-
-def cjk_words(run: str) -> list[str]:
-    """The words a CJK run is searched by: each bigram of adjacent CJK characters, but those
-    holding a character of a function word (:data:`~vault_sync.stopwords.CJK_STOP_WORDS`)
-    where it occurs, then the run's words of other scripts (``20d6``); a lone character is its
-    own word. ``屏住呼吸最多能坚持多久`` -> ``屏住``, ``住呼``, ``呼吸``, ... (no ``多久``)."""
-    tokens = _positioned(CJK_ANALYZER, run)
-    stop: set[int] = set()
-    for i, ((p, a), (q, b)) in enumerate(itertools.pairwise(tokens)):
-        if q == p + 1 and a + b in CJK_STOP_WORDS:
-            stop.update((i, i + 1))
-    out: dict[str, None] = {}
-    for i, ((p, a), (q, b)) in enumerate(itertools.pairwise(tokens)):
-        if i not in stop and i + 1 not in stop and q == p + 1 and has_cjk(a) and has_cjk(b):
-            out[a + b] = None
-    if len(tokens) == 1 and has_cjk(tokens[0][1]):
-        out[tokens[0][1]] = None
-    out.update(dict.fromkeys(t for _, t in tokens if not has_cjk(t)))
-    return list(out)
-
-
-def _word_pairs(text: str, stops: set[int]) -> list[str]:
-    """The spans of ``text`` holding two adjacent unquoted content words, with at most
-    :data:`PAIR_GAP` stop words (start offsets ``stops``) between them: ``Lay On Hands`` ->
-    ``Lay On Hands``; ``how do I reuse the query`` -> ``reuse the query``. Not across a quoted
-    phrase, an excluded word, punctuation alone or CJK text."""
-    out: dict[str, None] = {}
-    prev, gap = None, 0
-    for match in _CLAUSE.finditer(text):
-        word = match.group(4) if match.group(2) is None and not match.group(3) else None
-        if word is None or has_cjk(word) or not _WORD.search(word):
-            prev = None
-        elif match.start() in stops:
-            gap += 1
-        else:
-            if prev is not None and gap <= PAIR_GAP:
-                out[text[prev : match.end()]] = None
-            prev, gap = match.start(), 0
-    return list(out)

@@ -5,7 +5,7 @@ fast-starting ``query`` path, so it imports nothing heavier than ``tantivy``.
 
 A query is built apart from running it (sqlite-utils' ``search_sql`` / ``search``):
 :func:`build_query` is the one place user text is interpreted (its clauses read by
-:func:`vault_sync.query_fields.read_clauses`) and returns a plain
+:func:`vault_sync.query_text.read_clauses`) and returns a plain
 :class:`QueryPlan`; :func:`run_query` runs a plan against an index; :func:`search` does both.
 User text never reaches tantivy's query-string parser, so ``:``, ``(`` or ``*`` are plain
 punctuation, not syntax. Ranking is BM25 with field boosts (the constants below, to be tuned
@@ -35,15 +35,12 @@ from vault_sync.query_fields import (
     BM25_B,
     BM25_K1,
     BOOSTS_BEFORE,
-    DEFAULT_RULES,
     FIELD_BOOSTS,
     PHRASE_BOOST,
     TIE_BREAKER,
-    ClauseRules,
-    Clauses,
     QueryPlan,
-    read_clauses,
 )
+from vault_sync.query_text import DEFAULT_RULES, ClauseRules, Clauses, read_clauses
 from vault_sync.snippets import SNIPPET_MAX_CHARS, Snippet, make_snippet
 
 #: Ranking switches ``eval --ablate`` can flip, by name: each is a stage or option of this
@@ -127,7 +124,7 @@ def build_query(
             leading ``#`` dropped; a tag also matches its nested tags, ``inline`` finds
             ``inline/nested`` as Obsidian's tag search does), or ``None``.
         rules: how the text becomes clauses (stop words, repeats, phrases, word pairs, CJK
-            bigrams: :class:`~vault_sync.query_fields.ClauseRules`, measured by ``eval``);
+            bigrams: :class:`~vault_sync.query_text.ClauseRules`, measured by ``eval``);
             :func:`search` asks again with ``phrases_required=False`` when required phrases
             found nothing.
         boosts: field boosts to use instead of :data:`FIELD_BOOSTS`' (by field name; the
@@ -357,7 +354,7 @@ def search(
         switches: names of :data:`SWITCHES` to flip (``eval --ablate``).
             When the quoted phrases of ``text`` leave no hit, the query is asked again with
             them as words (``phrases_required`` of
-            :class:`~vault_sync.query_fields.ClauseRules`).
+            :class:`~vault_sync.query_text.ClauseRules`).
         boosts: field boosts overriding :data:`FIELD_BOOSTS` (see :func:`build_query`).
         snippets: cut snippets (see :func:`run_query`).
 

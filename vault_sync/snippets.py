@@ -206,7 +206,7 @@ def make_snippet(
             m = re.search(re.escape(literal), body, re.IGNORECASE) if literal else None
             if m and (not spans or m.start() < spans[0][0]):
                 spans = [(m.start(), m.end())]
-        if not spans:  # a CJK question matched by its bigrams (query_fields._bigrams)
+        if not spans:  # a CJK question matched by its bigrams (query_fields.cjk_words)
             spans = _bigram_spans(body, literals)
         start, end = spans[0] if spans else (0, 0)
     lo, hi = _window(body, start, end)

@@ -2,7 +2,7 @@
 
 Lucene's 33 English stop words (``EnglishAnalyzer.ENGLISH_STOP_WORDS_SET``) plus pronouns,
 auxiliaries and wh-words, which natural-language questions are full of (docs/eval.md lists
-them). Used by the query (``query_fields.read_clauses``, only for unquoted words, and only when a
+them). Used by the query (``query_text.read_clauses``, only for unquoted words, and only when a
 word outside the list remains) and by eval's plain-BM25 baseline.
 """
 
@@ -27,7 +27,7 @@ STOP_WORDS = LUCENE_STOP_WORDS | frozenset(_QUESTION_WORDS.split())
 #: Chinese question and function words that a question written without spaces is full of
 #: (什么, 怎么, 可以, 多少 ...): every bigram holding one of their characters where they occur
 #: (``有什``, ``么法`` around 什么 too) matches almost any page, so the CJK bigram stage
-#: (``query_fields._bigrams``) leaves those bigrams out; a quoted phrase keeps them. From a
+#: (``query_fields.cjk_words``) leaves those bigrams out; a quoted phrase keeps them. From a
 #: list of common Mandarin function words, measured on the dnd-srd-zh dev split (docs/eval.md).
 CJK_STOP_WORDS = frozenset(
     [
