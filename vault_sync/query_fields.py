@@ -269,10 +269,13 @@ def clause_parts(text: str, *, phrase: bool, boosts: Mapping[str, float]) -> lis
     are found below the exact literal; a CJK run, by its bigrams (:func:`_bigrams`).
     """
     parts = []
+    analyzed: dict[str, list[tuple[int, str]]] = {}  # each analyzer runs once per clause
     for spec in _SEARCH_FIELDS:
         if not spec.applies(text):
             continue
-        tokens = _positioned(spec.analyzer, text)
+        if spec.analyzer not in analyzed:
+            analyzed[spec.analyzer] = _positioned(spec.analyzer, text)
+        tokens = analyzed[spec.analyzer]
         if not tokens:
             continue
         with_parts = not phrase and (spec.name == "body" or spec.name in _CJK_FIELDS)
