@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from vault_sync import engine
 from vault_sync.config import Config, find_vault, load_config
+from vault_sync.errors import AgentInputError
 
 if TYPE_CHECKING:
     from vault_sync.edits import EditReport
@@ -107,6 +108,33 @@ class Engine:
 
         allow_spawned_workers()
         return Watcher(self.config, engine.run_sync, report)
+
+    def brief(
+        self, *, project: str | None = None, budget: int | None = None
+    ) -> tuple[str, dict[str, Any], str | None]:
+        """The briefing (:mod:`vault_sync.briefing`): ``(markdown, {section: {"shown",
+        "total"}}, notice)``, within ``budget`` characters (default
+        :data:`~vault_sync.briefing.BUDGET_CHARS`).
+
+        Raises:
+            AgentInputError: a budget below :data:`~vault_sync.briefing.MIN_BUDGET_CHARS`.
+        """
+        from vault_sync import briefing
+
+        chars = briefing.BUDGET_CHARS if budget is None else budget
+        if chars < briefing.MIN_BUDGET_CHARS:
+            raise AgentInputError(
+                f"a briefing budget is at least {briefing.MIN_BUDGET_CHARS} characters"
+            )
+
+        def build(reader: Reader) -> tuple[str, dict[str, Any]]:
+            facts = briefing.gather(reader.sidecar, project)
+            bodies = lambda paths: reader.index.stored_texts(paths, "body")  # noqa: E731
+            parts = briefing.sections(facts, bodies, chars)
+            return briefing.render(parts, project=project, budget=chars)
+
+        (text, counts), notice = self.read(build, check_sidecar=False)
+        return text, counts, notice
 
     # -- agent writes (issue 11): each finds its pages in the stores, edits the files, then
     # -- applies the pages written to both stores, so the next query sees them.

@@ -468,6 +468,10 @@ from vault_sync.cli_write import COMMANDS as WRITE_COMMANDS  # noqa: E402  (agen
 for _command in WRITE_COMMANDS:
     cli.add_command(_command)
 
+from vault_sync.cli_brief import brief  # noqa: E402  (the briefing command)
+
+cli.add_command(brief)
+
 
 class _JsonLogFormatter(logging.Formatter):
     """Format a log record as one JSON object (for ``watch --json-log``)."""

@@ -15,7 +15,7 @@ import re
 import threading
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -340,6 +340,23 @@ class PageIndex:
     def doc_count(self) -> int:
         """Number of pages visible to searches."""
         return int(self._index.searcher().num_docs)
+
+    def stored_texts(self, paths: Iterable[str], field: str) -> dict[str, str]:
+        """``{path: the stored text of field}`` for each of ``paths`` the index holds (one
+        term lookup each: for the few pages a briefing shows, not for the whole vault).
+
+        Raises:
+            IndexCorruptError: a stored document cannot be read.
+        """
+        out: dict[str, str] = {}
+        schema = self._index.schema
+        with self.searching() as searcher:
+            for path in paths:
+                query = tantivy.Query.term_query(schema, "path", path)
+                hits = searcher.search(query, limit=1).hits
+                if hits:
+                    out[path] = stored_text(searcher.doc(hits[0][1]), field)
+        return out
 
     def paths_with_generation(self) -> dict[str, int]:
         """Map every indexed path to the generation that wrote it (to check the sidecar).

@@ -279,3 +279,40 @@ class SidecarReads:
         for key, path in self.db.execute("SELECT id_key, path FROM pages"):
             groups.setdefault(key, []).append(path)
         return [(k, sorted(v)) for k, v in sorted(groups.items()) if len(v) > 1]
+
+    # -- briefing -------------------------------------------------------------------------
+
+    def brief_pages(self, project: str | None = None) -> list[sqlite3.Row]:
+        """Rows (path, title, kind, status, project, valid_from, valid_to, and the string
+        values of the frontmatter keys ``date``, ``agent`` and ``summary``, else NULL) of
+        every page, or of one project's, by path: what ``brief`` selects from."""
+
+        def text(key: str) -> str:  # a key's value when it is a string (SQLite's JSON1)
+            at = f"'$.\"{key}\"'"
+            return (  # instr first: most pages lack the key, and JSON parsing is the cost
+                f"CASE WHEN instr(frontmatter, '\"{key}\"') AND json_type(frontmatter, {at})"
+                f" = 'text' THEN json_extract(frontmatter, {at}) END AS {key}_key"
+            )
+
+        sql = (
+            "SELECT path, title, kind, status, project, valid_from, valid_to, "
+            + ", ".join(text(k) for k in ("date", "agent", "summary"))
+            + " FROM pages"
+        )
+        if project is None:
+            return self.query(sql + " ORDER BY path")
+        return self.query(sql + " WHERE project = ? ORDER BY path", (project,))
+
+    def evidence_rows(self) -> list[sqlite3.Row]:
+        """Every evidence row (path, kind, source, at), by path and line."""
+        return self.query("SELECT path, kind, source, at FROM evidence ORDER BY path, line")
+
+    def typed_links(self, types: Sequence[str]) -> list[sqlite3.Row]:
+        """Links of the given types (source, type, target_text, target_path, status), by
+        source and line; ``target_path`` is NULL for an unresolved target."""
+        marks = ", ".join("?" for _ in types)
+        return self.query(
+            "SELECT source, type, target_text, target_path, status FROM links"
+            f" WHERE type IN ({marks}) ORDER BY source, line, rowid",
+            tuple(types),
+        )

@@ -132,10 +132,17 @@ def _m002_name_indexes(db: sqlite3.Connection) -> None:
     )
 
 
+def _m003_links_type(db: sqlite3.Connection) -> None:
+    """Index links by type: ``brief`` reads the ``contradicts`` and ``fixes`` edges of the
+    whole vault (a scan of every link otherwise: 23 ms at 10k pages, 82k links)."""
+    _script(db, "CREATE INDEX links_type ON links(type);")
+
+
 #: Ordered, named migrations; append only. The schema version is the list's length.
 MIGRATIONS: tuple[tuple[str, Callable[[sqlite3.Connection], None]], ...] = (
     ("001_initial", _m001_initial),
     ("002_name_indexes", _m002_name_indexes),
+    ("003_links_type", _m003_links_type),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

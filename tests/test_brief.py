@@ -1,0 +1,152 @@
+"""`vault-sync brief` (issue 12): the sections on example-vault (golden bytes), determinism,
+the budget on generated and real vaults (and as a property), `--out` without mtime churn."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, Result, copy_corpus
+from vault_sync.app import Engine
+from vault_sync.confidence import Support, confidence
+
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from generate_vault import generate
+
+Cli = Callable[..., Result]
+GOLDEN = REPO / "tests" / "golden" / "brief-example-vault.md"
+
+
+@pytest.fixture(scope="module")
+def example(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("brief") / "example-vault"
+    shutil.copytree(REPO / "example-vault", root, ignore=shutil.ignore_patterns(".vault-sync"))
+    Engine.open(root).sync()
+    return root
+
+
+def _sections(text: str) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for block in re.split(r"^## ", text, flags=re.M)[1:]:
+        heading, *lines = block.strip("\n").split("\n")
+        out[heading] = [line for line in lines if line.startswith("- ")]
+    return out
+
+
+def test_example_vault_briefing_is_the_golden_bytes(example: Path, cli: Cli) -> None:
+    out = cli("--vault", str(example), "brief")
+    assert out.code == 0, out.err
+    assert out.out == GOLDEN.read_text(encoding="utf-8")
+
+
+def test_example_vault_briefing_says_what_the_issue_asks(example: Path) -> None:
+    text, counts, _ = Engine.open(example).brief()
+    parts = _sections(text)
+    standing = "\n".join(parts["Standing answers"])
+    assert "[[Retry policy v3]] (decision, 3 evidence)" in standing
+    assert "[[Idempotency key on every charge]] (rule, 3 evidence)" in standing
+    assert "Retry policy v1" not in standing and "Retry policy v2" not in standing
+    assert parts["Open contradictions"] == [
+        "- [[Retry policy v3]] contradicts [[Always retry five times]] (no such page yet)"
+    ]
+    assert parts["Known fixes for open bugs"][0] == (
+        "- [[Bug PAY-231 retry storm in the payment worker]]: fixed by [[Retry policy v3]]"
+    )
+    assert counts["Standing answers"] == {"shown": 8, "total": 8}
+    assert text.endswith('\nTo recall more: `vault-sync query "<what you need>"`\n')
+
+
+def test_same_vault_same_bytes_wherever_it_lives(example: Path, tmp_path: Path) -> None:
+    other = tmp_path / "clone"
+    shutil.copytree(example, other, ignore=shutil.ignore_patterns(".vault-sync"))
+    for page in other.rglob("*.md"):
+        page.touch()  # another clone: other mtimes
+    Engine.open(other).sync()
+    assert Engine.open(other).brief()[0] == Engine.open(example).brief()[0]
+
+
+def _check_budget(text: str, full: str, budget: int) -> None:
+    assert len(text) <= budget
+    assert text.endswith("\n")
+    whole = set(full.split("\n"))
+    for line in text.split("\n"):
+        assert line in whole or re.fullmatch(r"- … \d+ more: `[^`]+`", line), line
+        assert line.count("[[") == line.count("]]"), line
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    vault = tmp_path_factory.mktemp("brief-10k") / "v"
+    generate(vault, 10_000, 1)
+    Engine.open(vault).sync()
+    return vault
+
+
+@pytest.mark.parametrize("budget", [300, 2_000, 10_000])
+def test_the_budget_holds_on_a_10k_page_vault(big: Path, budget: int) -> None:
+    text, counts, _ = Engine.open(big).brief(budget=budget)
+    full, _, _ = Engine.open(big).brief(budget=10**9)
+    _check_budget(text, full, budget)
+    standing = counts["Standing answers"]
+    assert standing["total"] > standing["shown"]
+    assert standing["shown"] > 0 or budget < 1_000
+
+
+@pytest.mark.parametrize("name", ["obsidian-tasks-docs", "silverbullet-docs", "dnd-srd-zh"])
+def test_the_budget_holds_on_the_real_corpora(tmp_path: Path, name: str) -> None:
+    vault = copy_corpus(name, tmp_path)
+    engine = Engine.open(vault)
+    engine.sync()
+    full, _, _ = engine.brief(budget=10**9)
+    for budget in (2_000, 10_000):
+        text, _, _ = engine.brief(budget=budget)
+        _check_budget(text, full, budget)
+
+
+def test_no_budget_cuts_a_line_or_a_link(example: Path) -> None:
+    """Property: whatever the budget, whole lines only and balanced links."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    engine = Engine.open(example)
+    full, _, _ = engine.brief(budget=10**9)
+
+    @settings(max_examples=150, deadline=None)
+    @given(st.integers(min_value=300, max_value=len(full) + 50))
+    def check(budget: int) -> None:
+        text, _, _ = engine.brief(budget=budget)
+        _check_budget(text, full, budget)
+
+    check()
+
+
+def test_out_writes_once_and_leaves_an_unchanged_file_alone(example: Path, cli: Cli) -> None:
+    target = example.parent / "AGENTS.md"
+    first = cli("--vault", str(example), "brief", "--out", str(target), "--json")
+    assert first.code == 0, first.err
+    assert first.json()["written"] is True
+    stamp = target.stat().st_mtime_ns
+    second = cli("--vault", str(example), "brief", "--out", str(target), "--json").json()
+    assert (second["written"], target.stat().st_mtime_ns) == (False, stamp)
+    assert target.read_text(encoding="utf-8") == GOLDEN.read_text(encoding="utf-8")
+
+
+def test_a_budget_below_the_minimum_is_a_usage_error(example: Path, cli: Cli) -> None:
+    out = cli("--vault", str(example), "brief", "--budget-chars", "100")
+    assert (out.code, out.err) == (2, "Error: a briefing budget is at least 300 characters\n")
+
+
+def test_confidence_rises_with_sessions_and_falls_with_age_and_contradictions() -> None:
+    fresh = [confidence(Support(n, 0, 0)) for n in range(5)]
+    assert fresh == [0.0, 0.5, 0.75, 0.875, 0.9375]
+    assert confidence(Support(2, 0, 180)) == 0.375  # one half-life
+    assert confidence(Support(2, 0, 10_000)) == confidence(Support(2, 0, None)) == 0.375  # floor
+    assert confidence(Support(2, 0, 0, contradictions=1)) == 0.525
+    assert confidence(Support(100, 0, 0)) == 0.99  # bounded below 1
+    assert confidence(Support(0, 2, 0)) == confidence(Support(1, 0, 0))  # two others = a session

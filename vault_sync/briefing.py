@@ -1,0 +1,366 @@
+"""``vault-sync brief``: the standing answers an agent reads at session start (DESIGN §6).
+
+Markdown in sections, by priority: standing answers (active ``rule`` / ``decision`` /
+``preference`` / ``procedure`` / ``gotcha`` pages in their validity window), open
+contradictions, known fixes for open bugs, recent sessions, recently changed pages, and a
+closing "to recall more" line. The whole fits a budget of characters (default 10,000, the cap
+one major coding agent applies to injected startup text): sections are cut by priority at line
+boundaries with an explicit "… N more" line, never mid-line or mid-link.
+
+Deterministic: the same stores give the same bytes. No wall-clock time; "recent" is relative
+to the newest date found in the vault (page dates, DESIGN §5.6: never file mtimes, which
+differ between clones); every ordering ends with the path. Everything shown comes from the
+stores, which hold only sanitized text (``clean.py`` scrubs every field before it is stored).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from vault_sync.confidence import Support, confidence
+from vault_sync.page import path_id, path_stem
+from vault_sync.page_dates import day_of, days_between, page_date
+from vault_sync.plaintext import to_plain
+from vault_sync.store import Sidecar
+
+#: Default budget in characters: the cap one major coding agent applies to the text injected
+#: at startup (issue 12; DESIGN §6).
+BUDGET_CHARS = 10_000
+#: The smallest budget ``brief`` accepts: the heading, one section line and the closing line.
+MIN_BUDGET_CHARS = 300
+#: Kinds whose active pages are standing answers (DESIGN §6).
+STANDING_KINDS = ("rule", "decision", "preference", "procedure", "gotcha")
+#: Most recent sessions and recently changed pages listed before "… N more".
+RECENT_SESSIONS = 5
+RECENT_PAGES = 10
+#: Longest one-line summary, in characters, cut at a word boundary.
+SUMMARY_MAX_CHARS = 160
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s|(?<=[。！？])")
+_SKIP_LINE = re.compile(r"\s*(?:#|\||<!--|!\[\[|---|\*\*\*|___)")
+
+
+@dataclass(frozen=True)
+class PageFacts:
+    """One page as the briefing sees it (from the sidecar)."""
+
+    path: str
+    title: str
+    kind: str
+    status: str
+    project: str | None
+    valid_from: str | None
+    valid_to: str | None
+    date: str | None
+    agent: str | None = None
+    summary: str | None = None
+    evidence: tuple[tuple[str, str, str | None], ...] = ()
+
+    @property
+    def sessions(self) -> int:
+        """Distinct ``session`` evidence sources."""
+        return len({source for kind, source, _ in self.evidence if kind == "session"})
+
+    @property
+    def newest_evidence(self) -> str:
+        """The newest dated evidence day, or ``""``."""
+        return max((d for d in (day_of(at) for _, _, at in self.evidence) if d), default="")
+
+
+@dataclass
+class Facts:
+    """What a briefing is built from: pages by path, ``contradicts`` and ``fixes`` edges as
+    ``(source, target_path or None, target_text)``, and the reference day (the newest page
+    date or ``valid_from`` in the vault)."""
+
+    pages: dict[str, PageFacts]
+    contradicts: list[tuple[str, str | None, str]] = field(default_factory=list)
+    fixes: list[tuple[str, str | None, str]] = field(default_factory=list)
+    day: str | None = None
+
+
+def gather(sidecar: Sidecar, project: str | None = None) -> Facts:
+    """Read what a briefing needs from the sidecar (one project's pages, or all)."""
+    evidence: dict[str, list[tuple[str, str, str | None]]] = {}
+    for row in sidecar.evidence_rows():
+        evidence.setdefault(row["path"], []).append((row["kind"], row["source"], row["at"]))
+    pages: dict[str, PageFacts] = {}
+    for row in sidecar.brief_pages(project):
+        found = tuple(evidence.get(row["path"], ()))
+        date = page_date({"date": row["date_key"]}, (at for _, _, at in found), row["valid_from"])
+        pages[row["path"]] = PageFacts(
+            row["path"], row["title"], row["kind"], row["status"], row["project"],
+            row["valid_from"], row["valid_to"], date, row["agent_key"], row["summary_key"], found,
+        )  # fmt: skip
+    # The reference day: the newest page date or validity start (a page valid from a day
+    # holds that day as a fact of the vault; an end date may lie in the future, so not those).
+    days = [d for p in pages.values() for d in (p.date, day_of(p.valid_from)) if d]
+    facts = Facts(pages, day=max(days, default=None))
+    for link in sidecar.typed_links(("contradicts", "fixes")):
+        if link["source"] not in pages:
+            continue
+        edge = (link["source"], link["target_path"], link["target_text"])
+        (facts.contradicts if link["type"] == "contradicts" else facts.fixes).append(edge)
+    return facts
+
+
+def wikilink(page: PageFacts) -> str:
+    """``[[stem]]`` when the title is the stem, else ``[[folder/stem|title]]``; brackets and
+    pipes in a title are spaced out so a link never breaks."""
+    title = _safe(page.title)
+    return (
+        f"[[{title}]]"
+        if path_stem(page.path) == page.title
+        else f"[[{path_id(page.path)}|{title}]]"
+    )
+
+
+def _safe(text: str) -> str:
+    return " ".join(text.replace("[[", "[ [").replace("]]", "] ]").replace("|", "/").split())
+
+
+def active(page: PageFacts, day: str | None) -> bool:
+    """Active, and ``day`` (the vault's newest date) inside its validity window."""
+    if page.status != "active":
+        return False
+    start, end = day_of(page.valid_from), day_of(page.valid_to)
+    if day is None:
+        return True
+    return (start is None or start <= day) and (end is None or day <= end)
+
+
+def page_confidence(page: PageFacts, facts: Facts, open_edges: dict[str, int]) -> float:
+    """:func:`vault_sync.confidence.confidence` of a page, aged to the vault's newest day
+    (``open_edges``: unresolved ``contradicts`` edges per path, :func:`open_counts`)."""
+    newest = page.newest_evidence or page.date
+    age = days_between(newest, facts.day) if newest and facts.day else None
+    kinds = {(k, s) for k, s, _ in page.evidence}
+    other = len([1 for k, _ in kinds if k != "session"])
+    return confidence(Support(page.sessions, other, age, open_edges.get(page.path, 0)))
+
+
+def open_counts(facts: Facts) -> dict[str, int]:
+    """Unresolved ``contradicts`` edges per page path, either direction."""
+    counts: dict[str, int] = {}
+    for source, target, _ in facts.contradicts:
+        if _open_contradiction(facts, source, target):
+            for side in {source, target} - {None}:
+                counts[str(side)] = counts.get(str(side), 0) + 1
+    return counts
+
+
+def _open_contradiction(facts: Facts, source: str, target: str | None) -> bool:
+    """Unresolved until either side is superseded, archived or out of its window (DESIGN
+    §5.4); a target that is no page yet keeps it open."""
+    sides = [facts.pages.get(source), facts.pages.get(target) if target else None]
+    return all(p is None or active(p, facts.day) for p in sides) and sides[0] is not None
+
+
+def summary(page: PageFacts, body: str) -> str:
+    """The ``summary`` key, else the first sentence of the first paragraph of ``body``, as
+    plain text on one line, cut at a word boundary to :data:`SUMMARY_MAX_CHARS`."""
+    text = page.summary
+    if not text or not text.strip():
+        text = _first_sentence(body)
+    text = _safe(text)
+    if len(text) <= SUMMARY_MAX_CHARS:
+        return text
+    cut = text[: SUMMARY_MAX_CHARS - 1]
+    cut = cut.rsplit(" ", 1)[0] if " " in cut else cut
+    return cut.rstrip(" ,;:") + "…"
+
+
+def _first_sentence(body: str) -> str:
+    paragraph: list[str] = []
+    fenced = False
+    for line in body.splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+            if paragraph:
+                break
+            continue
+        if fenced or (not paragraph and (not line.strip() or _SKIP_LINE.match(line))):
+            continue
+        if not line.strip() or _SKIP_LINE.match(line):
+            break
+        paragraph.append(line.strip())
+    plain = " ".join(to_plain(" ".join(paragraph)).text.split())
+    return _SENTENCE_END.split(plain, maxsplit=1)[0].strip()
+
+
+@dataclass(frozen=True)
+class Section:
+    """One section: its heading, its first lines in order (``total``: how many it has in
+    all, when only the first are built), and the command a reader runs for the lines cut."""
+
+    heading: str
+    lines: Sequence[str]
+    more: str
+    total: int = -1
+
+    @property
+    def count(self) -> int:
+        """How many lines the section has in all."""
+        return len(self.lines) if self.total < 0 else self.total
+
+
+#: The shortest line a section can have, in characters: how many standing answers (and
+#: their summaries, read from the index) a budget can show at most is budget / this.
+MIN_LINE_CHARS = 24
+
+
+def sections(
+    facts: Facts,
+    bodies: Callable[[Iterable[str]], dict[str, str]],
+    budget: int = BUDGET_CHARS,
+) -> list[Section]:
+    """The briefing's sections, in priority order (``bodies``: ``{path: body}`` of the
+    standing answers, for their summaries; only as many as ``budget`` could show are built)."""
+    pages, day = facts.pages, facts.day
+    standing = [p for p in pages.values() if p.kind in STANDING_KINDS and active(p, day)]
+    edges = open_counts(facts)
+    scores = {p.path: page_confidence(p, facts, edges) for p in standing}
+    standing.sort(key=lambda p: p.path)  # the tie-break; the stable sort below keeps it
+    standing.sort(key=lambda p: (scores[p.path], p.sessions, p.newest_evidence), reverse=True)
+    answers = _Answers(standing[: budget // MIN_LINE_CHARS + 1], bodies)
+    return [
+        Section("Standing answers", answers, 'vault-sync query "<topic>"', len(standing)),
+        Section("Open contradictions", _contradictions(facts), "vault-sync lint"),
+        Section("Known fixes for open bugs", _fixes(facts), 'vault-sync query "<bug>" --kind bug'),
+        Section("Recent sessions", _sessions(facts), 'vault-sync query "<topic>" --kind session'),
+        Section("Recently changed pages", _changed(facts), 'vault-sync query "<topic>"'),
+    ]
+
+
+class _Answers(Sequence[str]):
+    """The standing-answer lines, built on first use in chunks (each line needs its page's
+    body from the index, for the summary): a budget shows only the first few dozen."""
+
+    CHUNK = 32
+
+    def __init__(self, pages: list[PageFacts], bodies: Callable[[Iterable[str]], dict[str, str]]):
+        self.pages, self.bodies, self.built = pages, bodies, list[str]()
+
+    def __len__(self) -> int:
+        return len(self.pages)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        while index >= len(self.built) and len(self.built) < len(self.pages):
+            chunk = self.pages[len(self.built) : len(self.built) + self.CHUNK]
+            texts = self.bodies(p.path for p in chunk)
+            self.built += [
+                f"- {wikilink(p)} ({p.kind}, {len(p.evidence)} evidence): "
+                + summary(p, texts.get(p.path, ""))
+                for p in chunk
+            ]
+        return self.built[index]
+
+
+def _newest_first(pages: list[PageFacts]) -> list[PageFacts]:
+    """Pages by date, newest first, then by path (two stable sorts: no key per page)."""
+    pages.sort(key=lambda p: p.path)
+    pages.sort(key=lambda p: p.date or "", reverse=True)
+    return pages
+
+
+def _link_of(facts: Facts, path: str | None, text: str) -> str:
+    page = facts.pages.get(path) if path else None
+    return wikilink(page) if page else f"[[{_safe(text)}]]"
+
+
+def _contradictions(facts: Facts) -> list[str]:
+    lines, seen = [], set()
+    for source, target, text in facts.contradicts:
+        pair = tuple(sorted((source, target or text)))
+        if pair in seen or not _open_contradiction(facts, source, target):
+            continue
+        seen.add(pair)
+        a, b = facts.pages[source], facts.pages.get(target) if target else None
+        if b is None:
+            lines.append(
+                f"- {wikilink(a)} contradicts {_link_of(facts, None, text)} (no such page yet)"
+            )
+            continue
+        newer = a if (a.date or "", a.path) >= (b.date or "", b.path) else b
+        when = f" ({newer.date})" if newer.date else ""
+        lines.append(f"- {wikilink(a)} contradicts {wikilink(b)}; newer: {wikilink(newer)}{when}")
+    return sorted(lines)
+
+
+def _fixes(facts: Facts) -> list[str]:
+    day = facts.day
+    bugs = sorted(p.path for p in facts.pages.values() if p.kind == "bug" and active(p, day))
+    fixers: dict[str, list[str]] = {}
+    for source, target, _ in facts.fixes:
+        if target in bugs:
+            fixers.setdefault(target, []).append(source)
+    lines = []
+    for bug in bugs:
+        found = sorted(set(fixers.get(bug, [])))
+        links = ", ".join(wikilink(facts.pages[f]) for f in found)
+        shown = f"fixed by {links}" if found else "no known fix yet"
+        lines.append(f"- {wikilink(facts.pages[bug])}: {shown}")
+    return lines
+
+
+def _sessions(facts: Facts) -> list[str]:
+    sessions = [p for p in facts.pages.values() if p.kind == "session" and p.date]
+    _newest_first(sessions)
+    lines = []
+    for p in sessions:
+        by = f" ({_safe(p.agent)})" if p.agent and p.agent.strip() else ""
+        lines.append(f"- {p.date} {wikilink(p)}{by}")
+    return lines
+
+
+def _changed(facts: Facts) -> list[str]:
+    changed = [p for p in facts.pages.values() if p.kind != "session" and p.date]
+    _newest_first(changed)
+    return [f"- {p.date} {wikilink(p)} ({p.kind})" for p in changed]
+
+
+def render(
+    parts: Sequence[Section], *, project: str | None, budget: int
+) -> tuple[str, dict[str, Any]]:
+    """The briefing text within ``budget`` characters, and per section ``{"shown", "total"}``.
+
+    Sections are filled in order; a section whose lines do not all fit ends with
+    ``- … N more: `COMMAND``` (the recent lists also stop at their own caps); the closing line
+    is always there. Lines are never cut.
+    """
+    scope = f" --project {project}" if project else ""
+    title = "# Memory briefing" + (f": {project}" if project else "") + "\n"
+    intro = "Standing answers and open questions from this vault, by vault-sync.\n"
+    closing = f'\nTo recall more: `vault-sync query "<what you need>"{scope}`\n'
+    out, used = [title, intro], len(title) + len(intro) + len(closing)
+    counts: dict[str, Any] = {}
+    caps = {"Recent sessions": RECENT_SESSIONS, "Recently changed pages": RECENT_PAGES}
+    for part in parts:
+        counts[part.heading] = {"shown": 0, "total": part.count}
+        if not part.lines:
+            continue
+        heading = f"\n## {part.heading}\n"
+        cap = caps.get(part.heading, part.count)
+        shown: list[str] = []
+        for number, line in enumerate(part.lines):
+            left = part.count - number
+            more = f"- … {left - 1} more: `{part.more}{scope}`\n" if left > 1 else ""
+            cost = len(heading) * (not shown) + len(line) + 1
+            if number >= cap or used + cost + len(more) > budget:
+                break
+            shown.append(line + "\n")
+            used += cost
+        if not shown:
+            continue
+        rest = part.count - len(shown)
+        marker = f"- … {rest} more: `{part.more}{scope}`\n" if rest else ""
+        out += [heading, *shown, marker]
+        used += len(marker)
+        counts[part.heading]["shown"] = len(shown)
+    out.append(closing)
+    return "".join(out), counts
