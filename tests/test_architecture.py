@@ -69,6 +69,7 @@ LAYERS = {
     "cli_write": 8,
     "cli_brief": 8,
     "page_dates": 1,
+    "brief_targets": 3,
     "confidence": 1,
     "cli": 8,
     "mcp": 8,

@@ -150,3 +150,75 @@ def test_confidence_rises_with_sessions_and_falls_with_age_and_contradictions() 
     assert confidence(Support(2, 0, 0, contradictions=1)) == 0.525
     assert confidence(Support(100, 0, 0)) == 0.99  # bounded below 1
     assert confidence(Support(0, 2, 0)) == confidence(Support(1, 0, 0))  # two others = a session
+
+
+# -- targets --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "before",
+    [
+        "# Agents\r\n\r\nBuild with make.\r\n<!-- vault-sync:begin -->\r\nold\r\n"
+        "<!-- vault-sync:end -->\r\nTail\r\n",
+        "# Agents\n\nno block, no trailing newline",
+        "",
+    ],
+    ids=["crlf-block", "no-block-no-newline", "empty"],
+)
+def test_a_marked_block_is_replaced_and_every_other_byte_kept(before: str) -> None:
+    from vault_sync.brief_targets import BEGIN, END, with_block
+
+    after = with_block(before, "# Memory briefing\nline\n")
+    start, end = after.index(BEGIN), after.index(END) + len(END)
+    newline = "\r\n" if "\r\n" in before else "\n"
+    assert after[start:end] == f"{BEGIN}{newline}# Memory briefing{newline}line{newline}{END}"
+    if BEGIN in before:
+        b_start, b_end = before.index(BEGIN), before.index(END) + len(END)
+        assert (after[:start], after[end:]) == (before[:b_start], before[b_end:])
+    else:
+        assert after[:start] == (before + "\n\n" if before else "")
+        assert after[end:] == "\n"
+    assert with_block(after, "# Memory briefing\nline\n") == after
+
+
+def test_configured_targets_are_written_checked_and_never_churned(
+    example: Path, tmp_path: Path, cli: Cli
+) -> None:
+    repo = tmp_path / "code"
+    repo.mkdir()
+    agents = repo / "AGENTS.md"
+    agents.write_bytes(b"# Team rules\r\n\r\nRun the tests.\r\n")
+    (example / "vault-sync.local.toml").write_text(
+        f'[[brief.targets]]\npath = "{agents}"\n\n'
+        '[[brief.targets]]\npath = "BRIEF.md"\nmode = "file"\nbudget = 2000\n',
+        encoding="utf-8",
+    )
+    try:
+        base = ("--vault", str(example), "brief")
+        assert cli(*base, "--check").code == 1
+        first = cli(*base, "--json")
+        assert first.code == 0, first.err
+        assert [t["changed"] for t in first.json()["targets"]] == [True, True]
+        text = agents.read_bytes().decode()
+        assert text.startswith(
+            "# Team rules\r\n\r\nRun the tests.\r\n\r\n<!-- vault-sync:begin -->"
+        )
+        assert len((example / "BRIEF.md").read_text(encoding="utf-8")) <= 2000
+        stamps = [agents.stat().st_mtime_ns, (example / "BRIEF.md").stat().st_mtime_ns]
+        again = cli(*base)
+        assert again.out.count("up to date") == 2, again.out
+        assert stamps == [agents.stat().st_mtime_ns, (example / "BRIEF.md").stat().st_mtime_ns]
+        assert cli(*base, "--check").code == 0
+    finally:
+        (example / "vault-sync.local.toml").unlink()
+        (example / "BRIEF.md").unlink(missing_ok=True)
+
+
+def test_the_claude_hook_prints_session_start_json(example: Path, cli: Cli) -> None:
+    import json
+
+    out = cli("--vault", str(example), "brief", "--hook", "claude")
+    assert out.code == 0, out.err
+    event = json.loads(out.out)["hookSpecificOutput"]
+    assert event["hookEventName"] == "SessionStart"
+    assert event["additionalContext"] == GOLDEN.read_text(encoding="utf-8")

@@ -22,6 +22,7 @@ from vault_sync.config import Config, find_vault, load_config
 from vault_sync.errors import AgentInputError
 
 if TYPE_CHECKING:
+    from vault_sync.brief_targets import Written
     from vault_sync.edits import EditReport
     from vault_sync.engine import ProgressStart, Reader, Scanner, SyncResult
     from vault_sync.redaction import PageRedaction
@@ -135,6 +136,19 @@ class Engine:
 
         (text, counts), notice = self.read(build, check_sidecar=False)
         return text, counts, notice
+
+    def write_briefs(self, *, check: bool = False) -> list[Written]:
+        """Bring every ``[[brief.targets]]`` file up to date (``check``: only report which
+        are stale); each target its own project and budget. A file a person changed while
+        it was written is refused (:class:`~vault_sync.errors.PageChangedError`)."""
+        from vault_sync.brief_targets import target_path, write_target
+
+        out = []
+        for target in self.config.brief_targets:
+            text, _, _ = self.brief(project=target.project, budget=target.budget)
+            path = target_path(self.config, target)
+            out.append(write_target(path, target.mode, text, check=check))
+        return out
 
     # -- agent writes (issue 11): each finds its pages in the stores, edits the files, then
     # -- applies the pages written to both stores, so the next query sees them.

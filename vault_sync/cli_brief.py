@@ -1,16 +1,25 @@
 """``vault-sync brief``: the briefing agents read at session start (issue 12; DESIGN §6).
 
-One :meth:`~vault_sync.app.Engine.brief` call; the Markdown goes to stdout (``--out -``, the
-default) or to a file, written atomically and only when its bytes change (no mtime churn).
+One :class:`~vault_sync.app.Engine` call. Where it goes: ``--out FILE`` (or ``-``, stdout);
+else the ``[[brief.targets]]`` of the config (whole files or marked blocks, each written only
+when its bytes change); else stdout. ``--check`` exits 1 when a target is stale; ``--hook
+claude`` prints the JSON a Claude Code ``SessionStart`` hook returns (its ``additionalContext``),
+``--hook plain`` the text (what other vendors' start hooks read on stdout).
 """
 
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from vault_sync.cli_common import emit_json, engine_for, json_option, print_notice, vault_option
+
+if TYPE_CHECKING:
+    from vault_sync.app import Engine
 
 
 @click.command()
@@ -21,43 +30,59 @@ from vault_sync.cli_common import emit_json, engine_for, json_option, print_noti
     default=None,
     help="Most characters of the briefing (default 10000).",
 )
+@click.option("--out", default=None, help="Write the briefing to this file (- for stdout).")
+@click.option("--check", is_flag=True, help="Exit 1 if a configured target is stale.")
 @click.option(
-    "--out",
-    default="-",
-    show_default=True,
-    help="Write the briefing to this file (- for stdout).",
+    "--hook",
+    type=click.Choice(["claude", "plain"]),
+    default=None,
+    help="Print for a session-start hook: Claude Code's JSON, or plain text.",
 )
 @vault_option
 @json_option
 def brief(
     project: str | None,
     budget_chars: int | None,
-    out: str,
+    out: str | None,
+    check: bool,
+    hook: str | None,
     vault: Path | None,
     as_json: bool,
 ) -> None:
     """Write the standing answers, open contradictions, known fixes and recent work."""
-    text, counts, notice = engine_for(vault).brief(project=project, budget=budget_chars)
+    engine = engine_for(vault)
+    targets = engine.config.brief_targets
+    if out is None and hook is None and targets:
+        _targets(engine, check, as_json)
+        return
+    if check:
+        raise click.UsageError("--check needs [[brief.targets]] in vault-sync.toml")
+    text, counts, notice = engine.brief(project=project, budget=budget_chars)
     print_notice(notice)
+    if hook == "claude":  # Claude Code's SessionStart hook output (hookSpecificOutput)
+        event = {"hookEventName": "SessionStart", "additionalContext": text}
+        click.echo(json.dumps({"hookSpecificOutput": event}, ensure_ascii=False))
+        return
     written = None
-    if out != "-":
-        written = _write_if_changed(Path(out), text)
+    if out not in (None, "-"):
+        from vault_sync.brief_targets import write_target
+
+        written = write_target(Path(out), "file", text).changed
     if as_json:
         emit_json({"text": text, "chars": len(text), "sections": counts, "written": written})
-    elif out == "-":
+    elif out in (None, "-"):
         click.echo(text, nl=False)
 
 
-def _write_if_changed(path: Path, text: str) -> bool:
-    """Write ``text`` to ``path`` atomically unless it already holds exactly that; returns
-    whether it wrote."""
-    from vault_sync.atomic import write_atomic
-
-    data = text.encode("utf-8")
-    try:
-        if path.read_bytes() == data:
-            return False
-    except FileNotFoundError:
-        pass
-    write_atomic(path, data)
-    return True
+def _targets(engine: Engine, check: bool, as_json: bool) -> None:
+    """Write (or with ``check``, check) every configured target; one line each."""
+    results = engine.write_briefs(check=check)
+    stale = [r for r in results if r.changed]
+    if as_json:
+        emit_json({"targets": [{"path": str(r.path), "changed": r.changed} for r in results]})
+    else:
+        for r in results:
+            verb = ("stale" if check else "written") if r.changed else "up to date"
+            click.echo(f"{r.path}: {verb}")
+    if check and stale:
+        sys.exit(1)

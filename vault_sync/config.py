@@ -20,8 +20,28 @@ from typing import Any
 from vault_sync.errors import ConfigError, NotAVaultError
 
 CONFIG_NAME = "vault-sync.toml"
+#: The uncommitted per-clone (or per-user) overrides beside it: only ``[brief]`` (issue 12).
+LOCAL_CONFIG_NAME = "vault-sync.local.toml"
 ENV_VAULT = "VAULT_SYNC_VAULT"
 DEFAULT_STORE_DIR = ".vault-sync"
+
+
+@dataclass(frozen=True)
+class BriefTarget:
+    """One ``[[brief.targets]]`` entry: where ``brief`` (and ``watch``) write a briefing.
+
+    Attributes:
+        path: relative to the vault, or ``~/...`` (the user's home).
+        mode: ``"file"`` (the briefing is the whole file) or ``"block"`` (a marked block
+            inside a file a person owns: ``AGENTS.md``, ``CLAUDE.md``, ``GEMINI.md``).
+        project: only this project's pages, or ``None``.
+        budget: characters, or ``None`` for the default.
+    """
+
+    path: str
+    mode: str = "block"
+    project: str | None = None
+    budget: int | None = None
 
 
 @dataclass(frozen=True)
@@ -44,6 +64,8 @@ class Config:
             §2) or ``"h1"`` (by its first H1).
         ignore_tool_folders: leave out folders that tools fill and that never hold notes
             (``node_modules/``, ``__pycache__/``: :data:`vault_sync.ignore.TOOL_FOLDERS`).
+        brief_targets: ``[[brief.targets]]``, from ``vault-sync.local.toml`` when it has a
+            ``[brief]`` table (per-clone overrides), else from ``vault-sync.toml``.
         write_folders: ``[write] folders``: where ``remember`` puts a new page, by kind
             (``decision = "adr"``) or project (``"project:payments" = "payments"``, which wins);
             unmapped kinds go to the kind's plural (:func:`vault_sync.remember.folder_for`).
@@ -62,6 +84,7 @@ class Config:
     sanitize_extra_patterns: tuple[str, ...] = ()
     sanitize_allow: tuple[str, ...] = ()
     write_folders: Mapping[str, str] = field(default_factory=dict)
+    brief_targets: tuple[BriefTarget, ...] = ()
 
     @property
     def store_path(self) -> Path:
@@ -236,12 +259,15 @@ def load_config(vault: Path) -> Config:
             (and the line, for TOML syntax errors) and the key.
     """
     path = vault / CONFIG_NAME
+    targets = _local_targets(vault)
     if not path.is_file():
         if path.exists():  # a folder (or a FIFO) named vault-sync.toml: a mistake, not "none"
             raise ConfigError(f"{path}: is not a file (a folder or special file by that name)")
-        return Config(vault=vault)
+        return Config(vault=vault, brief_targets=targets or ())
     data = _read_toml(path)
     _reject_unknown(data, _KEYS, "", path)
+    if targets is None:
+        targets = _brief_targets(data, path)
     watch = _expect(data.get("watch", {}), dict, "watch", path)
     sanitize = _expect(data.get("sanitize", {}), dict, "sanitize", path)
     write = _expect(data.get("write", {}), dict, "write", path)
@@ -272,7 +298,42 @@ def load_config(vault: Path) -> Config:
         sanitize_extra_patterns=extra,
         sanitize_allow=_str_list(sanitize.get("allow", []), "sanitize.allow", path),
         write_folders=dict(folders),
+        brief_targets=targets,
     )
+
+
+def _local_targets(vault: Path) -> tuple[BriefTarget, ...] | None:
+    """The ``[brief]`` targets of ``vault-sync.local.toml``, or ``None`` without one."""
+    path = vault / LOCAL_CONFIG_NAME
+    if not path.is_file():
+        return None
+    data = _read_toml(path)
+    _reject_unknown(data, {"brief"}, "", path)
+    return _brief_targets(data, path) if "brief" in data else None
+
+
+def _brief_targets(data: dict[str, Any], path: Path) -> tuple[BriefTarget, ...]:
+    """``[[brief.targets]]``: each a table with ``path`` (required), ``mode`` (``"file"`` or
+    ``"block"``, the default), ``project`` and ``budget`` (characters, at least 300)."""
+    brief = _expect(data.get("brief", {}), dict, "brief", path)
+    _reject_unknown(brief, {"targets"}, "brief.", path)
+    out = []
+    for n, entry in enumerate(_expect(brief.get("targets", []), list, "brief.targets", path)):
+        key = f"brief.targets[{n}]"
+        _expect(entry, dict, key, path)
+        _reject_unknown(entry, {"path", "mode", "project", "budget"}, f"{key}.", path)
+        target = _expect(entry.get("path", ""), str, f"{key}.path", path)
+        mode = _expect(entry.get("mode", "block"), str, f"{key}.mode", path)
+        budget = entry.get("budget")
+        if not target or mode not in ("file", "block"):
+            raise ConfigError(f'{path}: {key} needs a path and a mode of "file" or "block"')
+        if budget is not None and (type(budget) is not int or budget < 300):
+            raise ConfigError(f"{path}: {key}.budget must be a number of characters >= 300")
+        project = entry.get("project")
+        if project is not None:
+            _expect(project, str, f"{key}.project", path)
+        out.append(BriefTarget(target, mode, project, budget))
+    return tuple(out)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -334,6 +395,7 @@ _KEYS = {
     "ignore_tool_folders",
     "store_dir",
     "write",
+    "brief",
     "projects",
     "watch",
     "lock_timeout_s",
