@@ -35,9 +35,15 @@ class SecretFormat:
             ``"word_dash"`` (and ``-``), ``"alnum"``, ``"digit"``, or ``""`` (anything).
         back: ``"digits"`` when the trigger follows the match start by a run of digits
             (a Telegram bot id before ``:A``); ``""`` when the trigger is the start.
-        check: ``"not_hex"`` to refuse an all-hexadecimal secret (a git SHA); or ``""``.
+        check: ``"not_hex"`` to refuse an all-hexadecimal secret (a git SHA), ``"generated"``
+            to refuse a value that reads as a word (after a vendor's name: no digit, one
+            case, under 30 letters); or ``""``.
         lead: how many characters a match starts before its trigger (a fixed-length head
             before the literal, as in MaxMind's ``…_mmk``); 0 when the trigger is the start.
+        keyed: the vendor's name keys the value (``TWITTER_SECRET = …``, gitleaks'
+            semi-generic rules): the triggers are words of a name, and the row is tried only
+            where a value of 16+ token characters follows an assignment (``=``, ``:``, ``=>``)
+            whose name holds one, never by a search of the whole text (:mod:`.sanitize.search`).
     """
 
     label: str
@@ -49,6 +55,7 @@ class SecretFormat:
     back: str = ""
     check: str = ""
     lead: int = 0
+    keyed: bool = False
 
 
 @functools.cache

@@ -72,6 +72,8 @@ class Rule:
         dispatch: tried at the starts of long token-like runs (:mod:`.search`) instead of by a
             search of the whole text for each trigger (most vendor formats: 150 more
             substring scans per page would triple the cost of scrubbing).
+        keyed: tried only at the vendor words of the name before an assigned value
+            (:mod:`.search`), not by a search of the whole text for each trigger.
         bounded: the pattern ends with a right boundary (a negative lookahead); a match
             directly followed by one of our tokens is then refused, since the token may stand
             for text the boundary refused (the mirror of ``before`` and :func:`after_token`).
@@ -86,6 +88,7 @@ class Rule:
     pre: Callable[[str, int], bool] | None = None
     dispatch: bool = False
     bounded: bool = False
+    keyed: bool = False
 
 
 def whole(text: str, m: re.Match[str]) -> Span | None:

@@ -28,6 +28,14 @@ def _not_hex(value: str) -> bool:
     return any(c not in "0123456789abcdefABCDEF" for c in value)
 
 
+def _generated(value: str) -> bool:
+    """A value after a vendor's name reads as generated: a digit and a letter, or both cases,
+    or 30+ letters; not a lowercase word (``algolia_index: productsearchindexfortheshop``)."""
+    letters = any(c.isalpha() for c in value)
+    mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
+    return letters and (any(c.isdigit() for c in value) or mixed or len(value) >= 30)
+
+
 #: ``SecretFormat.before`` names -> the characters that may not precede a match.
 _BEFORE: dict[str, frozenset[str]] = {
     "": frozenset(),
@@ -37,7 +45,11 @@ _BEFORE: dict[str, frozenset[str]] = {
     "digit": frozenset("0123456789"),
 }
 _BACK: dict[str, Callable[[str, int], int] | None] = {"": None, "digits": _digits_before}
-_CHECK: dict[str, Callable[[str], bool] | None] = {"": None, "not_hex": _not_hex}
+_CHECK: dict[str, Callable[[str], bool] | None] = {
+    "": None,
+    "not_hex": _not_hex,
+    "generated": _generated,
+}
 
 
 def _lead(chars: int) -> Callable[[str, int], int]:
@@ -55,6 +67,7 @@ def _dispatchable(row: SecretFormat) -> bool:
     a run start or after a non-alphanumeric run character: no whole-text search needed."""
     return bool(
         row.before
+        and not row.keyed
         and not row.back
         and not row.lead
         and all(set(t) <= RUN_CHARS and len(t) >= 2 for t in row.triggers)
@@ -84,6 +97,7 @@ def _vendor_rule(row: SecretFormat) -> Rule:
         before,
         dispatch=dispatch,
         bounded=_BOUNDED.search(row.pattern) is not None,
+        keyed=row.keyed,
     )
 
 
