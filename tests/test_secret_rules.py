@@ -6,7 +6,9 @@ from __future__ import annotations
 import random
 import re
 import time
+import tomllib
 import zlib
+from pathlib import Path
 
 import pytest
 
@@ -33,6 +35,21 @@ def test_every_vendor_label_has_a_sample() -> None:
     sampled = {label for label, _, _ in FORMATS}
     assert set(vendor_labels()) <= sampled | {"custom"}
     assert sampled <= set(labels())
+
+
+_FAMILIES = tomllib.loads(Path(__file__).with_name("scanner_families.toml").read_text("utf-8"))
+
+
+def test_every_scanner_family_is_covered() -> None:
+    """Each family public scanners ship rules for (gitleaks, detect-secrets:
+    ``tests/scanner_families.toml``) has labels that exist and have samples; 135 vendors."""
+    sampled = {label for label, _, _ in FORMATS}
+    vendors = [row["family"] for row in _FAMILIES["vendor"]]
+    assert len(vendors) == len(set(vendors)) == 135
+    for row in _FAMILIES["vendor"] + _FAMILIES["generic"]:
+        assert row["labels"] and set(row["labels"]) <= set(labels()), row["family"]
+    for row in _FAMILIES["vendor"]:
+        assert set(row["labels"]) <= sampled, row["family"]
 
 
 @pytest.mark.parametrize(
