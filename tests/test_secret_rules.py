@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.secret_samples import FALSE_POSITIVES, FORMATS, Sample, samples
+from tests.secret_samples import FALSE_POSITIVES, FORMATS, WEAK_PASSWORDS, Sample, samples
 from vault_sync.sanitize import labels, scrub
 from vault_sync.secret_rules import vendor_formats, vendor_labels
 
@@ -121,5 +121,17 @@ def test_ansible_vault_flattened_onto_one_line_is_found() -> None:
 @pytest.mark.parametrize("text", FALSE_POSITIVES)
 def test_false_positive_set_is_left_whole(text: str) -> None:
     """Placeholders, public identifiers and key files in prose are not secrets (issue 17
-    kind 5): the landed 24862ca redacted 15 of these 60, now none."""
+    kind 5): of these 78, the landed 24862ca redacted 23, edb96a0 (before the password
+    placeholders were judged by kind) 8, now none."""
     assert scrub(text) == (text, ())
+
+
+@pytest.mark.parametrize("text", WEAK_PASSWORDS)
+def test_weak_password_after_a_password_name_is_redacted(text: str) -> None:
+    """A value mixing kinds after a password-like name is a password, however weak:
+    edb96a0 left 7 of these 12 as "sequential" placeholders (the landed 24862ca 1)."""
+    out, findings = scrub(text)
+    assert [f.label for f in findings] == ["env_secret"], text
+    value = text[findings[0].start : findings[0].end]
+    assert out == text.replace(value, "[REDACTED:env_secret]")
+    assert value.strip("'\"") == value and len(value) >= 8

@@ -18,7 +18,8 @@ import re
 _PLACEHOLDER = re.compile(
     r"[$%<{]|.*\.\.\.|.*(?i:your[_-]|example|placeholder)"
     r"|(?i:x+|\*+|\.+|#+|-+|_+|(?:my[_-]?)?(?:pass(?:word|wd)?|secret|token|api[_-]?key|key)"
-    r"|changeme|redacted|none|null|nil|true|false|undefined|empty|required|optional|string)\Z"
+    r"|change[_-]?(?:me|it)|replace[_-]?me|redacted|none|null|nil|true|false|undefined|empty"
+    r"|required|optional|string|__\w{1,64}__|@\w{1,64}@)\Z"
 )
 #: ``os.environ``, ``config.secret_key``: a code reference, not a value.
 _DOTTED_NAME = re.compile(r"[A-Za-z_]\w{0,64}(?:\.[A-Za-z_]\w{0,64}){1,8}\Z")
@@ -90,6 +91,37 @@ def _repeats_unit(value: str) -> bool:
         ):
             return True
     return False
+
+
+def _one_run(value: str) -> bool:
+    """``123456``, ``abcdef``, ``987654``: the whole value one ascending or descending run."""
+    low = value.lower()
+    pairs = [a + b for a, b in itertools.pairwise(low)]
+    return bool(pairs) and (
+        all(p in _SUCCESSORS for p in pairs) or all(p[::-1] in _SUCCESSORS for p in pairs)
+    )
+
+
+def _repeated(value: str) -> bool:
+    """``abab``, ``abc123abc123``: a unit repeated twice or more over the whole value."""
+    return any(
+        len(value) % unit == 0 and value == value[:unit] * (len(value) // unit)
+        for unit in range(1, len(value) // 2 + 1)
+    )
+
+
+def password_placeholder(value: str) -> bool:
+    """A value after a password-like name (``PASSWORD=``, ``"passwd":``) that stands in for
+    one: a template or stock word (:func:`placeholder`), an example word, one character
+    repeated (``0000``, ``********``), a unit repeated (``abc123abc123``), or a run of one
+    kind (``123456``, ``abcdefgh``). A value mixing kinds is a real, if weak, password
+    (``Abc123456!``, ``abcd1234``, ``root1234``): the looser :func:`too_regular`, meant for
+    generated tokens, would spare it as sequential."""
+    if placeholder(value) or _EXAMPLE_WORD.search(value):
+        return True
+    if len(set(value.lower())) <= 1 or _repeated(value.lower()):
+        return True
+    return (value.isdigit() or value.isalpha()) and _one_run(value)
 
 
 def too_regular(value: str) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from vault_sync.placeholders import password_placeholder
 from vault_sync.placeholders import placeholder as _placeholder
 from vault_sync.placeholders import random_looking as _random_looking
 from vault_sync.sanitize.rule import Rule, Span, group
@@ -137,9 +138,19 @@ def name_rules() -> list[Rule]:
         Rule(
             "env_secret",
             c(_ASSIGN),
-            ("key", "token", "secret", "passw", "passphrase", "pwd"),
+            ("key", "token", "secret"),
             _assignment_span,
             pre=_assignment_name,
+        ),
+        # The same after a password-like name: a value mixing kinds is a (weak) password,
+        # spared only when it is a true placeholder (`xxxx`, `123456`, `${DB_PASSWORD}`).
+        Rule(
+            "env_secret",
+            c(_ASSIGN),
+            ("passw", "passphrase", "pwd"),
+            _assignment_span,
+            pre=_assignment_name,
+            spare=password_placeholder,
         ),
         # A key-like token after an API-key-like name in any syntax: API_KEY=…, x-api-key: …,
         # --api-key …, "my API key is …".

@@ -74,6 +74,9 @@ class Rule:
             substring scans per page would triple the cost of scrubbing).
         keyed: tried only at the vendor words of the name before an assigned value
             (:mod:`.search`), not by a search of the whole text for each trigger.
+        spare: whether a match's text is a placeholder to leave (default
+            :func:`~vault_sync.placeholders.too_regular`; a password's value has its own,
+            :func:`~vault_sync.placeholders.password_placeholder`).
         bounded: the pattern ends with a right boundary (a negative lookahead); a match
             directly followed by one of our tokens is then refused, since the token may stand
             for text the boundary refused (the mirror of ``before`` and :func:`after_token`).
@@ -89,6 +92,7 @@ class Rule:
     dispatch: bool = False
     bounded: bool = False
     keyed: bool = False
+    spare: Callable[[str], bool] | None = None
 
 
 def whole(text: str, m: re.Match[str]) -> Span | None:

@@ -109,10 +109,13 @@ def _keyed(
 _NOT_JUDGED = frozenset({"private_key", "kubernetes_secret", "credential_path"})
 
 
-def _spared(label: str, text: str, span: Span) -> bool:
-    """A match that is a placeholder by kind (:func:`~vault_sync.placeholders.too_regular`):
-    ``ghp_xxxx…``, ``AKIAIOSFODNN7EXAMPLE``, ``T00000000/B00000000/XXXX…``."""
-    return label not in _NOT_JUDGED and too_regular(text[span[0] : min(span[1], span[0] + 256)])
+def _spared(rule: Rule, text: str, span: Span) -> bool:
+    """A match that is a placeholder by kind (the rule's ``spare``, by default
+    :func:`~vault_sync.placeholders.too_regular`): ``ghp_xxxx…``, ``AKIAIOSFODNN7EXAMPLE``,
+    ``T00000000/B00000000/XXXX…``; after a password-like name only a true placeholder."""
+    if rule.label in _NOT_JUDGED:
+        return False
+    return (rule.spare or too_regular)(text[span[0] : min(span[1], span[0] + 256)])
 
 
 def _attempt(
@@ -135,7 +138,7 @@ def _attempt(
         span = rule.span(text, m) if m else None
         if m and span and span[0] < span[1]:
             resume[i] = span[1]  # a spared placeholder is settled too: no retry inside it
-            if _spared(rule.label, text, span):
+            if _spared(rule, text, span):
                 continue
             context = (min(m.start(), span[0]), max(m.end(), span[1]))
             out.append(Candidate(label_rank()[rule.label], *span, rule.label, context))
