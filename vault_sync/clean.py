@@ -12,7 +12,7 @@ from typing import Any
 
 from vault_sync.config import Config
 from vault_sync.page import Issue, Page, Severity
-from vault_sync.sanitize import Scrubber, line_of
+from vault_sync.sanitize import Finding, Scrubber, line_of
 from vault_sync.secret_values import FoundValues
 from vault_sync.vault import ScanResult
 
@@ -71,20 +71,43 @@ def clean_page(page: Page, text: str, scrubber: Scrubber) -> Page:
     field by field, so a clean vault pays one pass. Every output (index, sidecar, snippets,
     ``show``, ``lint``, ``--json``) reads from the stores, so none can carry a secret.
     """
-    _, findings = scrubber.scrub(text)
-    in_text = bool(findings)
-    if not findings and page.frontmatter:
-        # YAML escapes ("\n", "\u0041") and folding can make a value that the raw text does
-        # not spell: scrub the parsed values too (one short text per page).
-        values = "\n".join(_leaf_texts(page.frontmatter))
-        _, found_in_values = scrubber.scrub(values)
-        if found_in_values:
-            text, findings = values, found_in_values
+    scanned, findings, in_text = _page_findings(page, text, scrubber)
     if not findings:
         return page
     # Every field is scrubbed again, then any value found in the text (or a cut-off or
     # split-off piece of one: a clamped title, a split tag) is hidden in it (issue 17).
-    found = FoundValues(text, findings)
+    found = FoundValues(scanned, findings)
+    secrets = tuple(
+        Issue(
+            Severity.ERROR,
+            "secret",
+            f"a secret ({f.label}) is in this page; it is redacted from every output"
+            " (vault-sync redact --write removes it from the file)",
+            line_of(scanned, f.start) if in_text else 1,
+        )
+        for f in findings
+    )
+    return _cleaned(page, scrubber, found, secrets)
+
+
+def _page_findings(
+    page: Page, text: str, scrubber: Scrubber
+) -> tuple[str, tuple[Finding, ...], bool]:
+    """``(the text scanned, its findings, whether that is the file text)``: the file text, or
+    when it holds none, the parsed frontmatter values (YAML escapes such as ``"\\n"`` or
+    ``"\\u0041"`` and folding can make a value that the raw text does not spell)."""
+    _, findings = scrubber.scrub(text)
+    if findings or not page.frontmatter:
+        return text, findings, bool(findings)
+    values = "\n".join(_leaf_texts(page.frontmatter))
+    _, found_in_values = scrubber.scrub(values)
+    return (values, found_in_values, False) if found_in_values else (text, (), False)
+
+
+def _cleaned(
+    page: Page, scrubber: Scrubber, found: FoundValues, secrets: tuple[Issue, ...]
+) -> Page:
+    """``page`` with every field scrubbed and every found value hidden, ``secrets`` added."""
 
     def clean(value: str) -> str:
         return found.hide(scrubber.scrub(value)[0])
@@ -92,16 +115,6 @@ def clean_page(page: Page, text: str, scrubber: Scrubber) -> Page:
     def clean_opt(value: str | None) -> str | None:
         return None if value is None else clean(value)
 
-    secrets = tuple(
-        Issue(
-            Severity.ERROR,
-            "secret",
-            f"a secret ({f.label}) is in this page; it is redacted from every output"
-            " (vault-sync redact --write removes it from the file)",
-            line_of(text, f.start) if in_text else 1,
-        )
-        for f in findings
-    )
     return replace(
         page,
         id=clean(page.id),
@@ -133,10 +146,7 @@ def clean_page(page: Page, text: str, scrubber: Scrubber) -> Page:
         },
         metadata=tuple(clean(m) for m in page.metadata),
         body=found.hide(scrubber.scrub(page.body)[0], pieces=False),
-        issues=(
-            *(replace(i, message=clean(i.message)) for i in page.issues),
-            *secrets,
-        ),
+        issues=(*(replace(i, message=clean(i.message)) for i in page.issues), *secrets),
     )
 
 
