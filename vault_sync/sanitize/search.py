@@ -81,25 +81,39 @@ def _keyed_table() -> tuple[re.Pattern[bytes], dict[bytes, tuple[Rule, ...]]]:
 
 #: How far before a value its assignment operator may stand (quotes and blanks between).
 _OPERATOR_GAP = 6
-#: How far before the operator the name of a keyed value is looked at: the longest keyed
-#: pattern allows a 34-character word, 24 name characters, 2 quotes and 8 blanks.
-_NAME_WINDOW = 72
+#: What may stand between a name and its value's quotes: the operator (``=``, ``:=``,
+#: ``=>``, ``?=``, ``||=``), blanks, the name's closing quote or ``]``; at most this many.
+_BETWEEN = b"=:>?| \t\"']"
+_BETWEEN_MAX = 14
+#: Bytes of a name (``[\w.-]``), and how much of one is looked at: the longest keyed pattern
+#: allows a 34-character word and 24 name characters after it.
+_NAME_BYTE = bytes(c.isascii() and (c.isalnum() or c in "_.-") for c in map(chr, range(256)))
+_NAME_MAX = 64
 
 
 def _keyed(
     text: str, view: bytes, at: int, resume: dict[bytes, list[int]], out: list[Candidate]
 ) -> None:
     """The keyed vendor rules at a value run starting at ``at``, when an assignment operator
-    stands just before it: each is tried where one of its words occurs in the name."""
+    stands just before it: each is tried where one of its words occurs in the name before
+    the operator (a few bytes scanned back, then one regex over the name)."""
     j = at - 1
     low = max(0, at - _OPERATOR_GAP)
     while j >= low and view[j] in b" \t\"'`":
         j -= 1
     if j < 0 or view[j] not in b"=:>":
         return
+    low = max(0, j - _BETWEEN_MAX)
+    while j >= low and view[j] in _BETWEEN:
+        j -= 1
+    end = j + 1
+    low = max(0, end - _NAME_MAX)
+    while j >= low and _NAME_BYTE[view[j]]:
+        j -= 1
+    if end - j <= 3:
+        return
     finder, rules = _keyed_table()
-    base = max(0, j - _NAME_WINDOW)
-    for m in finder.finditer(view, base, j):
+    for m in finder.finditer(view, j + 1, end):
         word = m.group()
         group = rules[word]
         _attempt(text, m.start(), group, resume.setdefault(b"=" + word, [0] * len(group)), out)
