@@ -202,9 +202,13 @@ def run(python: str, vault: Path, planted: Planted, *, full: bool) -> Audit:
         check(" ".join(args), cli(*args))
     pages = list(planted.pages)
     shown = pages[:: 10 if full else max(1, len(pages) // 40)]
+    check("brief --json", cli("brief", "--budget-chars", "10000000", "--json"))
     for rel in shown:
         check("show", cli("show", rel))
         check("show --json", cli("show", rel, "--json"))
+        # a write's diff shows the page's own lines around the change: scrubbed too
+        check("reinforce --dry-run", cli("reinforce", rel, "--evidence", "session:a", "--dry-run"))
+        check("link --json", cli("link", rel, "related", rel, "--dry-run", "--json"))
     queried = list(planted.texts.values())  # the planted text: a bare value has no name
     queried = queried[:: 5 if full else max(1, len(queried) // 20)]
     for text in queried:

@@ -90,6 +90,22 @@ def clean_page(page: Page, text: str, scrubber: Scrubber) -> Page:
     return _cleaned(page, scrubber, found, secrets)
 
 
+def found_values(page: Page, text: str, scrubber: Scrubber) -> list[FoundValues]:
+    """Every secret value of a page, to hide in any text shown of it (a write's diff): those
+    found in its file text and those found in its parsed frontmatter values (YAML escapes can
+    spell a value the raw text does not: ``"finnhub = \\"…\\""``)."""
+    out = []
+    _, findings = scrubber.scrub(text)
+    if findings:
+        out.append(FoundValues(text, findings))
+    if page.frontmatter:
+        values = "\n".join(_leaf_texts(page.frontmatter))
+        _, in_values = scrubber.scrub(values)
+        if in_values:
+            out.append(FoundValues(values, in_values))
+    return out
+
+
 def _page_findings(
     page: Page, text: str, scrubber: Scrubber
 ) -> tuple[str, tuple[Finding, ...], bool]:

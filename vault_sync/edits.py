@@ -121,8 +121,30 @@ def run_edits(command: str, edits: Sequence[Edit], config: Config, report: EditR
                 f"b/{edit.path}",
             )
         )
-        shown = Scrubber.from_config(config).scrub(diff)[0]
-        report.pages.append({"path": edit.path, "changed": old != new, "diff": shown})
+        report.pages.append(
+            {
+                "path": edit.path,
+                "changed": old != new,
+                "diff": _shown(config, edit.path, old, new, diff),
+            }
+        )
+
+
+def _shown(config: Config, path: str, old: str, new: str, diff: str) -> str:
+    """The diff as printed: scrubbed, and every secret value found anywhere on the page (its
+    text and its parsed frontmatter) hidden too — the diff shows a few lines of the page,
+    maybe not the line that names a secret (``TOKEN=…``) but another holding the same value
+    (issue 17, kind 4)."""
+    from vault_sync.clean import found_values
+    from vault_sync.parser import parse_page
+
+    scrubber = Scrubber.from_config(config)
+    shown = scrubber.scrub(diff)[0]
+    for text in (old, new):
+        page = parse_page(text, path, title_from=config.title_from)
+        for found in found_values(page, text, scrubber):
+            shown = found.hide(shown)
+    return shown
 
 
 def _items(value: Any) -> list[Any]:
