@@ -222,3 +222,30 @@ def test_the_claude_hook_prints_session_start_json(example: Path, cli: Cli) -> N
     event = json.loads(out.out)["hookSpecificOutput"]
     assert event["hookEventName"] == "SessionStart"
     assert event["additionalContext"] == GOLDEN.read_text(encoding="utf-8")
+
+
+def test_the_watcher_refreshes_the_targets_and_never_syncs_its_own_briefing(
+    tmp_path: Path,
+) -> None:
+    """A batch that changes the stores rewrites the briefing; the briefing inside the vault
+    is left out of the scan, so writing it starts no batch of its own (no loop)."""
+    from vault_sync.watch import Batch
+
+    vault = tmp_path / "v"
+    shutil.copytree(REPO / "example-vault", vault, ignore=shutil.ignore_patterns(".vault-sync"))
+    with open(vault / "vault-sync.toml", "a", encoding="utf-8") as f:
+        f.write('\n[[brief.targets]]\npath = "BRIEF.md"\nmode = "file"\n')
+    engine = Engine.open(vault)
+    engine.sync()
+    engine.write_briefs()
+    before = (vault / "BRIEF.md").read_text(encoding="utf-8")
+    page = vault / "payments" / "Replay a failed charge.md"
+    page.write_text(page.read_text(encoding="utf-8").replace("kind: procedure", "kind: note"))
+    watcher = engine.watcher(lambda line: None)
+    line = watcher.apply(Batch({"payments/Replay a failed charge.md"}))
+    assert line is not None and line["changed"] == 1 and "brief_error" not in line
+    after = (vault / "BRIEF.md").read_text(encoding="utf-8")
+    assert "[[Replay a failed charge]]" in before and "[[Replay a failed charge]]" not in after
+    assert watcher.apply(Batch({"BRIEF.md"})) is None  # its own file: nothing to sync
+    hits, _ = engine.search("Memory briefing Standing answers")
+    assert "BRIEF.md" not in [h.path for h in hits]

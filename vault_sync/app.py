@@ -102,13 +102,15 @@ class Engine:
 
     def watcher(self, report: Callable[[dict[str, Any]], None]) -> Watcher:
         """A watcher of this vault applying batches through this engine's sync, reporting one
-        line per batch to ``report`` (:class:`vault_sync.watch.Watcher`). It may prepare pages
+        line per batch to ``report`` (:class:`vault_sync.watch.Watcher`), and refreshing the
+        ``[[brief.targets]]`` after each batch that changed the stores. It may prepare pages
         in spawned worker processes (:func:`vault_sync.prepare.allow_spawned_workers`)."""
         from vault_sync.prepare import allow_spawned_workers
         from vault_sync.watch import Watcher
 
         allow_spawned_workers()
-        return Watcher(self.config, engine.run_sync, report)
+        refresh = self.write_briefs if self.config.brief_targets else None
+        return Watcher(self.config, engine.run_sync, report, after_batch=refresh)
 
     def brief(
         self, *, project: str | None = None, budget: int | None = None

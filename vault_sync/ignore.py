@@ -293,6 +293,19 @@ def _obsidian_filters(
     return tuple(prefixes), tuple(regexes)
 
 
+def _brief_target_lines(config: Config) -> list[str]:
+    """Gitignore lines leaving out the ``[[brief.targets]]`` files inside the vault: a
+    briefing the watcher writes must never be synced as a page, which would start another
+    batch and another briefing (issue 12, Build 6)."""
+    lines = []
+    for target in config.brief_targets:
+        if target.path.startswith("~"):
+            continue
+        escaped = re.sub(r"([*?\[\]!#\\])", r"\\\1", target.path.strip("/"))
+        lines.append("/" + escaped)
+    return lines
+
+
 def build_ignore_matcher(config: Config) -> IgnoreMatcher:
     """Build the full ignore matcher of a vault (rules in the module docstring).
 
@@ -305,7 +318,11 @@ def build_ignore_matcher(config: Config) -> IgnoreMatcher:
     """
     warnings: list[str] = []
     prefixes, regexes = _obsidian_filters(config.vault, warnings)
-    lines = (*(TOOL_FOLDERS if config.ignore_tool_folders else ()), *config.ignore)
+    lines = (
+        *(TOOL_FOLDERS if config.ignore_tool_folders else ()),
+        *config.ignore,
+        *_brief_target_lines(config),
+    )
     globs = Patterns(lines) if lines else None
     if globs is not None and globs.bad:
         raise ConfigError(

@@ -219,6 +219,10 @@ class Watcher:
         config: the vault's configuration (``debounce_ms``, ``max_delay_ms``, ``reconcile_s``).
         sync: the engine's ``run_sync`` (checks and repairs stores, then scan -> plan -> apply).
         report: called with one dict per applied batch (the CLI logs it).
+        after_batch: called after each batch that changed the stores (the engine's briefing
+            refresh, :meth:`vault_sync.app.Engine.write_briefs`); its time is logged as
+            ``brief_ms``, a :class:`~vault_sync.errors.VaultSyncError` or ``OSError`` it raises
+            as ``brief_error`` (the watcher goes on).
     """
 
     def __init__(
@@ -226,9 +230,11 @@ class Watcher:
         config: Config,
         sync: SyncFn,
         report: Callable[[dict[str, Any]], None] | None = None,
+        after_batch: Callable[[], object] | None = None,
     ) -> None:
         self.config = config
         self.sync = sync
+        self.after_batch = after_batch
         self.report = report or (lambda _line: None)
         self.batcher = PathBatcher(config.debounce_ms, config.max_delay_ms)
         self.stopping = threading.Event()
@@ -289,9 +295,22 @@ class Watcher:
                 self.state.last_error = f"{path}: {message}"
         if not report.did_work and not notice and not report.errors:
             return None
+        if self.after_batch is not None and (report.did_work or notice):
+            self._after_batch(line)
         self.state.batches += 1
         self.state.last_batch = line
         return line
+
+    def _after_batch(self, line: dict[str, Any]) -> None:
+        """Run the after-batch step (briefings), timing it into ``line``; its failure is
+        logged in ``line`` and never stops the watcher."""
+        assert self.after_batch is not None
+        started = time.perf_counter()
+        try:
+            self.after_batch()
+        except (VaultSyncError, OSError) as exc:
+            line["brief_error"] = str(exc)
+        line["brief_ms"] = round((time.perf_counter() - started) * 1000, 1)
 
     def _check_root(self) -> None:
         """Stop when the vault folder is gone or replaced (renamed, moved, deleted): following
