@@ -249,3 +249,34 @@ def test_the_watcher_refreshes_the_targets_and_never_syncs_its_own_briefing(
     assert watcher.apply(Batch({"BRIEF.md"})) is None  # its own file: nothing to sync
     hits, _ = engine.search("Memory briefing Standing answers")
     assert "BRIEF.md" not in [h.path for h in hits]
+
+
+def test_the_agents_doc_config_and_hook_work_on_example_vault(
+    example: Path, tmp_path: Path, cli: Cli
+) -> None:
+    """docs/agents.md: its target config (home paths pointed at a temp home) and its
+    Claude Code hook command run as written."""
+    import json
+    import os
+
+    doc = (REPO / "docs" / "agents.md").read_text(encoding="utf-8")
+    toml = re.findall(r"```toml\n(.*?)```", doc, re.S)[0]
+    (example / "vault-sync.local.toml").write_text(toml, encoding="utf-8")
+    home = tmp_path / "home"
+    (home / "code" / "payments").mkdir(parents=True)
+    env = {**os.environ, "HOME": str(home)}
+    try:
+        out = cli("--vault", str(example), "brief", "--json", env=env)
+        assert out.code == 0, out.err
+        written = sorted(Path(t["path"]).name for t in out.json()["targets"])
+        assert written == ["AGENTS.md", "CLAUDE.md", "GEMINI.md"]
+        assert cli("--vault", str(example), "brief", "--check", env=env).code == 0
+    finally:
+        (example / "vault-sync.local.toml").unlink()
+    settings = json.loads(re.findall(r"```json\n(.*?)```", doc, re.S)[0])
+    command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    args = command.split()[1:]
+    assert args[:2] == ["--vault", "~/notes"]
+    hook = cli("--vault", str(example), *args[2:])
+    assert hook.code == 0, hook.err
+    assert json.loads(hook.out)["hookSpecificOutput"]["hookEventName"] == "SessionStart"
