@@ -73,6 +73,7 @@ LAYERS = {
     "confidence": 1,
     "cli": 8,
     "mcp": 8,
+    "mcp_server": 8,
     "__main__": 9,
     "__init__": 0,
 }
@@ -95,6 +96,8 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
     ("cli_eval", "cli_common"),
     ("cli_write", "cli_common"),
     ("cli", "cli_brief"),
+    ("cli", "mcp_server"),
+    ("mcp_server", "cli_common"),
     ("cli_brief", "cli_common"),
     ("eval_html", "eval_report"),
     ("retrieve", "query_fields"),

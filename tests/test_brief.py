@@ -59,7 +59,7 @@ def test_example_vault_briefing_says_what_the_issue_asks(example: Path) -> None:
         "- [[Bug PAY-231 retry storm in the payment worker]]: fixed by [[Retry policy v3]]"
     )
     assert counts["Standing answers"] == {"shown": 8, "total": 8}
-    assert text.endswith('\nTo recall more: `vault-sync query "<what you need>"`\n')
+    assert text.endswith(" (or the `query` tool of the vault-sync MCP server)\n")
 
 
 def test_same_vault_same_bytes_wherever_it_lives(example: Path, tmp_path: Path) -> None:

@@ -336,7 +336,10 @@ def render(
     scope = f" --project {project}" if project else ""
     title = "# Memory briefing" + (f": {project}" if project else "") + "\n"
     intro = "Standing answers and open questions from this vault, by vault-sync.\n"
-    closing = f'\nTo recall more: `vault-sync query "<what you need>"{scope}`\n'
+    closing = (
+        f'\nTo recall more: `vault-sync query "<what you need>"{scope}`'
+        " (or the `query` tool of the vault-sync MCP server)\n"
+    )
     out, used = [title, intro], len(title) + len(intro) + len(closing)
     counts: dict[str, Any] = {}
     caps = {"Recent sessions": RECENT_SESSIONS, "Recently changed pages": RECENT_PAGES}

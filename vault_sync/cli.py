@@ -23,6 +23,7 @@ from vault_sync import __version__
 from vault_sync.cli_common import (
     emit_json,
     engine_for,
+    hit_json,
     json_option,
     one_line,
     print_notice,
@@ -250,25 +251,6 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
-def _hit_json(hit: Any, explain: bool) -> dict[str, Any]:
-    """The pinned ``query --json`` hit shape (docs/cli.md); fields are added, never renamed."""
-    out = {
-        "id": hit.id,
-        "path": hit.path,
-        "title": hit.title,
-        "kind": hit.kind,
-        "project": hit.project,
-        "status": hit.status,
-        "tags": list(hit.tags),
-        "score": hit.score,
-        "snippet": hit.snippet,
-        "highlights": [list(span) for span in hit.highlights],
-    }
-    if explain:
-        out["explain"] = hit.explain
-    return out
-
-
 def _explain_lines(explain: dict[str, Any]) -> list[str]:
     """One line per matched field: field, terms, boost, BM25 contribution."""
     lines = [
@@ -353,7 +335,7 @@ def query(
         _unknown_filters(vault, {"kind": kind, "project": project})
     if as_json:
         echo = scrubbed(text, config)
-        out: dict[str, Any] = {"query": echo, "hits": [_hit_json(h, explain) for h in hits]}
+        out: dict[str, Any] = {"query": echo, "hits": [hit_json(h, explain) for h in hits]}
         if timings:
             out["took_ms"] = took_ms
         emit_json(out)
@@ -471,6 +453,19 @@ for _command in WRITE_COMMANDS:
 from vault_sync.cli_brief import brief  # noqa: E402  (the briefing command)
 
 cli.add_command(brief)
+
+
+@cli.command()
+@click.option("--read-only", is_flag=True, help="Serve only the read tools (no writes).")
+@vault_option
+def mcp(read_only: bool, vault: Path | None) -> None:
+    """Serve the vault's memory to agents over MCP (stdio): query, show, related, brief,
+    status, lint, and the write tools (remember, reinforce, link, unlink, supersede, resolve).
+    """
+    from vault_sync.mcp_server import serve
+
+    ctx = click.get_current_context()
+    serve(vault or (ctx.find_root().obj or {}).get("vault"), read_only=read_only)
 
 
 class _JsonLogFormatter(logging.Formatter):

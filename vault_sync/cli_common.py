@@ -118,3 +118,22 @@ def progress_factory(as_json: bool) -> Callable[[int], Callable[[int], None] | N
         return stderr_bar("syncing pages", total)
 
     return start
+
+
+def hit_json(hit: Any, explain: bool) -> dict[str, Any]:
+    """The pinned ``query --json`` hit shape (docs/cli.md); fields are added, never renamed."""
+    out = {
+        "id": hit.id,
+        "path": hit.path,
+        "title": hit.title,
+        "kind": hit.kind,
+        "project": hit.project,
+        "status": hit.status,
+        "tags": list(hit.tags),
+        "score": hit.score,
+        "snippet": hit.snippet,
+        "highlights": [list(span) for span in hit.highlights],
+    }
+    if explain:
+        out["explain"] = hit.explain
+    return out

@@ -1,0 +1,271 @@
+"""``vault-sync mcp``: the vault's memory over the Model Context Protocol (stdio), for agents
+of every vendor (issue 13; DESIGN §7).
+
+Built on the official ``mcp`` SDK (checked on 2.3.0): ``mcp.server.mcpserver.MCPServer``. Each
+tool is the same :class:`~vault_sync.app.Engine` call the CLI command makes, and returns the
+same shape as the command's ``--json``. Failures a user can cause leave as the SDK's
+``ToolError`` with our one-line, scrubbed message (a plain exception would reach the agent as
+only "Error executing tool NAME"). Schemas are permissive where agents vary (a tag list or one
+comma-separated string); our own validation gives the one-line errors. Reads never take the
+writer lock; writes wait for it (``lock_timeout_s``); nothing is held between calls, so
+several servers, a watcher and CLI writers can share one vault. ``--read-only`` leaves the
+write tools out. The vault comes from ``--vault`` in the server's configuration: the stdio
+client passes the server only HOME, LOGNAME, PATH, SHELL, TERM and USER.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from vault_sync.app import Engine
+from vault_sync.cli_common import hit_json, scrubbed
+from vault_sync.errors import VaultSyncError
+
+R = TypeVar("R")
+
+INSTRUCTIONS = (
+    "vault-sync is this team's shared memory: Markdown pages (rules, decisions, gotchas, bugs,"
+    " sessions) that people and agents of every vendor read and write. Call `brief` once at"
+    " the start of a session, `query` before deciding something the team may already know,"
+    " and `remember` / `reinforce` / `link` when you learn something worth keeping."
+)
+
+Names = str | list[str] | None
+#: Numbers and flags are typed loosely: the SDK's own validation error for a wrong type is a
+#: multi-line pydantic dump that echoes the input unscrubbed (checked on mcp 2.3.0), so every
+#: argument an agent may get wrong is checked here instead (:func:`_int`, :func:`_flag`).
+Number = int | str
+Flag = bool | str
+
+
+def _int(value: Number | None, name: str, low: int = 1, high: int = 1_000_000) -> int | None:
+    """A whole-number argument, or a one-line ToolError naming it (never echoing it)."""
+    if value is None:
+        return None
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise ToolError(f"{name} must be a whole number from {low} to {high}") from None
+    if not low <= number <= high:
+        raise ToolError(f"{name} must be a whole number from {low} to {high}")
+    return number
+
+
+def _flag(value: Flag, name: str) -> bool:
+    """A true/false argument (``true``/``false``/``1``/``0`` as text too), or a ToolError."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "1", "yes"):
+        return True
+    if text in ("false", "0", "no", ""):
+        return False
+    raise ToolError(f"{name} must be true or false")
+
+
+def _listed(value: Names) -> list[str]:
+    """A tag, alias, relation or evidence argument as the list the engine takes."""
+    if value is None:
+        return []
+    return [value] if isinstance(value, str) else [str(v) for v in value]
+
+
+def _call(engine: Engine, action: Callable[[], R]) -> R:
+    """Run one engine call; a user's mistake or a store problem becomes a one-line ToolError."""
+    try:
+        return action()
+    except VaultSyncError as exc:
+        raise ToolError(scrubbed(str(exc), engine.config)) from None
+    except OSError as exc:
+        raise ToolError(scrubbed(f"cannot read or write a file: {exc}", engine.config)) from None
+
+
+def build_server(vault: Path | str | None, *, read_only: bool = False) -> MCPServer:
+    """The MCP server of one vault, its tools registered (the write tools unless
+    ``read_only``).
+
+    Raises:
+        ConfigError: no vault found, or a bad ``vault-sync.toml``.
+    """
+    engine = Engine.open(vault)
+    server = MCPServer("vault-sync", instructions=INSTRUCTIONS)
+    _read_tools(server, engine)
+    if not read_only:
+        _write_tools(server, engine)
+    return server
+
+
+def _read_tools(server: MCPServer, engine: Engine) -> None:
+    @server.tool()
+    def query(
+        text: str,
+        limit: Number = 10,
+        kind: str | None = None,
+        project: str | None = None,
+        tag: str | None = None,
+        explain: Flag = False,
+    ) -> dict[str, Any]:
+        """Search the team's memory (BM25 over titles, aliases, headings, tags, metadata and
+        text). Use it before deciding something the team may already know, or to find a page
+        to reinforce or link. Not for listing everything: use `brief` for the standing answers.
+        Phrases in double quotes must appear as written; `-word` leaves pages out."""
+        count, why = _int(limit, "limit", 1, 1000), _flag(explain, "explain")
+        hits, _ = _call(
+            engine,
+            lambda: engine.search(
+                text, limit=count, kind=kind, project=project, tag=tag, explain=why
+            ),
+        )
+        return {"query": scrubbed(text, engine.config), "hits": [hit_json(h, why) for h in hits]}
+
+    @server.tool()
+    def show(page: str) -> dict[str, Any]:
+        """One page in full: frontmatter, typed links out and in, evidence, parse issues. Use
+        it to read a page `query` found. `page` is an id, path, file name, title or alias."""
+        from vault_sync.report import page_details
+
+        details, _ = _call(
+            engine,
+            lambda: engine.read(lambda r: page_details(r.sidecar, page, engine.config.vault)),
+        )
+        return dict(details)
+
+    @server.tool()
+    def related(page: str) -> dict[str, Any]:
+        """The pages linked to or from one page, by link type (fixes, causes, supersedes,
+        contradicts, related, references...). Use it to follow a bug to its fix or a decision
+        to what superseded it."""
+        from vault_sync.report import page_details
+
+        details, _ = _call(
+            engine,
+            lambda: engine.read(lambda r: page_details(r.sidecar, page, engine.config.vault)),
+        )
+        return {
+            "path": details["path"],
+            "links_out": details.get("links_out", []),
+            "links_in": details.get("links_in", []),
+        }
+
+    @server.tool()
+    def brief(project: str | None = None, budget_chars: Number | None = None) -> str:
+        """The standing answers (active rules, decisions, gotchas... by confidence), open
+        contradictions, known fixes for open bugs and recent sessions, as Markdown within a
+        character budget (default 10000). Call it once at the start of a session."""
+        budget = _int(budget_chars, "budget_chars", 300, 10_000_000)
+        text, _, _ = _call(engine, lambda: engine.brief(project=project, budget=budget))
+        return text
+
+    @server.tool()
+    def status() -> dict[str, Any]:
+        """Counts of pages by kind, links by type, unresolved links, evidence, and the
+        stores' generation. For a health check, not for finding knowledge."""
+        from vault_sync.report import vault_status
+
+        data, _ = _call(
+            engine, lambda: engine.read(lambda r: vault_status(engine.config, r.sidecar))
+        )
+        return dict(data)
+
+    @server.tool()
+    def lint() -> dict[str, Any]:
+        """Problems in the pages: parse errors, broken and ambiguous links, missing
+        attachments, secrets found (by label, never the value). For maintenance."""
+        problems, _ = _call(engine, engine.lint)
+        errors = sum(1 for p in problems if p["severity"] == "error")
+        return {"errors": errors, "warnings": len(problems) - errors, "problems": problems}
+
+
+def _write_tools(server: MCPServer, engine: Engine) -> None:
+    def write(command: str, dry_run: Flag = False, **arguments: Any) -> dict[str, Any]:
+        dry = _flag(dry_run, "dry_run")
+        report = _call(engine, lambda: engine.write(command, dry_run=dry, **arguments))
+        return report.as_json()
+
+    @server.tool()
+    def remember(
+        title: str,
+        kind: str,
+        body: str = "",
+        project: str | None = None,
+        tags: Names = None,
+        aliases: Names = None,
+        relations: Names = None,
+        evidence: Names = None,
+        update: Flag = False,
+        dry_run: Flag = False,
+    ) -> dict[str, Any]:
+        """Write a new page of what you learned (kind: rule, decision, gotcha, procedure,
+        bug, note...). Never makes a second page for an existing name: it fails naming that
+        page; pass update=true to add to it instead. relations are TYPE=TARGET
+        (fixes=[[Bug 12]]); evidence KIND:SOURCE (session:<your session id>). Secrets in any
+        text are redacted before they reach the file."""
+        return write(
+            "remember",
+            title=title,
+            kind=kind,
+            project=project,
+            tags=_listed(tags),
+            aliases=_listed(aliases),
+            relations=_listed(relations),
+            evidence=_listed(evidence),
+            body=body,
+            update=_flag(update, "update"),
+            dry_run=dry_run,
+        )
+
+    @server.tool()
+    def reinforce(
+        page: str,
+        evidence: str,
+        at: str | None = None,
+        note: str | None = None,
+        dry_run: Flag = False,
+    ) -> dict[str, Any]:
+        """Record that a page was confirmed or relied on: evidence KIND:SOURCE (e.g.
+        session:<your session id>), once per kind and source. Raises the page's confidence."""
+        return write("reinforce", page=page, evidence=evidence, at=at, note=note, dry_run=dry_run)
+
+    @server.tool()
+    def link(source: str, relation: str, target: str, dry_run: Flag = False) -> dict[str, Any]:
+        """Add a typed relation between two existing pages: fixes, causes, contradicts,
+        supersedes, related, or a custom type."""
+        return write("link", source=source, relation=relation, target=target, dry_run=dry_run)
+
+    @server.tool()
+    def unlink(source: str, relation: str, target: str, dry_run: Flag = False) -> dict[str, Any]:
+        """Remove a typed relation that is wrong."""
+        return write(
+            "unlink",
+            source=source,
+            relation=relation,
+            target=target,
+            remove=True,
+            dry_run=dry_run,
+        )
+
+    @server.tool()
+    def supersede(old: str, new: str, dry_run: Flag = False) -> dict[str, Any]:
+        """Mark page `old` as superseded by page `new` (a newer decision replaces an older)."""
+        return write("supersede", old=old, new=new, dry_run=dry_run)
+
+    @server.tool()
+    def resolve(
+        page: str, by: str = "supersede", keep: str | None = None, dry_run: Flag = False
+    ) -> dict[str, Any]:
+        """Settle a contradiction of `page`: the kept side (`keep`, default `page`) wins, the
+        other is superseded (by="supersede") or archived (by="archive")."""
+        return write("resolve", page=page, by=by, keep=keep, dry_run=dry_run)
+
+
+def serve(vault: Path | str | None, *, read_only: bool = False) -> None:
+    """Serve the vault over stdio until the client closes the connection."""
+    build_server(vault, read_only=read_only).run("stdio")
+
+
+__all__ = ["INSTRUCTIONS", "build_server", "serve"]
