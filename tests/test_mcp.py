@@ -146,3 +146,99 @@ def test_a_secret_typed_into_a_tool_never_comes_back(vault: Path) -> None:
     texts = _session(vault)(body)
     assert texts and all(token[4:16] not in t for t in texts)
     assert token[4:16] not in (vault / "notes" / "Token note.md").read_text(encoding="utf-8")
+
+
+def _mixed_load(vault: Path, seconds: float, seed: int) -> None:
+    """Three MCP servers (random reads and writes), one watcher and a CLI writer on one
+    vault for ``seconds``; then every write is present and the stores equal a rebuild."""
+    import random
+    import subprocess
+    import time
+
+    from tests.watch_helpers import WatchProcess, assert_same_as_rebuild, sentinel
+
+    watcher = WatchProcess(vault)
+    watcher.wait_ready()
+    rng = random.Random(seed)
+    expected: list[tuple[str, str]] = []  # (page title, evidence source) every write made
+    errors: list[str] = []
+
+    async def server(n: int, client: Client) -> None:
+        deadline = time.monotonic() + seconds
+        count = 0
+        while time.monotonic() < deadline:
+            count += 1
+            roll = rng.random()
+            if roll < 0.4:
+                result = await client.call_tool("query", {"text": rng.choice(["retry", "queue"])})
+            elif roll < 0.5:
+                result = await client.call_tool("brief", {"budget_chars": 2000})
+            elif roll < 0.75:
+                title, source = f"Load page {n}-{count}", f"load-{n}-{count}"
+                args = {"title": title, "kind": "note", "evidence": f"session:{source}"}
+                result = await client.call_tool("remember", args)
+                expected.append((title, source)) if not result.is_error else None
+            else:
+                source = f"hit-{n}-{count}"
+                args = {"page": "Retry policy v3", "evidence": f"session:{source}"}
+                result = await client.call_tool("reinforce", args)
+                expected.append(("Retry policy v3", source)) if not result.is_error else None
+            if result.is_error:
+                errors.append(result.content[0].text)
+
+    async def main() -> None:
+        async def one(n: int) -> None:
+            params = StdioServerParameters(
+                command=sys.executable, args=["-m", "vault_sync", "--vault", str(vault), "mcp"]
+            )
+            async with Client(params, read_timeout_seconds=120) as client:
+                await server(n, client)
+
+        await asyncio.gather(*(one(n) for n in range(3)))
+
+    writer = subprocess.Popen(
+        [sys.executable, "-c", (
+            "import subprocess, sys, time\n"
+            f"end = time.monotonic() + {seconds}\n"
+            "n = 0\n"
+            "while time.monotonic() < end:\n"
+            "    n += 1\n"
+            "    r = subprocess.run([sys.executable, '-m', 'vault_sync', '--vault',"
+            f" {str(vault)!r}, 'reinforce', 'Idempotency key on every charge',"
+            " '--evidence', f'session:cli-{n}'],"
+            " capture_output=True, text=True)\n"
+            "    print(n, r.returncode, r.stderr.strip().replace('\\n', ' '), flush=True)\n"
+        )],
+        stdout=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        asyncio.run(main())
+    finally:
+        out, _ = writer.communicate(timeout=seconds + 120)
+    cli_runs = [line.split(" ", 2) for line in out.splitlines()]
+    assert cli_runs and all(code == "0" for _, code, _ in cli_runs), out
+    assert errors == [], errors
+    sentinel(vault, watcher, "afterload")
+    assert watcher.stop() == 0, watcher.log()
+    from vault_sync.parser.frontmatter import frontmatter_map
+
+    pages = {p: p.read_text(encoding="utf-8") for p in vault.rglob("*.md")}
+    by_title: dict[str, str] = {}
+    for path, text in pages.items():
+        title = frontmatter_map(text).mapping.get("title") or path.stem
+        by_title[str(title)] = text
+    for title, source in expected:
+        assert f"session:{source}" in by_title[title], (title, source)
+    idem = by_title["Idempotency key on every charge"]
+    assert all(f"session:cli-{n}\n" in idem for n, _, _ in cli_runs)
+    assert_same_as_rebuild(vault, ["retry", "load page", "queue"])
+
+
+def test_three_servers_a_watcher_and_a_cli_writer_share_one_vault(vault: Path) -> None:
+    _mixed_load(vault, seconds=10, seed=1)
+
+
+@pytest.mark.slow
+def test_three_servers_a_watcher_and_a_cli_writer_for_a_minute(vault: Path) -> None:
+    _mixed_load(vault, seconds=60, seed=2)
