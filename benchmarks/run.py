@@ -189,6 +189,8 @@ def target_for(key: str, size: int | None) -> Target | None:
         return "≤ 100 ms", lambda f: _le(f, 100)
     if key == "query.cli_vs_grep" and size >= 100_000:
         return "faster than `rg`/`grep -il`", lambda f: _ratio_le(f, 0.999)
+    if key == "mcp.query" and size == 10_000:  # issue 13
+        return "median ≤ 10 ms", lambda f: _le(f, 10)
     if key == "write.reinforce" and size == 10_000:  # issue 11
         return "≤ 3× a whole-process query", lambda f: _ratio_le(f, 3.0)
     if key == "memory.watch_idle" and size == 10_000:
@@ -600,6 +602,38 @@ def measure_write(ctx: Ctx) -> None:
     )
 
 
+def measure_mcp(ctx: Ctx) -> None:
+    """``query`` through a running ``vault-sync mcp`` server over the SDK's stdio client:
+    the round trip an agent sees, beside the in-process query of the same word (issue 13:
+    goal <= 10 ms median at 10k pages)."""
+    import asyncio
+
+    from mcp.client import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    word = pick_queries(ctx)["one-word"]
+    params = StdioServerParameters(command=ctx.cmd[0], args=[*ctx.cmd[1:], "mcp", "--read-only"])
+
+    async def run() -> list[float]:
+        times: list[float] = []
+        async with Client(params, read_timeout_seconds=120) as client:
+            await client.call_tool("query", {"text": word})  # warm: the first opens the stores
+            for _ in range(ctx.reps.query_inproc):
+                started = time.perf_counter()
+                result = await client.call_tool("query", {"text": word, "limit": 10})
+                times.append((time.perf_counter() - started) * 1000)
+                if result.is_error:
+                    raise RuntimeError(f"MCP query failed: {result.content}")
+        return times
+
+    ctx.fig(
+        "mcp.query",
+        f"MCP `query` round trip, one word `{word}` (p95 {{p95}})",
+        asyncio.run(run()),
+        baseline_key="query.inproc.one-word",
+    )
+
+
 #: Run in this order for every vault. Later features append their own ``measure_*``.
 MEASURES: list[Callable[[Ctx], None]] = [
     measure_sync,
@@ -607,6 +641,7 @@ MEASURES: list[Callable[[Ctx], None]] = [
     measure_watch,
     measure_query,
     measure_write,
+    measure_mcp,
 ]
 
 
@@ -625,6 +660,7 @@ ORDER = (
     "query.cli",
     "query.cli_vs_grep",
     "write.reinforce",
+    "mcp.query",
     "watch.visible_reader",
     "watch.visible_cli",
     "watch.batch_apply",
