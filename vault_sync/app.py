@@ -97,8 +97,26 @@ class Engine:
     def redact(
         self, references: Iterable[str], *, every_page: bool, write: bool
     ) -> list[PageRedaction]:
-        """Find (with ``write``: remove) secrets in pages (:func:`vault_sync.engine.run_redact`)."""
-        return engine.run_redact(self.config, references, every_page=every_page, write=write)
+        """Find (with ``write``: remove) secrets in pages (:func:`vault_sync.redaction.run_redact`),
+        then sync the pages written."""
+        from vault_sync.redaction import run_redact
+        from vault_sync.report import find_page
+
+        def find(refs: list[str]) -> list[str]:
+            found, _ = self.read(
+                lambda r: [find_page(r.sidecar, ref, self.config.vault) for ref in refs],
+                check_sidecar=False,
+            )
+            return found
+
+        return run_redact(
+            self.config,
+            references,
+            every_page=every_page,
+            write=write,
+            find=find,
+            sync=lambda paths: engine.run_sync(self.config, full_check=False, scope=paths),
+        )
 
     def watcher(self, report: Callable[[dict[str, Any]], None]) -> Watcher:
         """A watcher of this vault applying batches through this engine's sync, reporting one

@@ -39,7 +39,6 @@ from vault_sync.retrieve import search as search_index
 from vault_sync.store import Sidecar
 
 if TYPE_CHECKING:
-    from vault_sync.redaction import PageRedaction
     from vault_sync.sync import Plan, ProgressFn, SyncReport
     from vault_sync.vault import ScanResult
 
@@ -543,64 +542,3 @@ def lint_report(config: Config, sidecar: Sidecar) -> list[dict[str, Any]]:
     from vault_sync.vault import scan
 
     return lint_vault(config, sidecar, result=scan(config), scrubber=scrubber_for(config))
-
-
-def run_redact(
-    config: Config, references: Iterable[str], *, every_page: bool, write: bool
-) -> list[PageRedaction]:
-    """Find secrets in pages and, with ``write``, remove them from the files, then sync them.
-
-    Args:
-        config: the vault's configuration (its ``[sanitize]`` patterns apply).
-        references: pages by id, path, file name, title or alias (as ``show`` takes them).
-        every_page: look at every page of the vault instead.
-        write: rewrite pages with secrets (atomically, refusing pages changed meanwhile).
-
-    Returns:
-        One entry per page looked at, sorted by path.
-
-    Raises:
-        PageNotFoundError, AmbiguousPageError: a reference names no page, or several.
-        PageChangedError: a page changed between being read and being written.
-    """
-    from vault_sync.clean import scrubber_for
-    from vault_sync.pagefile import content_hash, write_page
-    from vault_sync.redaction import PageRedaction, redact_bytes
-    from vault_sync.report import find_page
-    from vault_sync.vault import scan
-
-    result = scan(config)
-    if every_page:
-        paths = sorted(result.pages)
-    else:
-        reader = open_reader(config)
-        try:
-            paths = sorted({find_page(reader.sidecar, r, config.vault) for r in references})
-        finally:
-            reader.close()
-    scrubber = scrubber_for(config)
-    done: list[PageRedaction] = []
-    written: list[str] = []
-    for path in paths:
-        entry = result.pages.get(path)
-        if entry is None:
-            done.append(PageRedaction(path, (), skipped="not on disk any more"))
-            continue
-        try:
-            raw = (config.vault / entry.disk_path).read_bytes()
-        except OSError as exc:  # unreadable now (permissions), or gone since the scan
-            done.append(PageRedaction(path, (), skipped=f"cannot read: {exc.strerror or exc}"))
-            continue
-        found, new, problem, left = redact_bytes(path, raw, scrubber)
-        if write and new is not None:
-            write_page(config.vault, entry.disk_path, new, content_hash(raw))
-            written.append(entry.disk_path)
-        # without `write`, every secret found is still in the file afterwards
-        done.append(
-            PageRedaction(
-                path, found, write and new is not None, problem, left if write else len(found)
-            )
-        )
-    if written:
-        run_sync(config, full_check=False, scope=written)
-    return done

@@ -94,13 +94,17 @@ def build_server(vault: Path | str | None, *, read_only: bool = False) -> MCPSer
     """
     engine = Engine.open(vault)
     server = MCPServer("vault-sync", instructions=INSTRUCTIONS)
-    _read_tools(server, engine)
+    _search_tools(server, engine)
+    _page_tools(server, engine)
     if not read_only:
-        _write_tools(server, engine)
+        _page_writes(server, engine)
+        _link_writes(server, engine)
     return server
 
 
-def _read_tools(server: MCPServer, engine: Engine) -> None:
+def _search_tools(server: MCPServer, engine: Engine) -> None:
+    """Register ``query`` and ``brief``."""
+
     @server.tool()
     def query(
         text: str,
@@ -122,6 +126,19 @@ def _read_tools(server: MCPServer, engine: Engine) -> None:
             ),
         )
         return {"query": scrubbed(text, engine.config), "hits": [hit_json(h, why) for h in hits]}
+
+    @server.tool()
+    def brief(project: str | None = None, budget_chars: Number | None = None) -> str:
+        """The standing answers (active rules, decisions, gotchas... by confidence), open
+        contradictions, known fixes for open bugs and recent sessions, as Markdown within a
+        character budget (default 10000). Call it once at the start of a session."""
+        budget = _int(budget_chars, "budget_chars", 300, 10_000_000)
+        text, _, _ = _call(engine, lambda: engine.brief(project=project, budget=budget))
+        return text
+
+
+def _page_tools(server: MCPServer, engine: Engine) -> None:
+    """Register ``show``, ``related``, ``status`` and ``lint``."""
 
     @server.tool()
     def show(page: str) -> dict[str, Any]:
@@ -153,15 +170,6 @@ def _read_tools(server: MCPServer, engine: Engine) -> None:
         }
 
     @server.tool()
-    def brief(project: str | None = None, budget_chars: Number | None = None) -> str:
-        """The standing answers (active rules, decisions, gotchas... by confidence), open
-        contradictions, known fixes for open bugs and recent sessions, as Markdown within a
-        character budget (default 10000). Call it once at the start of a session."""
-        budget = _int(budget_chars, "budget_chars", 300, 10_000_000)
-        text, _, _ = _call(engine, lambda: engine.brief(project=project, budget=budget))
-        return text
-
-    @server.tool()
     def status() -> dict[str, Any]:
         """Counts of pages by kind, links by type, unresolved links, evidence, and the
         stores' generation. For a health check, not for finding knowledge."""
@@ -181,11 +189,20 @@ def _read_tools(server: MCPServer, engine: Engine) -> None:
         return {"errors": errors, "warnings": len(problems) - errors, "problems": problems}
 
 
-def _write_tools(server: MCPServer, engine: Engine) -> None:
+def _writer(engine: Engine) -> Callable[..., dict[str, Any]]:
+    """Run one write command through the engine; its ``--json`` shape."""
+
     def write(command: str, dry_run: Flag = False, **arguments: Any) -> dict[str, Any]:
         dry = _flag(dry_run, "dry_run")
         report = _call(engine, lambda: engine.write(command, dry_run=dry, **arguments))
         return report.as_json()
+
+    return write
+
+
+def _page_writes(server: MCPServer, engine: Engine) -> None:
+    """Register ``remember`` and ``reinforce``."""
+    write = _writer(engine)
 
     @server.tool()
     def remember(
@@ -230,6 +247,11 @@ def _write_tools(server: MCPServer, engine: Engine) -> None:
         """Record that a page was confirmed or relied on: evidence KIND:SOURCE (e.g.
         session:<your session id>), once per kind and source. Raises the page's confidence."""
         return write("reinforce", page=page, evidence=evidence, at=at, note=note, dry_run=dry_run)
+
+
+def _link_writes(server: MCPServer, engine: Engine) -> None:
+    """Register ``link``, ``unlink``, ``supersede`` and ``resolve``."""
+    write = _writer(engine)
 
     @server.tool()
     def link(source: str, relation: str, target: str, dry_run: Flag = False) -> dict[str, Any]:

@@ -158,6 +158,12 @@ def write_page(vault: Path, disk_path: str, data: bytes, expected_hash: str) -> 
 EDIT_ATTEMPTS = 4
 
 
+def _open_read(target: Path) -> tuple[int, bytes]:
+    """An open handle on ``target`` (never through a symlink) and its bytes."""
+    fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW)
+    return fd, _read_all(fd)
+
+
 def _read_all(fd: int) -> bytes:
     """Every byte of an open file, from its start (``pread``: the offset is left alone)."""
     chunks, offset = [], 0
@@ -177,37 +183,27 @@ def edit_page(
 ) -> tuple[str, str]:
     """Change one page's text atomically, redoing the change when the page changed under it.
 
-    Optimistic concurrency (issue 11): the page is read through a handle kept open; the new
-    bytes are written to a temporary file (:func:`~vault_sync.atomic.write_atomic`), and just
-    before the rename the page must still be the same inode with the same bytes, else the
-    change is redone on the fresh content. After the rename the handle is read again: a save
-    made in place into the old inode in between is found and the change re-applied on it.
-    The one window left is an editor's own rename landing between that last check and ours
-    (two system calls apart, microseconds): its save is then replaced by ours.
+    Optimistic concurrency (issue 11; docs/writing.md): read through a handle kept open,
+    write a temporary file; just before the rename the page must still be that inode with
+    those bytes, else redo the change on the fresh ones; after it, a save made in place into
+    the old inode meanwhile gets the change re-applied. Left: an editor's own rename between
+    that last check and ours (microseconds): its save is then replaced by ours.
 
-    Args:
-        vault: the vault root; ``disk_path`` must already be confined to it
-            (:func:`vault_sync.confine.confined`).
-        disk_path: the page's vault-relative on-disk path.
-        change: old text -> new text (a BOM and the bytes' encoding are kept by this function).
-        dry_run: compute the change only; nothing is written.
-        before_replace: test seam, called just before the last check of each write.
-
-    Returns:
-        ``(old_text, new_text)`` of the write that landed (equal: nothing to change).
+    ``vault`` / ``disk_path``: the page, already confined (:func:`vault_sync.confine.confined`);
+    ``change``: old text -> new text (BOM and encoding kept here); ``dry_run``: compute only;
+    ``before_replace``: test seam, called just before the last check of each write. Returns
+    ``(old_text, new_text)`` of the write that landed (equal: nothing to change).
 
     Raises:
         EditRefusedError: the page is not UTF-8 text (vault-sync never rewrites such a page).
-        EditConflictError: the page changed again and again (:data:`EDIT_ATTEMPTS` times),
-            or was saved twice around the rename: the save the page no longer holds is then
-            kept beside it (``.NAME.vault-sync-conflict``) and the message names that file.
+        EditConflictError: it changed :data:`EDIT_ATTEMPTS` times, or twice around the rename
+            (the save it lost kept beside it: ``.NAME.vault-sync-conflict``).
         OSError: the page cannot be read or written (``FileNotFoundError`` when it is gone).
     """
     target = vault / disk_path
-    fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW)  # the inode the page must be
-    lost: bytes | None = None  # a save found in a replaced inode, not yet in the page
+    fd, base = _open_read(target)  # the inode the page must be; the bytes to change
+    expect, lost = base, None  # bytes the page must hold; a save lost in a replaced inode
     try:
-        base = expect = _read_all(fd)  # the bytes to change; the bytes the page must hold
         mode = os.fstat(fd).st_mode & 0o7777
         for _ in range(EDIT_ATTEMPTS):
             text, new_text, new = _changed(disk_path, base, change)
@@ -219,26 +215,24 @@ def edit_page(
                 if lost is not None:  # saved twice meanwhile: keep the one not in the page
                     raise _conflict_copy(target, disk_path, lost) from None
                 os.close(fd)  # changed since read: start again on the fresh bytes
-                fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW)
-                base = expect = _read_all(fd)
+                fd, base = _open_read(target)
+                expect = base
                 continue
             if _read_all(fd) == expect:  # nothing was saved into the replaced inode
                 return text, new_text
-            # A save in place into the inode read, between the last check and the rename:
-            # redo the change on it, over the file just written (if that is still untouched).
-            # A second such save diverges from the first: it is kept beside the page.
+            # A save in place into the inode read, between the check and the rename: redo the
+            # change on it, over our file; a second such save diverges: kept beside the page.
             later = _read_all(fd)
             if lost is not None:
                 raise _conflict_copy(target, disk_path, later)
             base = lost = later
             os.close(fd)
-            fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW)
+            fd, _ = _open_read(target)
             expect = new
     finally:
         os.close(fd)
-    if lost is not None:
-        raise _conflict_copy(target, disk_path, lost)
-    raise EditConflictError(f"{disk_path} kept changing while it was edited; not written")
+    message = f"{disk_path} kept changing while it was edited; not written"
+    raise EditConflictError(message) if lost is None else _conflict_copy(target, disk_path, lost)
 
 
 #: Suffix of the hidden file a save is kept in when two saves raced an edit (a dot-name: the

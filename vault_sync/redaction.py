@@ -13,14 +13,18 @@ for a person and reported.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from vault_sync.pagefile import decode_page
 from vault_sync.parser import parse_frontmatter
 from vault_sync.sanitize import Finding, Scrubber, line_of
+
+if TYPE_CHECKING:
+    from vault_sync.config import Config
 
 BOM = "\ufeff".encode()
 
@@ -166,3 +170,62 @@ def redact_bytes(
     if new_text == text:
         return found, None, problem, left
     return found, (BOM if raw.startswith(BOM) else b"") + new_text.encode("utf-8"), problem, left
+
+
+def run_redact(
+    config: Config,
+    references: Iterable[str],
+    *,
+    every_page: bool,
+    write: bool,
+    find: Callable[[list[str]], list[str]],
+    sync: Callable[[list[str]], object],
+) -> list[PageRedaction]:
+    """Find secrets in pages and, with ``write``, remove them from the files, then sync them.
+
+    Args:
+        config: the vault's configuration (its ``[sanitize]`` patterns apply).
+        references: pages by id, path, file name, title or alias (as ``show`` takes them).
+        every_page: look at every page of the vault instead.
+        write: rewrite pages with secrets (atomically, refusing pages changed meanwhile).
+        find: the engine's lookup of references -> vault paths (through the stores).
+        sync: the engine's sync of the on-disk paths written (passed in, as to the watcher).
+
+    Returns:
+        One entry per page looked at, sorted by path.
+
+    Raises:
+        PageNotFoundError, AmbiguousPageError: a reference names no page, or several.
+        PageChangedError: a page changed between being read and being written.
+    """
+    from vault_sync.pagefile import content_hash, write_page
+    from vault_sync.vault import scan
+
+    result = scan(config)
+    paths = sorted(result.pages) if every_page else sorted(set(find(list(references))))
+    scrubber = Scrubber.from_config(config)  # the one the sync compiles (shared, cached)
+    done: list[PageRedaction] = []
+    written: list[str] = []
+    for path in paths:
+        entry = result.pages.get(path)
+        if entry is None:
+            done.append(PageRedaction(path, (), skipped="not on disk any more"))
+            continue
+        try:
+            raw = (config.vault / entry.disk_path).read_bytes()
+        except OSError as exc:  # unreadable now (permissions), or gone since the scan
+            done.append(PageRedaction(path, (), skipped=f"cannot read: {exc.strerror or exc}"))
+            continue
+        found, new, problem, left = redact_bytes(path, raw, scrubber)
+        if write and new is not None:
+            write_page(config.vault, entry.disk_path, new, content_hash(raw))
+            written.append(entry.disk_path)
+        # without `write`, every secret found is still in the file afterwards
+        done.append(
+            PageRedaction(
+                path, found, write and new is not None, problem, left if write else len(found)
+            )
+        )
+    if written:
+        sync(written)
+    return done
