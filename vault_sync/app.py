@@ -211,4 +211,5 @@ _BUILDERS = {
     "supersede": "supersede",
     "resolve": "resolve",
     "remember": "remember_page",
+    "import-session": "import_session",
 }

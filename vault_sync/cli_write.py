@@ -229,5 +229,43 @@ def remember(
     _show(report, as_json)
 
 
+@click.command("import-session")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["auto", "claude-code", "codex", "gemini", "plain"]),
+    default="auto",
+    show_default=True,
+    help="The transcripts' format (auto: from the content).",
+)
+@click.option("--project", default=None, help="The sessions' project (default: the cwd's name).")
+@_write_options
+def import_session(
+    files: tuple[str, ...],
+    fmt: str,
+    project: str | None,
+    dry_run: bool,
+    vault: Path | None,
+    as_json: bool,
+) -> None:
+    """Turn agent transcripts (Claude Code, Codex CLI, Gemini CLI, plain text) into
+    sanitized session pages; re-importing a session updates its page."""
+    report = engine_for(vault).write(
+        "import-session", files=list(files), fmt=fmt, project=project, dry_run=dry_run
+    )
+    _show(report, as_json)
+
+
 #: The commands this module adds to ``vault-sync``.
-COMMANDS = (remember, reinforce, retract, archive, link, unlink, supersede, resolve)
+COMMANDS = (
+    remember,
+    reinforce,
+    retract,
+    archive,
+    link,
+    unlink,
+    supersede,
+    resolve,
+    import_session,
+)

@@ -66,6 +66,8 @@ class Config:
             (``node_modules/``, ``__pycache__/``: :data:`vault_sync.ignore.TOOL_FOLDERS`).
         brief_targets: ``[[brief.targets]]``, from ``vault-sync.local.toml`` when it has a
             ``[brief]`` table (per-clone overrides), else from ``vault-sync.toml``.
+        session_max_chars: ``[write] session_max_chars``: the most characters of an
+            imported session page's body (``import-session``; default 40,000).
         write_folders: ``[write] folders``: where ``remember`` puts a new page, by kind
             (``decision = "adr"``) or project (``"project:payments" = "payments"``, which wins);
             unmapped kinds go to the kind's plural (:func:`vault_sync.remember.folder_for`).
@@ -84,6 +86,7 @@ class Config:
     sanitize_extra_patterns: tuple[str, ...] = ()
     sanitize_allow: tuple[str, ...] = ()
     write_folders: Mapping[str, str] = field(default_factory=dict)
+    session_max_chars: int = 40_000  # SESSION_MAX_CHARS
     brief_targets: tuple[BriefTarget, ...] = ()
 
     @property
@@ -95,6 +98,10 @@ class Config:
 #: Bumped when a change to vault-sync changes what is stored for the same page (so stores
 #: written before it are rebuilt once): part of :func:`content_fingerprint`.
 CONTENT_VERSION = 2
+
+
+#: Default of ``[write] session_max_chars`` (characters): a long session's page stays readable.
+SESSION_MAX_CHARS = 40_000
 
 
 def content_fingerprint(config: Config) -> str:
@@ -271,7 +278,7 @@ def load_config(vault: Path) -> Config:
     watch = _expect(data.get("watch", {}), dict, "watch", path)
     sanitize = _expect(data.get("sanitize", {}), dict, "sanitize", path)
     write = _expect(data.get("write", {}), dict, "write", path)
-    _reject_unknown(write, {"folders"}, "write.", path)
+    _reject_unknown(write, {"folders", "session_max_chars"}, "write.", path)
     folders = _expect(write.get("folders", {}), dict, "write.folders", path)
     for name, folder in folders.items():
         _expect(folder, str, f"write.folders.{name}", path)
@@ -298,6 +305,7 @@ def load_config(vault: Path) -> Config:
         sanitize_extra_patterns=extra,
         sanitize_allow=_str_list(sanitize.get("allow", []), "sanitize.allow", path),
         write_folders=dict(folders),
+        session_max_chars=_session_max_chars(write, path),
         brief_targets=targets,
     )
 
@@ -413,6 +421,15 @@ def _reject_unknown(table: dict[str, Any], known: set[str], prefix: str, path: P
             f"{path}: unknown key {prefix}{unknown[0]!r}"
             f" (known: {', '.join(prefix + k for k in sorted(known))})"
         )
+
+
+def _session_max_chars(write: dict[str, Any], path: Path) -> int:
+    value = _expect(
+        write.get("session_max_chars", SESSION_MAX_CHARS), int, "write.session_max_chars", path
+    )
+    if isinstance(value, bool) or value < 1000:
+        raise ConfigError(f"{path}: key 'write.session_max_chars' must be a whole number >= 1000")
+    return int(value)
 
 
 def _positive(table: dict[str, Any], key: str, default: int, path: Path) -> int:

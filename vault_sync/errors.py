@@ -26,6 +26,7 @@ escapes is a bug and shows its traceback.
     ├── PageExistsError            exit 1  `remember`: the title names an existing page
     ├── UnreadablePagesError       exit 1  a rebuild would lose pages it cannot read now
     ├── EvalDataError              exit 2  a benchmark or query file for `eval` cannot be read
+    ├── TranscriptError            exit 2  `import-session`: a transcript cannot be read (file:line)
     └── StoreError                 exit 1  a store cannot be opened or is from a newer version
         ├── StoreDamagedError      exit 1  the stores disagree or hold rows they cannot have
         ├── IndexCorruptError      exit 1  an index file is damaged, truncated or missing
@@ -151,5 +152,12 @@ class IndexBusyError(StoreError):
 
 class EvalDataError(VaultSyncError):
     """A benchmark file or query file given to ``eval`` cannot be read; names file and line."""
+
+    exit_code = 2
+
+
+class TranscriptError(VaultSyncError):
+    """A transcript given to ``import-session`` cannot be read: missing, in no known format,
+    or a line that is not what its format writes; names file and line."""
 
     exit_code = 2

@@ -12,13 +12,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from vault_sync import agent_input, edits, remember
+from vault_sync import agent_input, edits, remember, session_digest, session_page
 from vault_sync.agent_input import EvidenceInput
 from vault_sync.config import Config
 from vault_sync.confine import confined
 from vault_sync.edits import Edit, EditReport
 from vault_sync.errors import AgentInputError, PageExistsError, PageNotFoundError
 from vault_sync.page import name_key
+from vault_sync.session_page import SessionPage
+from vault_sync.splice import splice_key
 from vault_sync.store import Sidecar
 
 
@@ -241,3 +243,74 @@ def _update(config: Config, sidecar: Sidecar, path: str, page: remember.NewPage)
         edits.append_body(page.body),
     ]
     return Edit(path, disk, edits.then(*steps))
+
+
+def import_session(
+    config: Config,
+    sidecar: Sidecar,
+    report: EditReport,
+    files: Sequence[str],
+    fmt: str = "auto",
+    project: str | None = None,
+) -> list[Edit]:
+    """One session page per transcript file (:mod:`vault_sync.session_page`): a new page, or
+    the page already citing ``session:ID`` (else at the session's path) updated — the keys
+    an import owns spliced, the evidence added, the body replaced; a person's other keys are
+    kept, and re-importing an unchanged transcript changes nothing. Every text of the
+    transcript is scrubbed before it is used.
+
+    Raises:
+        TranscriptError: a file that cannot be read, or is in no known format (file:line).
+        AgentInputError: an empty ``--project``.
+    """
+
+    def clean(text: str) -> str:
+        return edits.scrubbed(config, text, report) if text else text
+
+    chosen = clean(_one_line(project, "project")) if project is not None else None
+    table = sidecar.name_table()
+    out = []
+    for file in files:
+        text, day = session_page.read_source(file)
+        transcript = session_digest.read_transcript(text, file, fmt).mapped(clean)
+        paths = session_page.mentioned(transcript, table)
+
+        def related(own: str, paths: list[str] = paths) -> list[str]:
+            return [edits.link_text(sidecar, p) for p in paths if p != own]
+
+        page = session_page.build(
+            config, transcript, project=chosen, fallback_date=day, related=related
+        )
+        page = replace(page, body=clean(page.body))
+        out.append(_session_edit(config, sidecar, page))
+    return out
+
+
+def _session_edit(config: Config, sidecar: Sidecar, page: SessionPage) -> Edit:
+    """Create ``page``, or update the page that already holds its session."""
+    found = sidecar.pages_with_evidence("session", page.evidence.split(":", 1)[1])
+    if found:
+        path, disk = edits.page_of(config, sidecar, found[0])
+    else:
+        path = disk = page.path
+        confined(config.vault, path, (config.store_dir,))
+        if not (config.vault / path).exists():
+            text = page.text()
+            return Edit(path, path, lambda _old: text, create=True)
+    entry = agent_input.evidence(page.evidence)
+    steps = [
+        *(
+            edits.set_key(path, key, page.values.get(key))
+            if not isinstance(page.values.get(key), list)
+            else _set_list(path, key, page.values[key])
+            for key in session_page.OWNED_KEYS
+        ),
+        edits.add_values(path, "tags", ["session"]),
+        edits.add_evidence(path, entry),
+        lambda text: session_page.with_body(text, page.body),
+    ]
+    return Edit(path, disk, edits.then(*steps))
+
+
+def _set_list(path: str, key: str, values: list[str]) -> Callable[[str], str]:
+    return lambda text: splice_key(text, key, values, path=path)

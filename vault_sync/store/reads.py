@@ -303,6 +303,14 @@ class SidecarReads:
             return self.query(sql + " ORDER BY path")
         return self.query(sql + " WHERE project = ? ORDER BY path", (project,))
 
+    def pages_with_evidence(self, kind: str, source: str) -> list[str]:
+        """Paths of the pages citing evidence ``kind:source`` (``session:ID``), by path."""
+        rows = self.query(
+            "SELECT DISTINCT path FROM evidence WHERE kind = ? AND source = ? ORDER BY path",
+            (kind, source),
+        )
+        return [str(row[0]) for row in rows]
+
     def evidence_rows(self) -> list[sqlite3.Row]:
         """Every evidence row (path, kind, source, at), by path and line."""
         return self.query("SELECT path, kind, source, at FROM evidence ORDER BY path, line")

@@ -1,0 +1,214 @@
+"""A transcript read in any format, and the text of its session page's body (issue 13).
+
+:func:`read_transcript` picks the reader (``auto``: from the content) and returns a
+:class:`~vault_sync.transcript.Transcript`. :func:`digest` is the zero-LLM summary: the user's
+requests, the decisions stated (:data:`DECISION_CUES`), the errors met with what came next
+(the fix), and the final answer. :func:`condensed` is the transcript itself, each message
+quoted, each tool call with its input and the first :data:`OUTPUT_LINES` lines of its output,
+cut to a character budget. Both take an already sanitized transcript: nothing here scrubs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+
+from vault_sync import import_claude, import_codex, import_gemini, import_plain
+from vault_sync.errors import TranscriptError
+from vault_sync.transcript import Message, ToolCall, Transcript
+
+#: Formats ``--format`` takes.
+FORMATS = ("auto", "claude-code", "codex", "gemini", "plain")
+_READERS: dict[str, Callable[[str, str], Transcript]] = {
+    "claude-code": import_claude.parse,
+    "codex": import_codex.parse,
+    "gemini": import_gemini.parse,
+    "plain": import_plain.parse,
+}
+#: Phrases that state a decision or a finding (matched case-insensitively in a sentence).
+DECISION_CUES = (
+    "we decided",
+    "i decided",
+    "decided to",
+    "decision:",
+    "going with",
+    "go with",
+    "root cause",
+    "the cause is",
+    "the fix is",
+    "we'll use",
+    "we will use",
+    "chose to",
+    "settled on",
+    "instead of",
+)
+_CUE = re.compile("|".join(re.escape(c) for c in DECISION_CUES), re.I)
+_ERROR = re.compile(r"(?i)\b(error|exception|traceback|failed|fatal|not found|denied)\b")
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
+#: Lines of a tool's output kept in the condensed transcript.
+OUTPUT_LINES = 4
+#: Most items per digest list; longest digest line (characters).
+DIGEST_ITEMS = 8
+LINE_CHARS = 240
+
+
+def detect(text: str, source: str) -> str:
+    """The format of a transcript's text: ``codex``, ``claude-code``, ``gemini`` or ``plain``.
+
+    Raises:
+        TranscriptError: JSON in none of the known shapes.
+    """
+    body = text.lstrip("\ufeff \t\r\n")
+    if not body.startswith("{"):
+        return "plain"
+    for line in body.split("\n")[:50]:
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            break
+        if isinstance(record, dict) and import_codex.looks_like(record):
+            return "codex"
+        if isinstance(record, dict) and import_claude.looks_like(record):
+            return "claude-code"
+    try:
+        whole = json.loads(body)
+    except json.JSONDecodeError:
+        whole = None
+    if isinstance(whole, dict) and import_gemini.looks_like(whole):
+        return "gemini"
+    if whole is None and '"sessionId"' in body[:4000] and '"messages"' in body[:4000]:
+        return "gemini"  # a Gemini file cut short: its reader names the line
+    raise TranscriptError(f"{source}:1: JSON in no known transcript format (give --format)")
+
+
+def read_transcript(text: str, source: str, fmt: str = "auto") -> Transcript:
+    """``text`` (a transcript file's content; ``source`` names it in errors) as a transcript.
+
+    Raises:
+        TranscriptError: an unknown format, or a file its reader cannot read (file:line).
+    """
+    if fmt not in FORMATS:
+        raise TranscriptError(f"{source}: --format is one of {', '.join(FORMATS)} (got {fmt!r})")
+    chosen = detect(text, source) if fmt == "auto" else fmt
+    return _READERS[chosen](text.lstrip("\ufeff"), source)
+
+
+def _line(text: str, chars: int = LINE_CHARS) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= chars else flat[: chars - 1].rstrip() + "…"
+
+
+def topic(transcript: Transcript) -> str:
+    """A few words of the first request (the title's topic), or ``session``."""
+    first = next((m.text for m in transcript.messages if m.role == "user"), "")
+    return _line(first.strip().split("\n", 1)[0], 60) or "session"
+
+
+def _call_line(call: ToolCall) -> str:
+    shown = call.commands[0] if call.commands else ", ".join(call.files)
+    return f"`{call.name}`" + (f" {_code(_line(shown, 160))}" if shown else "")
+
+
+def _errors(messages: tuple[Message, ...]) -> list[str]:
+    """``call: first error line → what the agent said next`` for each failed tool call."""
+    out: list[str] = []
+    for i, message in enumerate(messages):
+        call = message.tool
+        if call is None:
+            continue
+        bad = next((ln for ln in call.output.split("\n") if _ERROR.search(ln)), None)
+        if not call.error and bad is None:
+            continue
+        said = next((m.text for m in messages[i + 1 :] if m.role == "assistant"), "")
+        fix = f" → {_line(_first_sentence(said), 160)}" if said.strip() else ""
+        out.append(f"{_call_line(call)}: {_line(bad or call.output or 'failed', 120)}{fix}")
+    return out
+
+
+def _first_sentence(text: str) -> str:
+    found = _SENTENCE.search(text.strip())
+    return found.group(0).strip() if found else text
+
+
+def digest(transcript: Transcript) -> str:
+    """The digest section: requests, decisions, errors and fixes, the final answer."""
+    said = [m for m in transcript.messages if m.role in ("user", "assistant")]
+    requests = [_line(m.text) for m in said if m.role == "user"]
+    decisions = [
+        _line(s.group(0).strip())
+        for m in said
+        for s in _SENTENCE.finditer(m.text)
+        if _CUE.search(s.group(0))
+    ]
+    final = next((m.text for m in reversed(said) if m.role == "assistant"), "")
+    parts = ["## Digest", ""]
+    for heading, items in (
+        ("Asked", requests),
+        ("Decided", list(dict.fromkeys(decisions))),
+        ("Errors met", _errors(transcript.messages)),
+    ):
+        if items:
+            shown = items[:DIGEST_ITEMS]
+            more = [f"- … and {len(items) - len(shown)} more"] if len(items) > len(shown) else []
+            parts += [f"**{heading}**", "", *(f"- {i}" for i in shown), *more, ""]
+    if final.strip():
+        parts += ["**Outcome**", "", *_quoted(_cut_lines(final, 12)), ""]
+    return "\n".join(parts).rstrip("\n") + "\n"
+
+
+def _cut_lines(text: str, keep: int) -> str:
+    lines = text.strip("\n").split("\n")
+    if len(lines) <= keep:
+        return "\n".join(lines)
+    return "\n".join([*lines[:keep], f"… ({len(lines) - keep} more lines)"])
+
+
+def _quoted(text: str) -> list[str]:
+    return [f"> {ln}".rstrip() for ln in text.split("\n")]
+
+
+def _code(text: str) -> str:
+    ticks = max((len(r) for r in re.findall(r"`+", text)), default=0)
+    fence = "`" * (ticks + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _fenced(text: str) -> list[str]:
+    ticks = max((len(r) for r in re.findall(r"`{3,}", text)), default=2)
+    fence = "`" * (ticks + 1)
+    return [fence + "text", *text.split("\n"), fence]
+
+
+def _entry(message: Message) -> list[str]:
+    when = f" · {message.at[11:16]}" if message.at and len(message.at) >= 16 else ""
+    call = message.tool
+    if call is None:
+        return [f"**{message.role}**{when}", "", *_quoted(_cut_lines(message.text, 40)), ""]
+    failed = " (failed)" if call.error else ""
+    lines = [f"- tool {_call_line(call)}{failed}"]
+    if call.output.strip():
+        lines += [
+            "",
+            *("  " + ln if ln else "" for ln in _fenced(_cut_lines(call.output, OUTPUT_LINES))),
+        ]
+    return [*lines, ""]
+
+
+def condensed(transcript: Transcript, max_chars: int) -> str:
+    """The transcript section, at most about ``max_chars`` characters (then a line saying
+    how many entries were left out)."""
+    parts = ["## Transcript", ""]
+    used = 0
+    for i, message in enumerate(transcript.messages):
+        entry = _entry(message)
+        size = sum(len(ln) + 1 for ln in entry)
+        if used + size > max_chars:
+            parts += [f"… ({len(transcript.messages) - i} more entries left out: size limit)", ""]
+            break
+        parts += entry
+        used += size
+    if transcript.truncated:
+        parts += ["(the transcript's last line was still being written: left out)", ""]
+    return "\n".join(parts).rstrip("\n") + "\n"
