@@ -1,0 +1,165 @@
+"""`vault-sync import-session` (issue 13, Build 2): each transcript format to its golden
+session page, a planted secret redacted, re-import idempotent, a transcript still being
+written, bad input in one line, and the CLI as a subprocess with `query` finding the page.
+
+Fixtures in tests/transcripts/ are written by hand; each holds ``@@SECRET@@`` where a secret
+(built at run time, never stored) is planted in a tool output. Golden pages are
+``tests/transcripts/<name>.expected.md``; refresh with ``VAULT_SYNC_REFRESH_GOLDEN=1``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, Result
+from vault_sync.app import Engine
+from vault_sync.errors import TranscriptError
+from vault_sync.session_digest import read_transcript
+
+Cli = Callable[..., Result]
+HERE = REPO / "tests" / "transcripts"
+SECRET = "ghp_" + "dZ3kQ9xLmP2vR8sT4wY6bN1cF5hJ7gA0eK3u"
+#: fixture -> (format, the page it becomes)
+CASES = {
+    "claude-code.jsonl": ("claude-code", "sessions/2026-03-05-claude-5f0c2a9e.md"),
+    "codex.jsonl": ("codex", "sessions/2026-03-06-codex-0199a3c4.md"),
+    "gemini.json": ("gemini", "sessions/2026-03-07-gemini-c9d0e1f2.md"),
+    "plain.txt": ("plain", "sessions/2026-03-08-claude-notes202.md"),
+}
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "example-vault"
+    shutil.copytree(REPO / "example-vault", root, ignore=shutil.ignore_patterns(".vault-sync"))
+    Engine.open(root).sync()
+    return root
+
+
+def planted(name: str, folder: Path, text: str | None = None) -> Path:
+    """The fixture ``name`` copied into ``folder`` with the secret planted."""
+    source = (HERE / name).read_text(encoding="utf-8") if text is None else text
+    out = folder / name
+    out.write_text(source.replace("@@SECRET@@", SECRET), encoding="utf-8")
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_each_format_gives_its_golden_page_with_the_secret_redacted(
+    name: str, vault: Path, tmp_path: Path
+) -> None:
+    fmt, path = CASES[name]
+    file = planted(name, tmp_path)
+    report = Engine.open(vault).write("import-session", files=[str(file)])
+    assert [p["path"] for p in report.pages] == [path]
+    page = (vault / path).read_text(encoding="utf-8")
+    golden = HERE / (name.rsplit(".", 1)[0] + ".expected.md")
+    if os.environ.get("VAULT_SYNC_REFRESH_GOLDEN"):
+        golden.write_text(page, encoding="utf-8")
+    assert page == golden.read_text(encoding="utf-8")
+    assert SECRET not in page and SECRET not in report.pages[0]["diff"]
+    if "@@SECRET@@" in (HERE / name).read_text(encoding="utf-8"):
+        assert report.redacted == ["github_token"]
+        assert "[REDACTED:github_token]" in page
+    assert read_transcript(file.read_text(encoding="utf-8"), name).agent == (
+        {"claude-code": "claude", "plain": "claude"}.get(fmt, fmt)
+    )
+
+
+def test_auto_detects_every_format() -> None:
+    from vault_sync.session_digest import detect
+
+    for name, (fmt, _) in CASES.items():
+        assert detect((HERE / name).read_text(encoding="utf-8"), name) == fmt
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_reimport_changes_nothing_and_keeps_one_page(
+    name: str, vault: Path, tmp_path: Path
+) -> None:
+    file = planted(name, tmp_path)
+    engine = Engine.open(vault)
+    engine.write("import-session", files=[str(file)])
+    path = vault / CASES[name][1]
+    before = path.read_bytes()
+    sessions = sorted(p.name for p in (vault / "sessions").iterdir())
+    again = engine.write("import-session", files=[str(file)])
+    assert [p["changed"] for p in again.pages] == [False]
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in (vault / "sessions").iterdir()) == sessions
+
+
+def test_a_grown_transcript_updates_its_page_and_keeps_a_persons_keys(
+    vault: Path, tmp_path: Path
+) -> None:
+    name = "claude-code.jsonl"
+    engine = Engine.open(vault)
+    engine.write("import-session", files=[str(planted(name, tmp_path))])
+    path = vault / CASES[name][1]
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("kind: session\n", "kind: session\nreviewed: yes\n"))
+    engine.sync()
+    extra = (
+        '{"type":"user","sessionId":"5f0c2a9e-1b7d-4c3e-9a21-7d4e8b6c0f13",'
+        '"timestamp":"2026-03-05T09:20:00.000Z","cwd":"/home/dev/payments",'
+        '"message":{"role":"user","content":"Also add a retry budget."}}\n'
+    )
+    grown = planted(name, tmp_path, (HERE / name).read_text(encoding="utf-8") + extra)
+    report = engine.write("import-session", files=[str(grown)])
+    assert [p["changed"] for p in report.pages] == [True]
+    new = path.read_text(encoding="utf-8")
+    assert "reviewed: yes\n" in new and "- Also add a retry budget." in new
+    assert new.count("session:5f0c2a9e-1b7d-4c3e-9a21-7d4e8b6c0f13") == 1
+
+
+@pytest.mark.parametrize("name", ["claude-code.jsonl", "codex.jsonl"])
+def test_a_last_line_still_being_written_is_left_out(name: str, tmp_path: Path) -> None:
+    text = (HERE / name).read_text(encoding="utf-8")
+    cut = text[: text.rstrip("\n").rfind("\n") + 40]  # the last line, cut after 39 characters
+    whole = read_transcript(text, name)
+    partial = read_transcript(cut, name)
+    assert not whole.truncated and partial.truncated
+    assert partial.messages == whole.messages[: len(partial.messages)]
+    assert len(partial.messages) < len(whole.messages)
+
+
+def test_bad_input_is_one_line_naming_file_and_line(tmp_path: Path) -> None:
+    text = (HERE / "codex.jsonl").read_text(encoding="utf-8").split("\n")
+    text[2] = '{"timestamp": broken'
+    with pytest.raises(TranscriptError, match=r"^x\.jsonl:3: not a JSON line"):
+        read_transcript("\n".join(text), "x.jsonl")
+    with pytest.raises(TranscriptError, match=r"^g\.json:8: not JSON"):
+        read_transcript(
+            (HERE / "gemini.json").read_text(encoding="utf-8")[:400], "g.json", "gemini"
+        )
+    with pytest.raises(TranscriptError, match=r"^y\.json:1: JSON in no known transcript format"):
+        read_transcript('{"hello": 1}', "y.json")
+
+
+def test_the_cli_imports_then_query_finds_the_session(
+    vault: Path, tmp_path: Path, cli: Cli
+) -> None:
+    files = [str(planted(name, tmp_path)) for name in sorted(CASES)]
+    dry = cli("--vault", str(vault), "import-session", *files, "--dry-run", "--json")
+    assert dry.code == 0, dry.err
+    assert dry.json()["dry_run"] is True and not (vault / CASES["codex.jsonl"][1]).exists()
+    out = cli("--vault", str(vault), "import-session", *files, "--project", "ops", "--json")
+    assert out.code == 0, out.err
+    answer = out.json()
+    assert [p["path"] for p in answer["pages"]] == [CASES[n][1] for n in sorted(CASES)]
+    assert answer["redacted"] == ["github_token"] * 3
+    assert SECRET not in out.out + out.err
+    found = cli(
+        "--vault", str(vault), "query", "indexer writer per batch", "--kind", "session", "--json"
+    )
+    assert found.code == 0, found.err
+    hits = found.json()["hits"] if isinstance(found.json(), dict) else found.json()
+    assert hits[0]["path"] == CASES["codex.jsonl"][1]
+    missing = cli("--vault", str(vault), "import-session", str(tmp_path / "nope.jsonl"))
+    assert missing.code == 2 and missing.err.count("\n") == 1
+    assert missing.err.startswith(f"Error: {tmp_path / 'nope.jsonl'}: cannot read")
