@@ -163,3 +163,15 @@ def test_the_cli_imports_then_query_finds_the_session(
     missing = cli("--vault", str(vault), "import-session", str(tmp_path / "nope.jsonl"))
     assert missing.code == 2 and missing.err.count("\n") == 1
     assert missing.err.startswith(f"Error: {tmp_path / 'nope.jsonl'}: cannot read")
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_every_prefix_of_a_transcript_reads_or_fails_in_one_line(name: str) -> None:
+    """A file cut anywhere (a transcript being written, a partial copy) never escapes as
+    anything but a one-line TranscriptError naming the file."""
+    text = (HERE / name).read_text(encoding="utf-8")
+    for end in range(0, len(text), 11):
+        try:
+            read_transcript(text[:end], name)
+        except TranscriptError as exc:
+            assert str(exc).startswith(f"{name}:") and "\n" not in str(exc)

@@ -51,6 +51,9 @@ OUTPUT_LINES = 4
 #: Most items per digest list; longest digest line (characters).
 DIGEST_ITEMS = 8
 LINE_CHARS = 240
+#: Longest line of a message or tool output kept in the transcript (characters): a minified
+#: JSON answer is one line.
+TEXT_LINE_CHARS = 400
 
 
 def detect(text: str, source: str) -> str:
@@ -65,7 +68,11 @@ def detect(text: str, source: str) -> str:
     for line in body.split("\n")[:50]:
         try:
             record = json.loads(line)
-        except json.JSONDecodeError:
+        except json.JSONDecodeError:  # maybe a first line still being written
+            if re.match(r'\{"timestamp":\s*"[^"]*",\s*"type":\s*"session_meta"', line):
+                return "codex"
+            if '"sessionId":' in line and '"messages":' not in body:
+                return "claude-code"
             break
         if isinstance(record, dict) and import_codex.looks_like(record):
             return "codex"
@@ -86,17 +93,27 @@ def read_transcript(text: str, source: str, fmt: str = "auto") -> Transcript:
     """``text`` (a transcript file's content; ``source`` names it in errors) as a transcript.
 
     Raises:
-        TranscriptError: an unknown format, or a file its reader cannot read (file:line).
+        TranscriptError: an unknown format, a file its reader cannot read (file:line), or
+            one without a message.
     """
     if fmt not in FORMATS:
         raise TranscriptError(f"{source}: --format is one of {', '.join(FORMATS)} (got {fmt!r})")
     chosen = detect(text, source) if fmt == "auto" else fmt
-    return _READERS[chosen](text.lstrip("\ufeff"), source)
+    transcript = _READERS[chosen](text.lstrip("\ufeff"), source)
+    if not transcript.messages:
+        raise TranscriptError(f"{source}: no messages to import")
+    return transcript
 
 
 def _line(text: str, chars: int = LINE_CHARS) -> str:
+    """``text`` on one line, cut to ``chars`` characters (at a space when there is one in
+    its last fifth) with an ellipsis."""
     flat = " ".join(text.split())
-    return flat if len(flat) <= chars else flat[: chars - 1].rstrip() + "…"
+    if len(flat) <= chars:
+        return flat
+    cut = flat[: chars - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > chars * 4 // 5 else cut).rstrip(" ,;:") + "…"
 
 
 def topic(transcript: Transcript) -> str:
@@ -158,7 +175,11 @@ def digest(transcript: Transcript) -> str:
 
 
 def _cut_lines(text: str, keep: int) -> str:
-    lines = text.strip("\n").split("\n")
+    """The first ``keep`` lines of ``text``, each at most :data:`TEXT_LINE_CHARS`."""
+    lines = [
+        ln if len(ln) <= TEXT_LINE_CHARS else ln[: TEXT_LINE_CHARS - 1] + "…"
+        for ln in text.strip("\n").split("\n")
+    ]
     if len(lines) <= keep:
         return "\n".join(lines)
     return "\n".join([*lines[:keep], f"… ({len(lines) - keep} more lines)"])
