@@ -175,3 +175,37 @@ def test_every_prefix_of_a_transcript_reads_or_fails_in_one_line(name: str) -> N
             read_transcript(text[:end], name)
         except TranscriptError as exc:
             assert str(exc).startswith(f"{name}:") and "\n" not in str(exc)
+
+
+def test_a_long_session_is_cut_to_the_configured_size(vault: Path, tmp_path: Path) -> None:
+    (vault / "vault-sync.toml").write_text(
+        (vault / "vault-sync.toml").read_text(encoding="utf-8")
+        + "\n[write]\nsession_max_chars = 4000\n",
+        encoding="utf-8",
+    )
+    turns = "".join(
+        f"User: question {i} about the ledger\nAssistant: answer {i}\n" for i in range(300)
+    )
+    file = tmp_path / "long.txt"
+    file.write_text("Session: long-one\nAgent: codex\nDate: 2026-03-09\n" + turns, encoding="utf-8")
+    report = Engine.open(vault).write("import-session", files=[str(file)])
+    page = (vault / report.pages[0]["path"]).read_text(encoding="utf-8")
+    body = page.split("\n---\n", 1)[1]
+    assert len(body) <= 4000
+    assert "- … and 292 more" in body  # the digest lists 8 of the 300 requests
+    assert "more entries left out: size limit)" in body
+
+
+def test_a_moved_session_page_is_found_by_its_evidence(vault: Path, tmp_path: Path) -> None:
+    engine = Engine.open(vault)
+    file = planted("gemini.json", tmp_path)
+    engine.write("import-session", files=[str(file)])
+    old = vault / CASES["gemini.json"][1]
+    moved = vault / "search" / "nightly rebuild session.md"
+    old.rename(moved)
+    engine.sync()
+    report = engine.write("import-session", files=[str(file)])
+    assert [(p["path"], p["changed"]) for p in report.pages] == [
+        ("search/nightly rebuild session.md", False)
+    ]
+    assert not old.exists()

@@ -57,7 +57,7 @@ def parse(text: str, source: str) -> Transcript:
     _flush(turns, call, messages)
     stem = re.sub(r"\.[^./]*$", "", source.replace("\\", "/").rsplit("/", 1)[-1])
     date = header.get("date")
-    agent = header.get("agent", "").casefold() or None
+    agent = re.sub(r"[^0-9a-z_-]", "", header.get("agent", "").casefold()) or None
     return Transcript(
         session_id=header.get("session", stem) or "session",
         agent=agent,

@@ -158,7 +158,7 @@ def build(
         "related": related(path)[:MAX_RELATED] or None,
     }
     summary = digest(transcript)
-    room = max(config.session_max_chars - len(summary) - len(title), 1000)
+    room = max(config.session_max_chars - len(summary) - 2 * len(title) - 100, 0)
     body = f"# {title}\n\n{summary}\n{condensed(transcript, room)}"
     return SessionPage(path, values, f"session:{transcript.session_id}", body)
 

@@ -66,8 +66,9 @@ class Transcript:
     truncated: bool = False
 
     def mapped(self, clean: Callable[[str], str]) -> Transcript:
-        """This transcript with every text in it (ids, model, cwd, messages, tool inputs,
-        outputs, files, commands) passed through ``clean`` (the sanitizer)."""
+        """This transcript with every text in it (id, agent, model, times, cwd, messages,
+        tool names, inputs, outputs, files, commands) passed through ``clean`` (the
+        sanitizer)."""
 
         def tool(call: ToolCall) -> ToolCall:
             return replace(
@@ -80,12 +81,20 @@ class Transcript:
             )
 
         messages = tuple(
-            replace(m, text=clean(m.text), tool=tool(m.tool) if m.tool else None)
+            replace(
+                m,
+                text=clean(m.text),
+                at=clean(m.at) if m.at else None,
+                tool=tool(m.tool) if m.tool else None,
+            )
             for m in self.messages
         )
         return replace(
             self,
             session_id=clean(self.session_id),
+            agent=clean(self.agent) if self.agent else None,
+            started=clean(self.started) if self.started else None,
+            ended=clean(self.ended) if self.ended else None,
             model=clean(self.model) if self.model else None,
             cwd=clean(self.cwd) if self.cwd else None,
             messages=messages,
