@@ -18,6 +18,13 @@ from typing import Any
 
 from vault_sync.errors import TranscriptError
 
+#: Where each vendor's CLI writes its transcripts (below the user's home): the default roots
+#: an importer that must not read arbitrary paths (the MCP ``import_session`` tool) allows.
+VENDOR_ROOTS = {
+    "claude-code": "~/.claude/projects",
+    "codex": "~/.codex/sessions",
+    "gemini": "~/.gemini/tmp",
+}
 #: Input keys naming a file a tool read or wrote (Claude Code, Gemini CLI, Codex tools).
 FILE_KEYS = ("file_path", "path", "notebook_path", "absolute_path", "filepath", "file")
 #: Input keys holding a shell command.
