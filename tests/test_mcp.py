@@ -18,7 +18,7 @@ from mcp.client.stdio import StdioServerParameters
 from tests.conftest import REPO
 
 READ_TOOLS = {"query", "show", "related", "brief", "status", "lint"}
-WRITE_TOOLS = {"remember", "reinforce", "link", "unlink", "supersede", "resolve"}
+WRITE_TOOLS = {"remember", "reinforce", "link", "unlink", "supersede", "resolve", "import_session"}
 
 
 @pytest.fixture
@@ -28,9 +28,13 @@ def vault(tmp_path: Path) -> Path:
     return root
 
 
-def _session(vault: Path, *extra: str) -> Callable[[Callable[[Client], Awaitable[Any]]], Any]:
+def _session(
+    vault: Path, *extra: str, env: dict[str, str] | None = None
+) -> Callable[[Callable[[Client], Awaitable[Any]]], Any]:
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "vault_sync", "--vault", str(vault), "mcp", *extra]
+        command=sys.executable,
+        args=["-m", "vault_sync", "--vault", str(vault), "mcp", *extra],
+        env=env,
     )
 
     def run(body: Callable[[Client], Awaitable[Any]]) -> Any:
@@ -242,3 +246,28 @@ def test_three_servers_a_watcher_and_a_cli_writer_share_one_vault(vault: Path) -
 @pytest.mark.slow
 def test_three_servers_a_watcher_and_a_cli_writer_for_a_minute(vault: Path) -> None:
     _mixed_load(vault, seconds=60, seed=2)
+
+
+def test_import_session_reads_only_below_the_vendor_folders(vault: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    project = home / ".claude" / "projects" / "-code-payments"
+    project.mkdir(parents=True)
+    fixture = next((REPO / "tests" / "transcripts").glob("claude*.jsonl"))
+    shutil.copy(fixture, project / fixture.name)
+    outside = tmp_path / "elsewhere.jsonl"
+    shutil.copy(fixture, outside)
+
+    async def body(client: Client) -> tuple[Any, Any]:
+        ok = await client.call_tool("import_session", {"files": str(project / fixture.name)})
+        refused = await client.call_tool("import_session", {"files": [str(outside)]})
+        return ok, refused
+
+    ok, refused = _session(vault, env={"HOME": str(home)})(body)
+    page = _json(ok)["pages"][0]
+    assert page["changed"] and page["path"].startswith("sessions/")
+    assert (vault / page["path"]).is_file()
+    assert refused.is_error
+    assert refused.content[0].text == (
+        "Error executing tool import_session: import_session reads transcripts only below"
+        " ~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp"
+    )

@@ -15,7 +15,7 @@ client passes the server only HOME, LOGNAME, PATH, SHELL, TERM and USER.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -99,6 +99,7 @@ def build_server(vault: Path | str | None, *, read_only: bool = False) -> MCPSer
     if not read_only:
         _page_writes(server, engine)
         _link_writes(server, engine)
+        _import_tool(server, engine)
     return server
 
 
@@ -283,6 +284,41 @@ def _link_writes(server: MCPServer, engine: Engine) -> None:
         """Settle a contradiction of `page`: the kept side (`keep`, default `page`) wins, the
         other is superseded (by="supersede") or archived (by="archive")."""
         return write("resolve", page=page, by=by, keep=keep, dry_run=dry_run)
+
+
+def allowed_transcript(path: str, roots: Iterable[str]) -> Path:
+    """``path`` resolved, if it lies below one of the transcript ``roots`` (``~`` expanded,
+    symlinks resolved on both sides); else a ToolError — over MCP, an agent may name only
+    the vendors' own transcript folders, never an arbitrary file (issue 13)."""
+    real = Path(path).expanduser().resolve()
+    for root in roots:
+        base = Path(root).expanduser().resolve()
+        if real.is_relative_to(base) and real != base:
+            return real
+    shown = ", ".join(roots)
+    raise ToolError(f"import_session reads transcripts only below {shown}")
+
+
+def _import_tool(server: MCPServer, engine: Engine) -> None:
+    """Register ``import_session``."""
+    from vault_sync.transcript import VENDOR_ROOTS
+
+    write = _writer(engine)
+
+    @server.tool()
+    def import_session(
+        files: Names,
+        format: str = "auto",
+        project: str | None = None,
+        dry_run: Flag = False,
+    ) -> dict[str, Any]:
+        """Turn your own session transcript (Claude Code, Codex CLI or Gemini CLI, from their
+        standard folders) into a sanitized session page, so the next agent of any vendor
+        finds what this session learned. Re-importing a session updates its page."""
+        paths = [str(allowed_transcript(f, VENDOR_ROOTS.values())) for f in _listed(files)]
+        if not paths:
+            raise ToolError("files must name at least one transcript")
+        return write("import-session", files=paths, fmt=format, project=project, dry_run=dry_run)
 
 
 def serve(vault: Path | str | None, *, read_only: bool = False) -> None:
