@@ -59,6 +59,7 @@ LAYERS = {
     "eval_html": 6,
     "app": 7,
     "edits": 5,
+    "neighbours": 5,
     "remember": 4,
     "write_commands": 6,
     "splice": 3,

@@ -409,6 +409,44 @@ def show(page: str, vault: Path | None, as_json: bool) -> None:
 
 
 @cli.command()
+@click.argument("page")
+@click.option("--type", "types", multiple=True, help="Only links of this type (repeatable).")
+@click.option(
+    "--depth", type=click.IntRange(1, 3), default=1, show_default=True, help="Hops to follow."
+)
+@vault_option
+@json_option
+def related(
+    page: str, types: tuple[str, ...], depth: int, vault: Path | None, as_json: bool
+) -> None:
+    """A page's typed neighbourhood: what fixes it, what it causes, what contradicts or
+    supersedes it, through links both ways (PAGE as `show` takes it)."""
+    from vault_sync.neighbours import related as neighbourhood
+
+    data = _read(
+        vault,
+        lambda config, sidecar: neighbourhood(
+            sidecar, page, types=types, depth=depth, vault=config.vault
+        ),
+    )
+    if as_json:
+        emit_json(data)
+        return
+    click.echo(one_line(f"{data['title']}  [{data['path']}]"))
+    if not data["neighbours"]:
+        click.echo("  no linked pages")
+    for n in data["neighbours"]:
+        arrow = "->" if n["direction"] == "out" else "<-"
+        hop = f"  (depth {n['depth']}, via {n['via']})" if n["depth"] > 1 else ""
+        status = f", {n['status']}" if n["status"] != "active" else ""
+        click.echo(
+            one_line(
+                f"  {arrow} {n['type']}: {n['title']}  [{n['path']}] ({n['kind']}{status}){hop}"
+            )
+        )
+
+
+@cli.command()
 @vault_option
 @json_option
 def status(vault: Path | None, as_json: bool) -> None:

@@ -154,21 +154,24 @@ def _page_tools(server: MCPServer, engine: Engine) -> None:
         return dict(details)
 
     @server.tool()
-    def related(page: str) -> dict[str, Any]:
+    def related(page: str, types: Names = None, depth: Number = 1) -> dict[str, Any]:
         """The pages linked to or from one page, by link type (fixes, causes, supersedes,
-        contradicts, related, references...). Use it to follow a bug to its fix or a decision
-        to what superseded it."""
-        from vault_sync.report import page_details
+        contradicts, related, references...), up to `depth` hops (1-3). Use it to follow a
+        bug to its fix, or a decision to what superseded it."""
+        from vault_sync.neighbours import MAX_DEPTH
+        from vault_sync.neighbours import related as neighbourhood
 
-        details, _ = _call(
+        hops = _int(depth, "depth", 1, MAX_DEPTH) or 1
+        wanted = _listed(types)
+        data, _ = _call(
             engine,
-            lambda: engine.read(lambda r: page_details(r.sidecar, page, engine.config.vault)),
+            lambda: engine.read(
+                lambda r: neighbourhood(
+                    r.sidecar, page, types=wanted, depth=hops, vault=engine.config.vault
+                )
+            ),
         )
-        return {
-            "path": details["path"],
-            "links_out": details.get("links_out", []),
-            "links_in": details.get("links_in", []),
-        }
+        return dict(data)
 
     @server.tool()
     def status() -> dict[str, Any]:
