@@ -189,6 +189,8 @@ def target_for(key: str, size: int | None) -> Target | None:
         return "≤ 100 ms", lambda f: _le(f, 100)
     if key == "query.cli_vs_grep" and size >= 100_000:
         return "faster than `rg`/`grep -il`", lambda f: _ratio_le(f, 0.999)
+    if key == "brief.cli" and size == 10_000:  # issue 12
+        return "≤ 2× a whole-process query", lambda f: _ratio_le(f, 2.0)
     if key == "mcp.query" and size == 10_000:  # issue 13
         return "median ≤ 10 ms", lambda f: _le(f, 10)
     if key == "write.reinforce" and size == 10_000:  # issue 11
@@ -602,6 +604,13 @@ def measure_write(ctx: Ctx) -> None:
     )
 
 
+def measure_brief(ctx: Ctx) -> None:
+    """``vault-sync brief`` (default budget, to stdout) as a whole process, beside the
+    whole-process one-word ``query`` above (issue 12: goal <= 2x at 10k pages)."""
+    runs = [benchlib.timed_run([*ctx.cmd, "brief"])[0] for _ in range(ctx.reps.query_cli)]
+    ctx.fig("brief.cli", "`vault-sync brief` (whole process)", runs, baseline_key="query.cli")
+
+
 def measure_mcp(ctx: Ctx) -> None:
     """``query`` through a running ``vault-sync mcp`` server over the SDK's stdio client:
     the round trip an agent sees, beside the in-process query of the same word (issue 13:
@@ -641,6 +650,7 @@ MEASURES: list[Callable[[Ctx], None]] = [
     measure_watch,
     measure_query,
     measure_write,
+    measure_brief,
     measure_mcp,
 ]
 
@@ -660,6 +670,7 @@ ORDER = (
     "query.cli",
     "query.cli_vs_grep",
     "write.reinforce",
+    "brief.cli",
     "mcp.query",
     "watch.visible_reader",
     "watch.visible_cli",
