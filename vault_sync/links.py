@@ -139,10 +139,10 @@ def _page_by_path(table: Names, key: str, written: str) -> Resolution | None:
         if not found:  # the common case: checked before any other work
             continue
         paths = sorted(found)
-        spelled = unicodedata.normalize("NFC", written)
-        spelled = spelled if rule == "path" else spelled.removesuffix(".md")
-        chosen = spelled if spelled in paths or spelled + ".md" in paths else paths[0]
-        chosen = chosen if chosen in paths else chosen + ".md"
+        # The path the link spells: itself for "path"; plus ".md" for "path_no_ext", where
+        # `[[a.md]]` names `a.md.md` (stripping the ".md" first lost the spelling there).
+        spelled = unicodedata.normalize("NFC", written) + ("" if rule == "path" else ".md")
+        chosen = spelled if spelled in paths else paths[0]
         candidates = tuple([chosen, *(p for p in paths if p != chosen)]) if len(paths) > 1 else ()
         return Resolution(LinkStatus.RESOLVED, chosen, candidates, rule)
     return None
@@ -161,7 +161,7 @@ def _pick(paths: list[str], rule: str) -> Resolution | None:
 def _attachment(table: Names, target: str, folder: str) -> Resolution:
     key = name_key(target.lstrip("/"))
     found = table.att_by_path.get(key)
-    if found is None and folder:
+    if found is None and folder and not target.startswith("/"):  # "/": the vault root only
         found = table.att_by_path.get(name_key(posixpath.normpath(f"{folder}/{target}")))
     if found is None and "/" not in target:
         names = table.att_by_name.get(key, [])
