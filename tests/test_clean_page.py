@@ -1,0 +1,144 @@
+"""The sanitizer seam of a page, field by field (issue 14's mutation testing of clean.py):
+:func:`clean_page` on real parsed pages and the real scrubber, every field's cleaned value
+pinned, and :func:`without_secret_names` on a real scan."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from vault_sync.clean import clean_page, without_secret_names
+from vault_sync.config import load_config
+from vault_sync.page import Heading, Link, LinkOrigin
+from vault_sync.parser import parse_page
+from vault_sync.sanitize import Scrubber
+from vault_sync.vault import scan
+
+from .conftest import write_pages
+
+#: Generated, never real (the github_token and aws_key formats of secret_samples.toml).
+G = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+A = "AKIA" + "QWERTYUIOPASDFGH"
+T = "[REDACTED:github_token]"
+K = "[REDACTED:aws_key]"
+SECRET_ISSUE = (
+    "a secret ({}) is in this page; it is redacted from every output"
+    " (vault-sync redact --write removes it from the file)"
+)
+
+PAGE = f"""---
+title: Deploy {G}
+id: id-{G}
+project: proj {G}
+tags: [t{G}, ok]
+aliases: [alias {G}, Fine alias]
+valid_from: 2026-01-01
+valid_to: 2026-12-31
+nested:
+  {A}: [{G}, plain, 3]
+  inner: {{k: "{G}"}}
+evidence:
+  - {{kind: pr, source: "src {G}", at: "at {G}", note: "note {G}"}}
+---
+# Heading {G}
+
+Body {G} and [[Page {G}#Anchor {G}|shown {G}]] and [md {G}](x{G}.md).
+"""
+
+
+def test_every_field_of_a_page_with_secrets_is_scrubbed_and_each_secret_is_an_issue() -> None:
+    page = parse_page(PAGE, "p.md")
+    out = clean_page(page, PAGE, Scrubber())
+    assert (out.path, out.id, out.title, out.project) == (
+        "p.md",
+        f"id-{T}",
+        f"Deploy {T}",
+        f"proj {T}",
+    )
+    assert out.tags == (f"t{T}", "ok")
+    assert out.aliases == ("Fine alias",)  # an alias that held a secret is dropped
+    assert (out.valid_from, out.valid_to) == ("2026-01-01", "2026-12-31")
+    assert out.headings == (Heading(1, f"Heading {T}", 15),)
+    assert out.links == (
+        Link(f"Page {T}", "references", 17, f"#Anchor {T}", f"shown {T}", LinkOrigin.WIKILINK),
+        Link(f"x{T}.md", "references", 17, "", f"md {T}", LinkOrigin.MARKDOWN),
+    )
+    assert [(e.kind, e.source, e.at, e.note) for e in out.evidence] == [
+        ("pr", f"src {T}", f"at {T}", f"note {T}")
+    ]
+    assert out.frontmatter["nested"] == {K: [T, "plain", "3"], "inner": {"k": T}}
+    assert out.frontmatter["tags"] == [f"t{T}", "ok"]
+    assert out.frontmatter["aliases"] == [f"alias {T}", "Fine alias"]
+    link = f"[[Page {T}#Anchor {T}|shown {T}]]"
+    assert out.body == f"# Heading {T}\n\nBody {T} and {link} and [md {T}](x{T}.md).\n"
+    assert G not in repr(out) and A not in repr(out)
+    secrets = [
+        (i.severity.value, i.code, i.message, i.line) for i in out.issues if i.code == "secret"
+    ]
+    labels_lines = [(m, line) for _, _, m, line in secrets]
+    assert labels_lines == [
+        (SECRET_ISSUE.format("github_token"), 2),
+        (SECRET_ISSUE.format("github_token"), 3),
+        (SECRET_ISSUE.format("github_token"), 4),
+        (SECRET_ISSUE.format("github_token"), 5),
+        (SECRET_ISSUE.format("github_token"), 6),
+        (SECRET_ISSUE.format("aws_key"), 10),
+        (SECRET_ISSUE.format("github_token"), 10),
+        (SECRET_ISSUE.format("github_token"), 11),
+        (SECRET_ISSUE.format("github_token"), 13),
+        (SECRET_ISSUE.format("github_token"), 13),
+        (SECRET_ISSUE.format("github_token"), 13),
+        (SECRET_ISSUE.format("github_token"), 15),
+        *[(SECRET_ISSUE.format("github_token"), 17)] * 6,
+    ]
+    assert {s[:2] for s in secrets} == {("error", "secret")}
+
+
+def test_a_page_without_secrets_is_returned_as_it_is() -> None:
+    text = "---\ntitle: Plain\ntags: [a]\nnested: {k: [1, v]}\n---\n# H\n\nbody [[x]]\n"
+    page = parse_page(text, "p.md")
+    assert clean_page(page, text, Scrubber()) is page
+
+
+def test_a_secret_only_yaml_spells_is_found_in_the_parsed_values() -> None:
+    """`"\\u0041KIA..."` is no secret in the file's text, but YAML makes it one: found in the
+    parsed values, its issue is on line 1 (no line of the text holds it)."""
+    text = (
+        f'---\ntitle: T\nescaped: "\\u0041KIA{A[4:]}"\nlist: ["\\u0041KIA{A[4:]}", ok]\n---\nbody\n'
+    )
+    page = parse_page(text, "p.md")
+    out = clean_page(page, text, Scrubber())
+    assert out.frontmatter == {"title": "T", "escaped": K, "list": [K, "ok"]}
+    assert [(i.code, i.message, i.line) for i in out.issues] == [
+        ("secret", SECRET_ISSUE.format("aws_key"), 1),
+        ("secret", SECRET_ISSUE.format("aws_key"), 1),
+    ]
+    assert out.body == "body\n" and out.title == "T"
+
+
+def test_a_secret_known_by_its_key_name_is_scrubbed_in_a_frontmatter_value() -> None:
+    value = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKEY"[::-1]  # 40 chars, named only by its key
+    text = (
+        f"---\naws_secret_access_key: {value}\nnested:\n  aws_secret_access_key: {value}\n---\nx\n"
+    )
+    page = parse_page(text, "p.md")
+    out = clean_page(page, text, Scrubber())
+    assert value not in repr(out)
+    assert out.frontmatter == {
+        "aws_secret_access_key": "[REDACTED:env_secret]",
+        "nested": {"aws_secret_access_key": "[REDACTED:env_secret]"},
+    }
+
+
+def test_files_whose_names_hold_a_secret_are_left_out_of_the_scan(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    write_pages(vault, {"ok.md": "x\n", f"key {G}.md": "x\n", f"img {G}.png": "x", "a.png": "x"})
+    config = load_config(vault)
+    result = scan(config)
+    kept, errors = without_secret_names(result, Scrubber())
+    assert sorted(kept.pages) == ["ok.md"] and kept.attachments == frozenset({"a.png"})
+    message = "its file name holds a secret: not indexed (rename the file)"
+    assert errors == {f"key {T}.md": message, f"img {T}.png": message}
+    # names already stored passed this check when stored: only new names are scrubbed
+    again, none = without_secret_names(result, Scrubber(), stored={f"key {G}.md", f"img {G}.png"})
+    assert (again, none) == (result, {})
+    assert without_secret_names(kept, Scrubber()) == (kept, {})
