@@ -25,7 +25,9 @@ def _url_span(text: str, m: re.Match[str]) -> Span | None:
 _SCHEMES = r"basic|bearer|token|digest|negotiate|ntlm|apikey|aws4-hmac-sha256|hmac|otp"
 #: Schemes whose credentials are a comma-separated parameter list (RFC 9110 §11.4, AWS SigV4).
 _MULTIPART = frozenset({"digest", "aws4-hmac-sha256", "hmac"})
-_REST_OF_VALUE = re.compile(r"[^\r\n\"'<>\[\]`]{0,1024}+")
+#: Their rest of the value runs over double quotes: Digest quotes its parameters
+#: (`username="u", response="…"`, RFC 7616 §3.4), so stopping at one left `response` unredacted.
+_REST_OF_VALUE = re.compile(r"[^\r\n'<>\[\]`]{0,1024}+")
 
 
 def _auth_span(text: str, m: re.Match[str]) -> Span | None:
