@@ -1,0 +1,88 @@
+"""The writer's checks of a store set and a rebuild's kept pages, exactly (issue 14's mutation
+testing of engine.check_stores and engine._lost_pages), on real sets made by a real sync."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from vault_sync import engine, layout
+from vault_sync.config import load_config
+from vault_sync.engine import _lost_pages, check_stores, run_sync
+
+MakeVault = Callable[..., Path]
+
+
+def _synced(make_vault: MakeVault, pages: dict[str, str]) -> tuple[Path, Path]:
+    vault = make_vault(pages)
+    run_sync(load_config(vault))
+    folder = layout.active_set(load_config(vault).store_path)
+    assert folder is not None
+    return vault, folder
+
+
+def _sql(folder: Path, statement: str) -> None:
+    db = sqlite3.connect(layout.sidecar_file(folder))
+    try:
+        db.execute(statement)
+        db.commit()
+    finally:
+        db.close()
+
+
+def test_a_healthy_set_passes_and_each_missing_part_is_named(make_vault: MakeVault) -> None:
+    _vault, folder = _synced(make_vault, {"a.md": "alpha\n", "b.md": "beta\n"})
+    assert check_stores(folder) is None
+    shutil.rmtree(layout.index_dir(folder))
+    assert check_stores(folder) == "no index"
+    layout.sidecar_file(folder).unlink()
+    assert check_stores(folder) == "no sidecar"
+
+
+def test_a_count_mismatch_is_damage_unless_a_batch_is_pending(make_vault: MakeVault) -> None:
+    _vault, folder = _synced(make_vault, {"a.md": "alpha\n", "b.md": "beta\n"})
+    _sql(folder, "DELETE FROM pages WHERE path = 'b.md'")
+    assert check_stores(folder) == "index holds 2 pages, sidecar 1"
+    _sql(folder, "INSERT INTO pending VALUES ('b.md')")  # an unfinished batch explains it
+    assert check_stores(folder) is None
+
+
+def test_a_sidecar_that_is_not_a_database_and_an_unusable_index_are_named(
+    make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _vault, folder = _synced(make_vault, {"a.md": "alpha\n"})
+    monkeypatch.setattr(engine, "VERIFY_RETRY_S", 0.0)
+    meta = layout.index_dir(folder) / "meta.json"
+    meta.write_text("{not json", encoding="utf-8")
+    verdict = check_stores(folder)
+    assert verdict is not None and verdict.startswith("index unusable: "), verdict
+    sidecar = layout.sidecar_file(folder)
+    for extra in (
+        sidecar.with_name(sidecar.name + "-wal"),
+        sidecar.with_name(sidecar.name + "-shm"),
+    ):
+        extra.unlink(missing_ok=True)
+    sidecar.write_bytes(b"this is not a database" * 100)
+    verdict = check_stores(folder)
+    assert verdict is not None and verdict != "no sidecar", verdict
+    assert "not a database" in verdict, verdict
+
+
+def test_a_rebuild_keeps_only_the_pages_whose_files_are_not_proven_gone(
+    make_vault: MakeVault, tmp_path: Path
+) -> None:
+    vault, old = _synced(make_vault, {"a.md": "a\n", "d/b.md": "b\n", "d/c.md": "c\n"})
+    new = tmp_path / "built-set"
+    shutil.copytree(old, new)
+    _sql(new, "DELETE FROM pages WHERE path IN ('d/b.md', 'd/c.md')")
+    config = load_config(vault)
+    assert _lost_pages(config, old, new) == ["d/b.md", "d/c.md"]  # on disk, not in the build
+    (vault / "d" / "c.md").unlink()
+    assert _lost_pages(config, old, new) == ["d/b.md"]  # a deleted file is not lost
+    assert _lost_pages(config, new, old) == []
+    layout.sidecar_file(old).write_bytes(b"garbage" * 1000)
+    assert _lost_pages(config, old, new) == []  # no rows to keep from a sidecar that is gone
