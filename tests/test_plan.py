@@ -30,6 +30,7 @@ def test_every_page_of_a_scan_lands_in_exactly_its_class(tmp_path: Path) -> None
             "same.md": "same\n",
             "touched.md": "touched\n",
             "edited.md": "edited now\n",
+            "resized.md": "resized\n",
             "redo.md": "redo\n",
             "b/new.md": "brand new\n",
             "a/moved.md": "moved body\n",
@@ -42,6 +43,10 @@ def test_every_page_of_a_scan_lands_in_exactly_its_class(tmp_path: Path) -> None
         "touched.md": FileState(content_hash(b"touched\n"), 1, 8),  # other stat, same bytes
         "edited.md": FileState(content_hash(b"edited before\n"), 1, 14),
         "redo.md": _state(vault, "redo.md"),  # unchanged stat, but in the journal
+        # the same mtime, another size (a fast rewrite in one mtime tick): read, not skipped
+        "resized.md": FileState(
+            content_hash(b"resize\n"), (vault / "resized.md").stat().st_mtime_ns, 7
+        ),
         "old/moved.md": FileState(content_hash(b"moved body\n"), 1, 11),
         "old/twin1.md": FileState(content_hash(b"twin body\n"), 1, 10),
         "old/twin2.md": FileState(content_hash(b"twin body\n"), 1, 10),
@@ -54,7 +59,7 @@ def test_every_page_of_a_scan_lands_in_exactly_its_class(tmp_path: Path) -> None
     st = (vault / "touched.md").stat()
     assert plan == Plan(
         new=("b/new.md",),
-        modified=("edited.md", "redo.md"),
+        modified=("edited.md", "redo.md", "resized.md"),
         # new pages in path order take the deleted pages of their hash in stored order
         moved=(
             ("old/moved.md", "a/moved.md"),
