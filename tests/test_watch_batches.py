@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import re
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -99,7 +100,8 @@ def _line(line: dict[str, Any] | None) -> dict[str, Any]:
     assert line is not None
     line = dict(line)
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", line.pop("at")), line
-    assert isinstance(line.pop("ms"), float)
+    ms = line.pop("ms")
+    assert isinstance(ms, float) and 0 < ms < 60_000, ms  # this batch's time, in ms
     return line
 
 
@@ -169,6 +171,8 @@ def test_apply_counts_a_page_it_cannot_read_as_an_error_and_logs_a_repair(
     assert watcher.state.errors == 1
     assert watcher.state.last_error is not None
     assert watcher.state.last_error.startswith("mem.md: ")
+    watcher.apply(Batch({"mem.md"}))  # still unreadable: counted again
+    assert watcher.state.errors == 2
     (vault / "mem.md").unlink()
     watcher.writer.release()
     active = layout.active_set(config.store_path)
@@ -185,5 +189,33 @@ def test_apply_counts_a_page_it_cannot_read_as_an_error_and_logs_a_repair(
         "paths": 1,
         "reconcile": False,
     }
-    assert watcher.state.batches == 3
+    assert watcher.state.batches == 4
+    watcher.writer.release()
+
+
+def test_a_reconcile_batch_checks_the_stores_in_full(make_vault: MakeVault) -> None:
+    """A page's rows deleted from the sidecar: the cheap per-batch check cannot see it, the
+    full check of a reconcile (overflow, period, start) finds the counts apart and rebuilds."""
+    vault = make_vault({"a.md": "alpha\n", "b.md": "beta\n"})
+    config = load_config(vault)
+    watcher = Watcher(config, run_sync)
+    watcher.apply(Batch(reconcile=True))
+    active = layout.active_set(config.store_path)
+    assert active is not None
+    db = sqlite3.connect(layout.sidecar_file(active))
+    db.execute("DELETE FROM pages WHERE path = 'b.md'")
+    db.commit()
+    db.close()
+    assert watcher.apply(Batch({"a.md"})) is None  # a cheap batch: nothing to do
+    line = _line(watcher.apply(Batch(reconcile=True)))
+    assert line.pop("notice") == "stores rebuilt from the vault: index holds 2 pages, sidecar 1"
+    assert line == {
+        "added": 2,
+        "changed": 0,
+        "moved": 0,
+        "deleted": 0,
+        "generation": 2,  # the new set starts after the damaged one's generation
+        "paths": 0,
+        "reconcile": True,
+    }
     watcher.writer.release()
