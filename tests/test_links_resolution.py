@@ -188,6 +188,10 @@ def test_names_that_begin_with_the_letters_of_a_mutated_strip_still_resolve() ->
         LinkStatus.ATTACHMENT, "X.png", (), "attachment"
     )
     assert link_keys("/Xylo") == ("xylo", "xylo")
+    ties = names("XA.md", "Xa.md")  # the spelling kept for a case tie loses no letter either
+    assert resolve_link(ties, "/Xa", "q/s.md", WIKI) == Resolution(
+        R, "Xa.md", ("Xa.md", "XA.md"), "path_no_ext"
+    )
 
 
 def test_link_keys_and_page_keys() -> None:
