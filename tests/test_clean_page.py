@@ -142,3 +142,22 @@ def test_files_whose_names_hold_a_secret_are_left_out_of_the_scan(tmp_path: Path
     again, none = without_secret_names(result, Scrubber(), stored={f"key {G}.md", f"img {G}.png"})
     assert (again, none) == (result, {})
     assert without_secret_names(kept, Scrubber()) == (kept, {})
+
+
+def test_a_cut_piece_an_invalid_value_and_other_keys_carry_no_secret() -> None:
+    """An alias holding only a piece of a secret found elsewhere in the page is dropped; an
+    issue's message quoting an invalid value, and the other keys' strings, are scrubbed."""
+    text = (
+        f"---\ntitle: T {G}\nvalid_to: soon {G}\naliases: [{G[4:20]}, ok]\nextra: x {G}\n---\nb\n"
+    )
+    out = clean_page(parse_page(text, "p.md"), text, Scrubber())
+    assert out.aliases == ("ok",)
+    assert out.metadata == (f"x {T}",)
+    assert [(i.code, i.message) for i in out.issues if i.code != "secret"] == [
+        (
+            "invalid_value",
+            f"valid_to: 'soon {T}' is not valid (Value error, expected an ISO date such as"
+            " 2026-03-01); the key is ignored",
+        )
+    ]
+    assert out.valid_to is None

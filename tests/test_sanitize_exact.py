@@ -163,3 +163,38 @@ EXACT = [
 @pytest.mark.parametrize(("text", "expected"), EXACT)
 def test_structural_rules_at_their_edges(text: str, expected: str) -> None:
     assert scrub(text)[0] == expected
+
+
+def test_a_loser_wholly_inside_a_winner_leaves_nothing_and_pieces_stop_at_its_end() -> None:
+    text = "abcdefghijklmnopqrst"
+    assert resolve(text, [cand(1, 0, 10, "w"), cand(5, 2, 8, "l"), cand(1, 14, 18, "z")]) == (
+        Finding("w", 0, 10),
+        Finding("z", 14, 18),
+    )
+    assert resolve(text, [cand(1, 0, 6, "w"), cand(1, 10, 12, "v"), cand(5, 4, 14, "l")]) == (
+        Finding("w", 0, 6),
+        Finding("l", 6, 10),
+        Finding("v", 10, 12),
+        Finding("l", 12, 14),
+    )
+
+
+def test_file_names_are_scrubbed_by_their_glued_parts_and_folders() -> None:
+    names = [
+        f"dir/notes-{G}.md",
+        "a/b-c/d.md",
+        f"x_{G}",
+        "plain.md",
+        f"notes{G}.md",
+        f"a-{G}/b.md",
+        f"q/r_s {G}",
+    ]
+    T = "[REDACTED:github_token]"
+    assert Scrubber().scrub_names(names) == {
+        f"dir/notes-{G}.md": f"dir/notes-{T}.md",
+        f"x_{G}": f"x_{T}",
+        f"notes{G}.md": f"notes{T}.md",
+        f"a-{G}/b.md": f"a-{T}/b.md",
+        f"q/r_s {G}": f"q/r_s {T}",
+    }
+    assert Scrubber().scrub_names(["a.md", "b/c.md"]) == {}
