@@ -86,3 +86,21 @@ def test_a_rebuild_keeps_only_the_pages_whose_files_are_not_proven_gone(
     assert _lost_pages(config, new, old) == []
     layout.sidecar_file(old).write_bytes(b"garbage" * 1000)
     assert _lost_pages(config, old, new) == []  # no rows to keep from a sidecar that is gone
+
+
+def test_a_flipped_byte_in_an_index_segment_fails_the_checksums(
+    make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index opens and counts its documents without reading a segment's bytes: only the
+    checksums see a flipped byte in the middle of its largest file."""
+    _vault, folder = _synced(make_vault, {f"p{i}.md": f"page {i} " * 50 + "\n" for i in range(20)})
+    monkeypatch.setattr(engine, "VERIFY_RETRY_S", 0.0)
+    segment = max(
+        (p for p in layout.index_dir(folder).iterdir() if p.suffix in {".store", ".idx", ".pos"}),
+        key=lambda p: p.stat().st_size,
+    )
+    data = bytearray(segment.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    segment.write_bytes(bytes(data))
+    verdict = check_stores(folder)
+    assert verdict is not None and verdict.startswith("index unusable: "), verdict
