@@ -104,3 +104,17 @@ def test_a_flipped_byte_in_an_index_segment_fails_the_checksums(
     segment.write_bytes(bytes(data))
     verdict = check_stores(folder)
     assert verdict is not None and verdict.startswith("index unusable: "), verdict
+
+
+def test_a_sidecar_that_opens_but_fails_quick_check_is_named(make_vault: MakeVault) -> None:
+    pages = {f"p{i}.md": f"common c2word{i} " + "filler text " * 40 + "\n" for i in range(80)}
+    _vault, folder = _synced(make_vault, pages)
+    sidecar = layout.sidecar_file(folder)
+    size = sidecar.stat().st_size
+    assert size > 3 * 8192, size
+    with sidecar.open("r+b") as f:  # b-tree pages zeroed: the header still opens
+        f.seek(size // 2)
+        f.write(b"\0" * 8192)
+    verdict = check_stores(folder)
+    assert verdict is not None and verdict.startswith("sidecar damaged: "), verdict
+    assert "\n" not in verdict
