@@ -94,6 +94,10 @@ def test_the_report_counts_each_class_and_progress_hears_every_page(
     assert counts == (1, 1, 1, 1, 3)  # unchanged: p4, p5 and the touched p1
     assert (report.generation, report.batches, report.errors) == (2, 1, {})
     assert heard == [("total", 3), ("done", 3)]
+    # the touched page's new stat was stored: the next sync does not look at it again
+    again, report, _ = run_sync(config)
+    assert (again.touched, report.unchanged, report.did_work) == ((), 6, False)
+    assert _rows(vault, "SELECT mtime_ns FROM pages WHERE path = 'p1.md'") == [(1,)]
 
 
 def test_a_page_that_cannot_be_read_when_applied_is_an_error_not_an_addition(
