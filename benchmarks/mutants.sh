@@ -12,6 +12,7 @@
 # subprocesses import the mutated package (PYTHONPATH). The scrubber's compiled-rule caches are
 # cleared before each test there, or mutants of rule building would run on the rules the stats
 # run compiled (mutmut forks every mutant from that process). Results: `cd DIR && mutmut results`.
+# ONLY="name1 name2" re-runs just those mutants (the survivors of a run, after new tests).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 name=$1; srcs=$2; tests=$3; scope=${4:-}
@@ -45,4 +46,4 @@ PY
 cd "$d"
 mkdir -p mutants  # it must exist at start: Python caches "no finder" for a missing PYTHONPATH
 export PYTHONPATH=$d/mutants
-time "$repo/.venv/bin/mutmut" run --max-children 2 </dev/null
+time "$repo/.venv/bin/mutmut" run --max-children 2 ${ONLY:-} </dev/null
