@@ -255,7 +255,6 @@ def test_half_written_files_of_a_killed_writer_do_not_look_like_damage(
 def test_a_second_watcher_is_refused_naming_the_first(make_vault: Callable[..., Path]) -> None:
     import subprocess
     import sys
-    import time
 
     from tests.conftest import run_cli
 
@@ -274,7 +273,6 @@ def test_a_second_watcher_is_refused_naming_the_first(make_vault: Callable[..., 
     finally:
         first.terminate()
         first.wait(timeout=30)
-    time.sleep(0.1)
     assert first.returncode == 0
 
 
