@@ -270,6 +270,7 @@ def test_a_second_watcher_is_refused_naming_the_first(make_vault: Callable[..., 
         second = run_cli("--vault", str(root), "watch", timeout=30)
         assert second.code == 1
         assert f"pid {first.pid}" in second.err and "Traceback" not in second.err
+        assert "watching" not in second.err, second.err  # said only by the one that runs
     finally:
         first.terminate()
         first.wait(timeout=30)

@@ -165,12 +165,9 @@ def watch(vault: Path | None, json_log: bool) -> None:
     watcher = vault_engine.watcher(report)
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: watcher.stop())
-    if not json_log:
-        click.echo(
-            f"watching {config.vault} (debounce {config.debounce_ms} ms); Ctrl-C to stop",
-            err=True,
-        )
-    watcher.run()
+    said = f"watching {config.vault} (debounce {config.debounce_ms} ms); Ctrl-C to stop"
+    # said once the watcher holds the vault: a second watcher fails without claiming it
+    watcher.run(on_claimed=None if json_log else lambda: click.echo(said, err=True))
     if not json_log:
         click.echo("stopped", err=True)
 

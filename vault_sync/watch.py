@@ -381,14 +381,19 @@ class Watcher:
 
     # -- the loop -------------------------------------------------------------------------
 
-    def run(self) -> None:
+    def run(self, on_claimed: Callable[[], object] | None = None) -> None:
         """Reconcile, then watch until :meth:`stop`; returns after a clean shutdown.
+        ``on_claimed`` is called once this watcher holds the vault (no other watcher runs),
+        before the first reconcile: where the CLI says "watching".
 
         Raises:
+            WatcherRunningError: another watcher already watches this vault.
             VaultSyncError: the first reconcile failed (the vault or store is unusable).
         """
         self._check_root()
         self._claim()
+        if on_claimed is not None:
+            on_claimed()
         overflow = _OverflowHandler(self.batcher)
         logging.getLogger(OVERFLOW_LOGGER).addHandler(overflow)
         observer = Observer()
