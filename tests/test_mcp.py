@@ -59,6 +59,9 @@ def test_tools_writes_and_a_ranked_query_over_a_real_stdio_client(vault: Path) -
     async def body(client: Client) -> dict[str, Any]:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         out: dict[str, Any] = {"tools": tools}
+        # the server keeps the index open: this query opens it, the one after the writes
+        # must see them (a reload before each read)
+        out["before"] = _json(await client.call_tool("query", {"text": "zeppelin"}))
         out["remember"] = _json(
             await client.call_tool(
                 "remember",
@@ -109,6 +112,7 @@ def test_tools_writes_and_a_ranked_query_over_a_real_stdio_client(vault: Path) -
         "Error executing tool reinforce: no page matches 'no such page'"
         " (by id, path, file name, title or alias)"
     )
+    assert out["before"]["hits"] == []
     hits = out["query"]["hits"]
     assert hits[0]["path"] == "gotchas/Zeppelin queues need a dead-letter topic.md"
     sources = [e["source"] for e in out["show"]["evidence"]]

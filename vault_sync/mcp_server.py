@@ -7,14 +7,16 @@ same shape as the command's ``--json``. Failures a user can cause leave as the S
 ``ToolError`` with our one-line, scrubbed message (a plain exception would reach the agent as
 only "Error executing tool NAME"). Schemas are permissive where agents vary (a tag list or one
 comma-separated string); our own validation gives the one-line errors. Reads never take the
-writer lock; writes wait for it (``lock_timeout_s``); nothing is held between calls, so
-several servers, a watcher and CLI writers can share one vault. ``--read-only`` leaves the
+writer lock; writes wait for it (``lock_timeout_s``); no lock is held between calls (the
+index stays open for ``query``: :class:`_Stores`), so several servers, a watcher and CLI
+writers can share one vault. ``--read-only`` leaves the
 write tools out. The vault comes from ``--vault`` in the server's configuration: the stdio
 client passes the server only HOME, LOGNAME, PATH, SHELL, TERM and USER.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -22,9 +24,14 @@ from typing import Any, TypeVar
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
+from vault_sync import layout
 from vault_sync.app import Engine
 from vault_sync.cli_common import hit_json, scrubbed
-from vault_sync.errors import VaultSyncError
+from vault_sync.engine import READ_DAMAGE
+from vault_sync.errors import StoreError, VaultSyncError
+from vault_sync.index import PageIndex
+from vault_sync.retrieve import Hit
+from vault_sync.retrieve import search as search_index
 
 R = TypeVar("R")
 
@@ -85,6 +92,44 @@ def _call(engine: Engine, action: Callable[[], R]) -> R:
         raise ToolError(scrubbed(f"cannot read or write a file: {exc}", engine.config)) from None
 
 
+class _Stores:
+    """The index kept open between tool calls (an agent asks many small questions): each
+    query reloads it (~0.5 ms: another server, a watcher or the CLI may have committed) and
+    another active set (a rebuild) reopens it. ``query`` reads only the index; the SDK runs
+    tools in worker threads, which tantivy's index allows (SQLite connections do not, so
+    the other tools open the stores per call). Holds no lock.
+    """
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.index: PageIndex | None = None
+        self.folder: Path | None = None
+        self._lock = threading.Lock()
+
+    def search(self, text: str, **options: Any) -> list[Hit]:
+        """:func:`vault_sync.retrieve.search` on the open index; damage, or no usable store,
+        falls back to the engine's search, which repairs (the index is reopened next time)."""
+        try:
+            return search_index(self._current(), text, **options)
+        except (*READ_DAMAGE, StoreError, OSError):
+            with self._lock:
+                self.index, self.folder = None, None
+        hits, _ = self.engine.search(text, **options)
+        return hits
+
+    def _current(self) -> PageIndex:
+        folder = layout.active_set(self.engine.config.store_path)
+        if folder is None:
+            raise StoreError("no store yet")  # the engine's search syncs first
+        with self._lock:
+            if self.index is None or folder != self.folder:
+                self.index = PageIndex.open(layout.index_dir(folder))
+                self.folder = folder
+            else:
+                self.index.reload()
+            return self.index
+
+
 def build_server(vault: Path | str | None, *, read_only: bool = False) -> MCPServer:
     """The MCP server of one vault, its tools registered (the write tools unless
     ``read_only``).
@@ -105,6 +150,7 @@ def build_server(vault: Path | str | None, *, read_only: bool = False) -> MCPSer
 
 def _search_tools(server: MCPServer, engine: Engine) -> None:
     """Register ``query`` and ``brief``."""
+    stores = _Stores(engine)
 
     @server.tool()
     def query(
@@ -120,12 +166,8 @@ def _search_tools(server: MCPServer, engine: Engine) -> None:
         to reinforce or link. Not for listing everything: use `brief` for the standing answers.
         Phrases in double quotes must appear as written; `-word` leaves pages out."""
         count, why = _int(limit, "limit", 1, 1000), _flag(explain, "explain")
-        hits, _ = _call(
-            engine,
-            lambda: engine.search(
-                text, limit=count, kind=kind, project=project, tag=tag, explain=why
-            ),
-        )
+        options = {"limit": count, "kind": kind, "project": project, "tag": tag, "explain": why}
+        hits = _call(engine, lambda: stores.search(text, **options))
         return {"query": scrubbed(text, engine.config), "hits": [hit_json(h, why) for h in hits]}
 
     @server.tool()
