@@ -15,6 +15,7 @@ stores, which hold only sanitized text (``clean.py`` scrubs every field before i
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -64,7 +65,7 @@ class PageFacts:
         """Distinct ``session`` evidence sources."""
         return len({source for kind, source, _ in self.evidence if kind == "session"})
 
-    @property
+    @functools.cached_property
     def newest_evidence(self) -> str:
         """The newest dated evidence day, or ``""``."""
         return max((d for d in (day_of(at) for _, _, at in self.evidence) if d), default="")

@@ -8,6 +8,7 @@ that does not start with a valid ISO date is ignored. Pure functions, no I/O.
 from __future__ import annotations
 
 import datetime
+import functools
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -19,6 +20,11 @@ def day_of(value: Any) -> str | None:
     """The ISO day (``YYYY-MM-DD``) a date or datetime text starts with, or ``None``."""
     if not isinstance(value, str):
         return None
+    return _day_of_text(value)
+
+
+@functools.lru_cache(maxsize=8192)  # a vault repeats its dates: brief reads ~50k at 10k pages
+def _day_of_text(value: str) -> str | None:
     m = _DAY.match(value)
     if m is None:
         return None
