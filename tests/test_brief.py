@@ -280,3 +280,11 @@ def test_the_agents_doc_config_and_hook_work_on_example_vault(
     hook = cli("--vault", str(example), *args[2:])
     assert hook.code == 0, hook.err
     assert json.loads(hook.out)["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+
+
+def test_out_to_a_folder_is_one_line_not_a_traceback(example: Path, cli: Cli) -> None:
+    out = cli("--vault", str(example), "brief", "--out", str(example))
+    assert out.code == 2 and "Traceback" not in out.err
+    assert out.err.endswith(
+        "Error: Invalid value for --out: cannot write " + str(example) + ": Is a directory\n"
+    )

@@ -459,3 +459,13 @@ def test_a_config_name_that_is_a_folder_is_an_error(cli: CLI, tmp_path: Path) ->
     assert result.code == 2
     reason = "is not a file (a folder or special file by that name)"
     assert result.err == f"Error: {vault / 'vault-sync.toml'}: {reason}\n"
+
+
+def test_explain_never_echoes_a_secret_typed_into_the_query(tmp_path: Path) -> None:
+    from tests.conftest import run_cli, write_pages
+
+    vault = write_pages(tmp_path / "v", {"a.md": "retry storm notes\n"})
+    for args in (["--json", "--explain"], ["--explain"]):
+        out = run_cli("--vault", str(vault), "query", "PASSWORD=Hunter2024! retry", *args)
+        assert out.code == 0, out.err
+        assert "Hunter2024" not in out.out + out.err

@@ -275,3 +275,25 @@ def test_import_session_reads_only_below_the_vendor_folders(vault: Path, tmp_pat
         "Error executing tool import_session: import_session reads transcripts only below"
         " ~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp"
     )
+
+
+def test_bad_arguments_never_echo_their_values(vault: Path) -> None:
+    secret = "PASSWORD=Hunter2024!"
+
+    async def body(client: Client) -> list[str]:
+        texts = []
+        for name, args in (
+            ("link", {"source": secret}),
+            ("show", {"pg": "AKIAIOSFODNN7ABCDEFG"}),
+            ("query", {"text": f"retry {secret}", "explain": True}),
+        ):
+            result = await client.call_tool(name, args)
+            texts += [c.text for c in result.content if hasattr(c, "text")]
+        return texts
+
+    texts = _session(vault)(body)
+    assert (
+        texts[0] == "Error executing tool link: bad arguments: relation (missing), target (missing)"
+    )
+    assert texts[1] == "Error executing tool show: bad arguments: page (missing)"
+    assert all("Hunter2024" not in t and "IOSFODNN7ABCDEFG" not in t for t in texts), texts

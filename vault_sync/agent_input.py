@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vault_sync.errors import AgentInputError
-from vault_sync.page import EVIDENCE_KINDS
+from vault_sync.page import EVIDENCE_KINDS, Kind
 
 _EVIDENCE_TEXT = re.compile(r"\s*([A-Za-z][\w-]*)\s*:\s*(\S.*?)(?:\s+@(\S+))?\s*\Z", re.DOTALL)
 _WIKILINK = re.compile(r"\s*!?\[\[(.*)\]\]\s*\Z", re.DOTALL)
@@ -120,6 +120,19 @@ def relation_type(text: str) -> str:
             f"a relation type is a name such as fixes, causes, related (got {text!r})"
         )
     return key
+
+
+def page_kind(text: str) -> str:
+    """A page kind, one of :class:`vault_sync.page.Kind` (``Decision`` -> ``decision``).
+
+    Raises:
+        AgentInputError: not a known kind (the message lists them).
+    """
+    kind = text.strip().lower()
+    known = [k.value for k in Kind]
+    if kind not in known:
+        raise AgentInputError(f"unknown kind {text!r} (known: {', '.join(known)})")
+    return kind
 
 
 def date_text(text: str) -> str:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from vault_sync import engine
 from vault_sync.config import Config, find_vault, load_config
 from vault_sync.errors import AgentInputError
+from vault_sync.typed_text import scrub_typed
 
 if TYPE_CHECKING:
     from vault_sync.brief_targets import Written
@@ -77,8 +78,9 @@ class Engine:
 
     def search(self, text: str, **options: Any) -> tuple[list[Hit], str | None]:
         """Search, repairing a damaged index once: :func:`vault_sync.engine.search`
-        (``options``: limit, kind, project, tag, explain, now, switches, boosts, snippets)."""
-        return engine.search(self.config, text, **options)
+        (``options``: limit, kind, project, tag, explain, now, switches, boosts, snippets).
+        The text is searched as scrubbed (:func:`vault_sync.typed_text.scrub_typed`)."""
+        return engine.search(self.config, scrub_typed(text, self.config), **options)
 
     def reader(self, *, check_sidecar: bool = False) -> Reader:
         """Both stores open for reading (close it after): :func:`vault_sync.engine.open_reader`."""
@@ -194,7 +196,11 @@ class Engine:
         edits, report.notice = self.read(
             lambda r: build(self.config, r.sidecar, report, **arguments), check_sidecar=False
         )
-        run_edits(command, edits, self.config, report)
+        if dry_run:
+            run_edits(command, edits, self.config, report)
+        else:  # one vault-sync writer edits pages at a time: two agents' check-then-rename
+            with engine.writer_lock(self.config):  # steps would interleave and lose one edit
+                run_edits(command, edits, self.config, report)
         written = [e.disk_path for e in edits if e.path in report.changed_paths]
         if written and not dry_run:
             engine.run_sync(self.config, scope=written)

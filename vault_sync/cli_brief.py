@@ -67,7 +67,11 @@ def brief(
     if out not in (None, "-"):
         from vault_sync.brief_targets import write_target
 
-        written = write_target(Path(out), "file", text).changed
+        try:
+            written = write_target(Path(out), "file", text).changed
+        except OSError as exc:
+            message = f"cannot write {out}: {exc.strerror}"
+            raise click.BadParameter(message, param_hint="--out") from None
     if as_json:
         emit_json({"text": text, "chars": len(text), "sections": counts, "written": written})
     elif out in (None, "-"):

@@ -8,7 +8,6 @@ Layer 8 with ``cli.py`` and the command groups in their own modules (``cli_eval`
 from __future__ import annotations
 
 import json
-import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -18,6 +17,7 @@ import click
 
 from vault_sync.config import Config
 from vault_sync.terminal import strip_controls
+from vault_sync.typed_text import scrub_typed
 
 if TYPE_CHECKING:
     from vault_sync.app import Engine
@@ -82,20 +82,10 @@ def one_line(text: str) -> str:
     )
 
 
-#: Query text that may hold a secret: a run of 8+ characters with a digit, a symbol or mixed
-#: case. Plain words skip the sanitizer (and its ~20 ms of compiling on first use).
-_MAYBE_SECRET = re.compile(r"(?=\S{8})\S{0,8}?(?:[0-9_=:/+.@$~-]|[a-z][A-Z])")
-
-
 def scrubbed(text: str, config: Config | None = None) -> str:
     """Typed text as an output echoes it (the ``--json`` ``query``, an error message):
-    scrubbed like page text, with the vault's ``[sanitize]`` settings when known (issue 17)."""
-    if not _MAYBE_SECRET.search(text):
-        return text
-    from vault_sync.sanitize import Scrubber, shared_scrubber
-
-    scrubber = Scrubber.from_config(config) if config is not None else shared_scrubber((), ())
-    return scrubber.scrub(text)[0]
+    :func:`vault_sync.typed_text.scrub_typed`."""
+    return scrub_typed(text, config)
 
 
 def engine_for(vault: Path | None) -> Engine:

@@ -20,7 +20,7 @@ from typing import Any
 from vault_sync.agent_input import EvidenceInput
 from vault_sync.config import Config
 from vault_sync.confine import confined
-from vault_sync.errors import AgentInputError
+from vault_sync.errors import AgentInputError, EditRefusedError, PageNotFoundError
 from vault_sync.page import name_key, path_id, path_stem
 from vault_sync.pagefile import create_page, edit_page
 from vault_sync.parser.frontmatter import frontmatter_map
@@ -90,9 +90,19 @@ def page_of(config: Config, sidecar: Sidecar, reference: str) -> tuple[str, str]
         OutsideVaultError: the stored page lies behind a symlink or in a reserved folder.
     """
     path = find_page(sidecar, reference, config.vault)
-    disk_path = str(sidecar.page_row(path)["disk_path"])
+    disk_path = disk_path_of(sidecar, path)
     confined(config.vault, disk_path, (config.store_dir,))
+    if not (config.vault / disk_path).is_file():
+        raise PageNotFoundError(
+            f"{path} is gone from the vault (moved or deleted since the last sync);"
+            " run vault-sync sync (or keep vault-sync watch running) and try again"
+        )
     return path, disk_path
+
+
+def disk_path_of(sidecar: Sidecar, path: str) -> str:
+    """The on-disk path of a stored page."""
+    return str(sidecar.page_row(path)["disk_path"])
 
 
 def link_text(sidecar: Sidecar, path: str) -> str:
@@ -112,7 +122,14 @@ def run_edits(command: str, edits: Sequence[Edit], config: Config, report: EditR
             if not report.dry_run:
                 create_page(config.vault, edit.disk_path, new)
         else:
-            old, new = edit_page(config.vault, edit.disk_path, edit.change, dry_run=report.dry_run)
+            try:
+                old, new = edit_page(
+                    config.vault, edit.disk_path, edit.change, dry_run=report.dry_run
+                )
+            except FileNotFoundError:
+                raise PageNotFoundError(f"{edit.path} is gone from the vault") from None
+            except OSError as exc:
+                raise EditRefusedError(f"{edit.path}: cannot edit: {exc.strerror}") from None
         diff = "".join(
             difflib.unified_diff(
                 old.splitlines(keepends=True),

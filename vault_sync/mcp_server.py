@@ -23,15 +23,18 @@ from typing import Any, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import ValidationError
 
 from vault_sync import layout
 from vault_sync.app import Engine
 from vault_sync.cli_common import hit_json, scrubbed
+from vault_sync.config import Config
 from vault_sync.engine import READ_DAMAGE
 from vault_sync.errors import StoreError, VaultSyncError
 from vault_sync.index import PageIndex
 from vault_sync.retrieve import Hit
 from vault_sync.retrieve import search as search_index
+from vault_sync.typed_text import scrub_typed
 
 R = TypeVar("R")
 
@@ -109,6 +112,7 @@ class _Stores:
     def search(self, text: str, **options: Any) -> list[Hit]:
         """:func:`vault_sync.retrieve.search` on the open index; damage, or no usable store,
         falls back to the engine's search, which repairs (the index is reopened next time)."""
+        text = scrub_typed(text, self.engine.config)  # searched as scrubbed, as the CLI does
         try:
             return search_index(self._current(), text, **options)
         except (*READ_DAMAGE, StoreError, OSError):
@@ -130,6 +134,30 @@ class _Stores:
             return self.index
 
 
+class _Server(MCPServer):
+    """The SDK's server, with every tool error made one scrubbed line: the SDK's own argument
+    validation (a missing or misnamed argument) reports pydantic's dump, which echoes the
+    caller's input values (a secret typed into any argument); only the field names and what
+    is wrong with them are kept."""
+
+    config: Config | None = None
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        """The SDK's call, its ToolError turned into our one line (see the class)."""
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                problems = sorted(
+                    f"{'.'.join(str(p) for p in err['loc'])} ({err['type'].replace('_', ' ')})"
+                    for err in exc.__cause__.errors()
+                )
+                message = f"Error executing tool {name}: bad arguments: {', '.join(problems)}"
+            else:
+                message = " ".join(str(exc).split())
+            raise ToolError(scrubbed(message, self.config)) from None
+
+
 def build_server(vault: Path | str | None, *, read_only: bool = False) -> MCPServer:
     """The MCP server of one vault, its tools registered (the write tools unless
     ``read_only``).
@@ -138,7 +166,8 @@ def build_server(vault: Path | str | None, *, read_only: bool = False) -> MCPSer
         ConfigError: no vault found, or a bad ``vault-sync.toml``.
     """
     engine = Engine.open(vault)
-    server = MCPServer("vault-sync", instructions=INSTRUCTIONS)
+    server = _Server("vault-sync", instructions=INSTRUCTIONS)
+    server.config = engine.config
     _search_tools(server, engine)
     _page_tools(server, engine)
     if not read_only:

@@ -57,11 +57,11 @@ def file_name(title: str) -> str:
 def folder_for(config: Config, kind: str, project: str | None) -> str:
     """The folder a new page goes in: ``[write] folders`` for ``project:NAME``, else for the
     kind, else the kind's plural (``decision`` -> ``decisions``; ``-s``/``-x`` -> ``-es``)."""
-    folders = config.write_folders
+    folders = config.write_folders  # a leading "/" is kept: confine() refuses it (absolute)
     if project is not None and f"project:{project}" in folders:
-        return folders[f"project:{project}"].strip("/")
+        return folders[f"project:{project}"].rstrip("/")
     if kind in folders:
-        return folders[kind].strip("/")
+        return folders[kind].rstrip("/")
     return kind + ("es" if kind.endswith(("s", "x")) else "s")
 
 

@@ -209,6 +209,10 @@ def splice_key(text: str, key: str, new: Any, *, path: str) -> str:
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", key):
         raise EditRefusedError(f"{path}: {key!r} is not a frontmatter key vault-sync writes")
     page = _cut(text)
+    if page.front.block is None and page.lines and page.lines[0].rstrip("\r\n").rstrip() == "---":
+        raise EditRefusedError(
+            f"{path}:1: frontmatter opened on line 1 is never closed by a --- line; not edited"
+        )
     errors = [i for i in page.front.issues if i.severity is Severity.ERROR]
     if errors:
         line = f":{errors[0].line}" if errors[0].line else ""

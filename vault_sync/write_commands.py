@@ -9,6 +9,7 @@ written here: :meth:`vault_sync.app.Engine.write` runs the edits and syncs the p
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
@@ -19,6 +20,8 @@ from vault_sync.confine import confined
 from vault_sync.edits import Edit, EditReport
 from vault_sync.errors import AgentInputError, PageExistsError, PageNotFoundError
 from vault_sync.page import name_key
+from vault_sync.parser.frontmatter import frontmatter_map
+from vault_sync.sanitize import Scrubber
 from vault_sync.session_page import SessionPage
 from vault_sync.splice import splice_key
 from vault_sync.store import Sidecar
@@ -74,7 +77,7 @@ def link(
 ) -> list[Edit]:
     """Add (``remove``: take away) the relation ``source -relation-> target``; the target
     must name a page."""
-    key = agent_input.relation_type(relation)
+    key = agent_input.relation_type(_no_secret(config, relation, "a relation type"))
     path, disk = edits.page_of(config, sidecar, agent_input.target(source))
     other, _ = edits.page_of(config, sidecar, agent_input.target(target))
     names = edits.name_keys(sidecar, other)
@@ -152,10 +155,19 @@ def _merged(steps: list[Edit]) -> list[Edit]:
     ]
 
 
+def _no_secret(config: Config, text: str, what: str) -> str:
+    """``text``, refused when it holds a secret: names written as keys or link targets (a
+    relation type, a forward reference) cannot carry a ``[REDACTED:…]`` label."""
+    clean = Scrubber.from_config(config).scrub(text)[0]
+    if clean != text:
+        raise AgentInputError(f"{what} cannot hold a secret: {clean!r}")
+    return text
+
+
 def _relation(config: Config, sidecar: Sidecar, text: str) -> tuple[str, str]:
     """``(key, "[[target]]")`` of a ``TYPE=TARGET`` text: the target's own link when it names
     a page, else the name as given (a forward reference, DESIGN §2)."""
-    kind, sep, target = text.partition("=")
+    kind, sep, target = _no_secret(config, text, "a relation").partition("=")
     if not sep:
         raise AgentInputError(f"a relation is TYPE=TARGET, e.g. fixes=[[Bug 12]], not {text!r}")
     name = agent_input.target(target)
@@ -201,7 +213,7 @@ def remember_page(
 
     page = remember.NewPage(
         title=clean(_one_line(title, "title")),
-        kind=agent_input.relation_type(kind),
+        kind=agent_input.page_kind(kind),
         project=clean(project) if project else None,
         tags=[clean(t) for t in agent_input.names(tags, "tag")],
         aliases=[clean(a) for a in agent_input.names(aliases, "alias")],
@@ -210,7 +222,9 @@ def remember_page(
         body=clean(body),
     )
     table = sidecar.name_table()
-    existing = remember.existing_page(table, page.title)
+    existing, stale = remember.existing_page(table, page.title), None
+    if existing is not None and not (config.vault / edits.disk_path_of(sidecar, existing)).exists():
+        existing, stale = None, existing  # deleted on disk since the last sync
     if existing is not None:
         if not update:
             raise PageExistsError(
@@ -218,7 +232,11 @@ def remember_page(
             )
         return [_update(config, sidecar, existing, page)]
     folder = remember.folder_for(config, page.kind, page.project)
+    if folder:  # the folder itself first: its error names it, not a file in it
+        confined(config.vault, folder, (config.store_dir,))
     taken = {p.casefold() for p in [*table.by_path, *table.att_by_path]}
+    if stale is not None:  # its file is gone (the stores are behind): the name is free
+        taken.discard(stale.casefold())
     stem = remember.file_name(page.title)
     path = remember.free_path(folder, stem, taken)
     while (config.vault / path).exists():  # on disk, not yet synced
@@ -272,7 +290,11 @@ def import_session(
     out = []
     for file in files:
         text, day = session_page.read_source(file)
-        transcript = session_digest.read_transcript(text, file, fmt).mapped(clean)
+        raw = session_digest.read_transcript(text, file, fmt)
+        transcript = raw.mapped(clean)
+        if transcript.session_id != raw.session_id:  # an id holding a secret: two such ids
+            digest = hashlib.sha256(raw.session_id.encode("utf-8")).hexdigest()[:16]
+            transcript = replace(transcript, session_id=f"redacted-{digest}")  # never collide
         paths = session_page.mentioned(transcript, table)
 
         def related(own: str, paths: list[str] = paths) -> list[str]:
@@ -297,6 +319,14 @@ def _session_edit(config: Config, sidecar: Sidecar, page: SessionPage) -> Edit:
         if not (config.vault / path).exists():
             text = page.text()
             return Edit(path, path, lambda _old: text, create=True)
+    kind = frontmatter_map((config.vault / disk).read_text(encoding="utf-8-sig")).mapping.get(
+        "kind"
+    )
+    if kind != "session":  # a person's page that cites this session, or sits at its path
+        raise PageExistsError(
+            f"{path} is not a session page (kind {kind!r}) but holds this session's id or"
+            " path; it is left unchanged"
+        )
     entry = agent_input.evidence(page.evidence)
     steps = [
         *(

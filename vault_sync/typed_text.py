@@ -1,0 +1,31 @@
+"""Text a person or an agent typed (a query, a page reference, a tool argument), scrubbed
+before it is searched for or echoed (issue 17, kind 6).
+
+Plain words skip the sanitizer, and its ~20 ms of compiling on first use, so ``query``
+stays fast: only text with a run of 8+ characters holding a digit, a symbol or mixed case
+can hold a secret. A query is searched as scrubbed — the stores hold ``[REDACTED:label]``
+where the secret was, so the raw value can match nothing, and no output built from the
+query (its echo, ``--explain``'s clauses and terms, snippets) can carry it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from vault_sync.config import Config
+
+#: Text that may hold a secret: a run of 8+ characters with a digit, a symbol or mixed case.
+MAYBE_SECRET = re.compile(r"(?=\S{8})\S{0,8}?(?:[0-9_=:/+.@$~-]|[a-z][A-Z])")
+
+
+def scrub_typed(text: str, config: Config | None = None) -> str:
+    """``text`` scrubbed like page text, with the vault's ``[sanitize]`` settings when
+    ``config`` is given; returned as is when it cannot hold a secret."""
+    if not MAYBE_SECRET.search(text):
+        return text
+    from vault_sync.sanitize import Scrubber, shared_scrubber
+
+    scrubber = Scrubber.from_config(config) if config is not None else shared_scrubber((), ())
+    return scrubber.scrub(text)[0]
