@@ -160,6 +160,8 @@ def test_w3_duplicate_modified_events_cost_one_apply_and_a_same_bytes_save_none(
     for _ in range(3):  # the same bytes again, three times: the content hash is unchanged
         (vault / "n.md").write_text("second version body\n", encoding="utf-8")
     sentinel(vault, watcher, "w3")
+    # the sentinel is in the stores before its batch's log line is read: wait for the line
+    watcher.wait_line(lambda x: x["added"] == 1, after_save)
     lines = watcher.lines[start:]
     assert [x for x in lines if x["changed"] or x["moved"] or x["deleted"]] == [line], lines
     assert [x["added"] for x in watcher.lines[after_save:]] == [1], "a same-bytes save applied"

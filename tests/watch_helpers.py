@@ -166,11 +166,16 @@ def sentinel(vault: Path, watcher: WatchProcess, tag: str) -> None:
     """
     word = f"sentinel{tag}"
     path = f"zz-{word}.md"
+    before = watcher.count()
     (vault / path).write_text(f"{word}\n", encoding="utf-8")
     wait_until(
         lambda: paths_for(vault, word) == [path] and in_sidecar(vault, path),
         what=f"{word} in both stores\n{watcher.log()}",
     )
+    # The stores show the batch before its log line is read (the watcher writes the line
+    # after applying; the test reads stderr in a thread): wait for that line too, so tests
+    # that count batch lines after a sentinel see every batch up to it.
+    watcher.wait_line(lambda line: line["added"] >= 1, before)
 
 
 def in_sidecar(vault: Path, path: str) -> bool:
