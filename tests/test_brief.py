@@ -288,3 +288,14 @@ def test_out_to_a_folder_is_one_line_not_a_traceback(example: Path, cli: Cli) ->
     assert out.err.endswith(
         "Error: Invalid value for --out: cannot write " + str(example) + ": Is a directory\n"
     )
+
+
+def test_undated_contradictions_and_pages_without_text_read_plainly(tmp_path: Path) -> None:
+    from vault_sync.briefing import Facts, PageFacts, _answer, _contradictions
+
+    a = PageFacts("A.md", "A", "rule", "active", None, None, None, None)
+    b = PageFacts("B.md", "B", "rule", "active", None, None, None, None)
+    facts = Facts({"A.md": a, "B.md": b}, contradicts=[("A.md", "B.md", "B")])
+    assert _contradictions(facts) == ["- [[A]] contradicts [[B]] (neither is dated)"]
+    assert _answer(a, "") == "- [[A]] (rule, 0 evidence)"
+    assert _answer(a, "Says so.") == "- [[A]] (rule, 0 evidence): Says so."

@@ -469,3 +469,11 @@ def test_explain_never_echoes_a_secret_typed_into_the_query(tmp_path: Path) -> N
         out = run_cli("--vault", str(vault), "query", "PASSWORD=Hunter2024! retry", *args)
         assert out.code == 0, out.err
         assert "Hunter2024" not in out.out + out.err
+
+
+def test_now_takes_an_iso_datetime_with_z(tmp_path: Path) -> None:
+    from tests.conftest import run_cli, write_pages
+
+    vault = write_pages(tmp_path / "v", {"a.md": "retry storm notes\n"})
+    out = run_cli("--vault", str(vault), "query", "retry", "--now", "2026-03-04T09:10:00Z")
+    assert out.code == 0, out.err

@@ -687,3 +687,10 @@ def test_concurrent_agent_writes_to_one_page_all_land(vault: Path, tmp_path: Pat
     evidence = frontmatter_map((vault / "Retry policy.md").read_text(encoding="utf-8")).mapping
     sources = {e for e in evidence["evidence"] if isinstance(e, str) and e.startswith("session:w")}
     assert len(sources) == 60
+
+
+def test_a_page_is_never_linked_to_itself(vault: Path, cli: Cli) -> None:
+    before = (vault / "Bug A.md").read_bytes() if (vault / "Bug A.md").exists() else None
+    out = cli("--vault", str(vault), "link", "Bug A", "fixes", "Bug A")
+    assert (out.code, out.err) == (2, "Error: bugs/Bug A.md cannot be linked to itself\n")
+    assert before is None or (vault / "Bug A.md").read_bytes() == before

@@ -254,12 +254,14 @@ class _Answers(Sequence[str]):
         while index >= len(self.built) and len(self.built) < len(self.pages):
             chunk = self.pages[len(self.built) : len(self.built) + self.CHUNK]
             texts = self.bodies(p.path for p in chunk)
-            self.built += [
-                f"- {wikilink(p)} ({p.kind}, {len(p.evidence)} evidence): "
-                + summary(p, texts.get(p.path, ""))
-                for p in chunk
-            ]
+            self.built += [_answer(p, summary(p, texts.get(p.path, ""))) for p in chunk]
         return self.built[index]
+
+
+def _answer(page: PageFacts, said: str) -> str:
+    """One standing answer's line; a page with nothing to summarise ends at its count."""
+    head = f"- {wikilink(page)} ({page.kind}, {len(page.evidence)} evidence)"
+    return f"{head}: {said}" if said else head
 
 
 def _newest_first(pages: list[PageFacts]) -> list[PageFacts]:
@@ -287,9 +289,13 @@ def _contradictions(facts: Facts) -> list[str]:
                 f"- {wikilink(a)} contradicts {_link_of(facts, None, text)} (no such page yet)"
             )
             continue
+        if a.date is None and b.date is None:  # neither side dated: no "newer" to tell
+            lines.append(f"- {wikilink(a)} contradicts {wikilink(b)} (neither is dated)")
+            continue
         newer = a if (a.date or "", a.path) >= (b.date or "", b.path) else b
-        when = f" ({newer.date})" if newer.date else ""
-        lines.append(f"- {wikilink(a)} contradicts {wikilink(b)}; newer: {wikilink(newer)}{when}")
+        lines.append(
+            f"- {wikilink(a)} contradicts {wikilink(b)}; newer: {wikilink(newer)} ({newer.date})"
+        )
     return sorted(lines)
 
 

@@ -279,7 +279,7 @@ def _explain_lines(explain: dict[str, Any]) -> list[str]:
 @click.option("--timings", is_flag=True, help="Add took_ms to the output.")
 @click.option(
     "--now",
-    type=click.DateTime(["%Y-%m-%d", "%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S"]),
+    type=click.DateTime(["%Y-%m-%d", "%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M:%SZ"]),
     default=None,
     help="Reference date (ISO 8601) for relative time phrases; default today.",
 )

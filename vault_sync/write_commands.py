@@ -80,6 +80,8 @@ def link(
     key = agent_input.relation_type(_no_secret(config, relation, "a relation type"))
     path, disk = edits.page_of(config, sidecar, agent_input.target(source))
     other, _ = edits.page_of(config, sidecar, agent_input.target(target))
+    if other == path and not remove:
+        raise AgentInputError(f"{path} cannot be linked to itself")
     names = edits.name_keys(sidecar, other)
     if remove:
         return [Edit(path, disk, edits.remove_relation(path, key, names))]
