@@ -44,6 +44,7 @@ def write_atomic(
     *,
     mode: int | None = None,
     before_replace: Callable[[], None] | None = None,
+    replace: bool = True,
 ) -> None:
     """Replace (or create) ``path`` with ``data``: temp file, fsync, rename, fsync the folder.
 
@@ -53,8 +54,12 @@ def write_atomic(
         mode: permission bits for the new file (e.g. the old file's); the umask's when ``None``.
         before_replace: called after the new bytes are on disk and before the rename, the last
             moment to refuse (it raises); the temporary file is then removed.
+        replace: ``False`` creates ``path`` only if no file has that name (a hard link from
+            the temporary file instead of the rename): a new page never replaces one that
+            appeared meanwhile.
 
     Raises:
+        FileExistsError: ``replace=False`` and ``path`` exists.
         OSError: the folder cannot be written. The temporary file never stays behind.
     """
     tmp = path.with_name(temp_name(path.name))
@@ -67,7 +72,10 @@ def write_atomic(
             os.chmod(tmp, mode)
         if before_replace is not None:
             before_replace()
-        os.replace(tmp, path)
+        if replace:
+            os.replace(tmp, path)
+        else:
+            os.link(tmp, path)  # fails when the name exists: no file is ever replaced
     finally:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()

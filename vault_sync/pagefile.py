@@ -9,14 +9,13 @@ it) are the write paths for pages. Neither walks the vault
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from vault_sync.atomic import fsync_folder, temp_name, write_atomic
+from vault_sync.atomic import write_atomic
 from vault_sync.errors import EditConflictError, EditRefusedError, PageChangedError
 
 _UTF8_BOM = b"\xef\xbb\xbf"
@@ -249,7 +248,7 @@ def _conflict_copy(target: Path, disk_path: str, data: bytes) -> EditConflictErr
         suffix = CONFLICT_SUFFIX if number == 1 else f"{CONFLICT_SUFFIX}-{number}"
         copy = target.with_name(f".{target.name}{suffix}")
         try:
-            _create_exclusive(copy, data)
+            write_atomic(copy, data, replace=False)
             break
         except FileExistsError:
             number += 1
@@ -275,23 +274,7 @@ def create_page(vault: Path, disk_path: str, text: str) -> None:
     """
     target = vault / disk_path
     target.parent.mkdir(parents=True, exist_ok=True)
-    _create_exclusive(target, text.encode("utf-8"))
-
-
-def _create_exclusive(target: Path, data: bytes) -> None:
-    """Write ``target`` whole (temp file, fsync, hard link, fsync the folder) unless it
-    exists (``FileExistsError``)."""
-    tmp = target.with_name(temp_name(target.name))
-    try:
-        with open(tmp, "xb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.link(tmp, target)  # fails when the name exists: no file is ever replaced
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-    fsync_folder(target.parent)
+    write_atomic(target, text.encode("utf-8"), replace=False)
 
 
 def _inode(st: os.stat_result) -> tuple[int, int]:
