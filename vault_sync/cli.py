@@ -28,11 +28,11 @@ from vault_sync.cli_common import (
     one_line,
     print_notice,
     progress_factory,
-    scrubbed,
     vault_option,
 )
 from vault_sync.config import CONFIG_NAME, Config
 from vault_sync.errors import VaultSyncError
+from vault_sync.typed_text import scrub_typed
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -331,7 +331,7 @@ def query(
     if not hits and (kind is not None or project is not None):
         _unknown_filters(vault, {"kind": kind, "project": project})
     if as_json:
-        echo = scrubbed(text, config)
+        echo = scrub_typed(text, config)
         out: dict[str, Any] = {"query": echo, "hits": [hit_json(h, explain) for h in hits]}
         if timings:
             out["took_ms"] = took_ms
@@ -367,7 +367,7 @@ def _unknown_filters(vault: Path | None, given: dict[str, str | None]) -> None:
         if value is not None and value not in present[name]:
             values = ", ".join(present[name]) or "none"
             plural = "kinds" if name == "kind" else "projects"
-            shown = scrubbed(value)
+            shown = scrub_typed(value)
             print_notice(f"warning: no page has {name} {shown!r} ({plural} present: {values})")
 
 
@@ -537,7 +537,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     except VaultSyncError as exc:
         # messages may quote what was typed (a `show` reference, a query): scrubbed too
-        click.echo(f"Error: {scrubbed(str(exc))}", err=True)
+        click.echo(f"Error: {scrub_typed(str(exc))}", err=True)
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)

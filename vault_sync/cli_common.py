@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from vault_sync.config import Config
 from vault_sync.terminal import strip_controls
 from vault_sync.typed_text import scrub_typed
 
@@ -36,7 +35,7 @@ def emit_json(data: object) -> None:
 def print_notice(message: str | None) -> None:
     """Print a library notice (a repair, a rebuild) on stderr, scrubbed, as one line."""
     if message:
-        click.echo(one_line(f"vault-sync: {scrubbed(message)}"), err=True)
+        click.echo(one_line(f"vault-sync: {scrub_typed(message)}"), err=True)
 
 
 def _vault_path(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Path | None:
@@ -80,12 +79,6 @@ def one_line(text: str) -> str:
     return "".join(
         c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text
     )
-
-
-def scrubbed(text: str, config: Config | None = None) -> str:
-    """Typed text as an output echoes it (the ``--json`` ``query``, an error message):
-    :func:`vault_sync.typed_text.scrub_typed`."""
-    return scrub_typed(text, config)
 
 
 def engine_for(vault: Path | None) -> Engine:

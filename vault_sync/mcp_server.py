@@ -27,7 +27,7 @@ from pydantic import ValidationError
 
 from vault_sync import layout
 from vault_sync.app import Engine
-from vault_sync.cli_common import hit_json, scrubbed
+from vault_sync.cli_common import hit_json
 from vault_sync.config import Config
 from vault_sync.engine import READ_DAMAGE
 from vault_sync.errors import StoreError, VaultSyncError
@@ -90,9 +90,9 @@ def _call(engine: Engine, action: Callable[[], R]) -> R:
     try:
         return action()
     except VaultSyncError as exc:
-        raise ToolError(scrubbed(str(exc), engine.config)) from None
+        raise ToolError(scrub_typed(str(exc), engine.config)) from None
     except OSError as exc:
-        raise ToolError(scrubbed(f"cannot read or write a file: {exc}", engine.config)) from None
+        raise ToolError(scrub_typed(f"cannot read or write a file: {exc}", engine.config)) from None
 
 
 class _Stores:
@@ -155,7 +155,7 @@ class _Server(MCPServer):
                 message = f"Error executing tool {name}: bad arguments: {', '.join(problems)}"
             else:
                 message = " ".join(str(exc).split())
-            raise ToolError(scrubbed(message, self.config)) from None
+            raise ToolError(scrub_typed(message, self.config)) from None
 
 
 def build_server(vault: Path | str | None, *, read_only: bool = False) -> MCPServer:
@@ -197,7 +197,7 @@ def _search_tools(server: MCPServer, engine: Engine) -> None:
         count, why = _int(limit, "limit", 1, 1000), _flag(explain, "explain")
         options = {"limit": count, "kind": kind, "project": project, "tag": tag, "explain": why}
         hits = _call(engine, lambda: stores.search(text, **options))
-        return {"query": scrubbed(text, engine.config), "hits": [hit_json(h, why) for h in hits]}
+        return {"query": scrub_typed(text, engine.config), "hits": [hit_json(h, why) for h in hits]}
 
     @server.tool()
     def brief(project: str | None = None, budget_chars: Number | None = None) -> str:
