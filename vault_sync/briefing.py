@@ -15,15 +15,21 @@ stores, which hold only sanitized text (``clean.py`` scrubs every field before i
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from vault_sync.confidence import Support, confidence
 from vault_sync.page import path_id, path_stem
-from vault_sync.page_dates import day_of, days_between, page_date
+from vault_sync.page_dates import day_of
+from vault_sync.page_facts import (
+    PageFacts,
+    active,
+    contradiction_open,
+    facts_from_rows,
+    superseded_by_edges,
+)
+from vault_sync.page_facts import page_confidence as facts_confidence
 from vault_sync.plaintext import to_plain
 from vault_sync.store import Sidecar
 
@@ -44,67 +50,38 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s|(?<=[。！？])")
 _SKIP_LINE = re.compile(r"\s*(?:#|\||<!--|!\[\[|---|\*\*\*|___)")
 
 
-@dataclass(frozen=True)
-class PageFacts:
-    """One page as the briefing sees it (from the sidecar)."""
-
-    path: str
-    title: str
-    kind: str
-    status: str
-    project: str | None
-    valid_from: str | None
-    valid_to: str | None
-    date: str | None
-    agent: str | None = None
-    summary: str | None = None
-    evidence: tuple[tuple[str, str, str | None], ...] = ()
-
-    @property
-    def sessions(self) -> int:
-        """Distinct ``session`` evidence sources."""
-        return len({source for kind, source, _ in self.evidence if kind == "session"})
-
-    @functools.cached_property
-    def newest_evidence(self) -> str:
-        """The newest dated evidence day, or ``""``."""
-        return max((d for d in (day_of(at) for _, _, at in self.evidence) if d), default="")
-
-
 @dataclass
 class Facts:
     """What a briefing is built from: pages by path, ``contradicts`` and ``fixes`` edges as
     ``(source, target_path or None, target_text)``, and the reference day (the newest page
-    date or ``valid_from`` in the vault)."""
+    date or ``valid_from`` in the vault); ``superseded``: old path -> successor, by
+    ``supersedes`` / ``superseded_by`` edges (:func:`vault_sync.page_facts.superseded_by_edges`)."""
 
     pages: dict[str, PageFacts]
     contradicts: list[tuple[str, str | None, str]] = field(default_factory=list)
     fixes: list[tuple[str, str | None, str]] = field(default_factory=list)
     day: str | None = None
+    superseded: dict[str, str] = field(default_factory=dict)
 
 
 def gather(sidecar: Sidecar, project: str | None = None) -> Facts:
     """Read what a briefing needs from the sidecar (one project's pages, or all)."""
-    evidence: dict[str, list[tuple[str, str, str | None]]] = {}
-    for row in sidecar.evidence_rows():
-        evidence.setdefault(row["path"], []).append((row["kind"], row["source"], row["at"]))
-    pages: dict[str, PageFacts] = {}
-    for row in sidecar.brief_pages(project):
-        found = tuple(evidence.get(row["path"], ()))
-        date = page_date({"date": row["date_key"]}, (at for _, _, at in found), row["valid_from"])
-        pages[row["path"]] = PageFacts(
-            row["path"], row["title"], row["kind"], row["status"], row["project"],
-            row["valid_from"], row["valid_to"], date, row["agent_key"], row["summary_key"], found,
-        )  # fmt: skip
+    pages = facts_from_rows(sidecar.fact_rows(project), sidecar.evidence_rows())
     # The reference day: the newest page date or validity start (a page valid from a day
     # holds that day as a fact of the vault; an end date may lie in the future, so not those).
     days = [d for p in pages.values() for d in (p.date, day_of(p.valid_from)) if d]
     facts = Facts(pages, day=max(days, default=None))
-    for link in sidecar.typed_links(("contradicts", "fixes")):
+    edges = []
+    for link in sidecar.typed_links(("contradicts", "fixes", "supersedes", "superseded_by")):
         if link["source"] not in pages:
             continue
         edge = (link["source"], link["target_path"], link["target_text"])
+        if link["type"] in ("supersedes", "superseded_by"):
+            if link["target_path"] is not None:
+                edges.append((link["source"], link["type"], link["target_path"]))
+            continue
         (facts.contradicts if link["type"] == "contradicts" else facts.fixes).append(edge)
+    facts.superseded = superseded_by_edges(edges, pages, facts.day)
     return facts
 
 
@@ -123,24 +100,15 @@ def _safe(text: str) -> str:
     return " ".join(text.replace("[[", "[ [").replace("]]", "] ]").replace("|", "/").split())
 
 
-def active(page: PageFacts, day: str | None) -> bool:
-    """Active, and ``day`` (the vault's newest date) inside its validity window."""
-    if page.status != "active":
-        return False
-    start, end = day_of(page.valid_from), day_of(page.valid_to)
-    if day is None:
-        return True
-    return (start is None or start <= day) and (end is None or day <= end)
+def current(page: PageFacts, facts: Facts) -> bool:
+    """Active on the vault's newest day and not superseded by an active page's edge."""
+    return active(page, facts.day) and page.path not in facts.superseded
 
 
 def page_confidence(page: PageFacts, facts: Facts, open_edges: dict[str, int]) -> float:
-    """:func:`vault_sync.confidence.confidence` of a page, aged to the vault's newest day
+    """:func:`vault_sync.page_facts.page_confidence` aged to the vault's newest day
     (``open_edges``: unresolved ``contradicts`` edges per path, :func:`open_counts`)."""
-    newest = page.newest_evidence or page.date
-    age = days_between(newest, facts.day) if newest and facts.day else None
-    kinds = {(k, s) for k, s, _ in page.evidence}
-    other = len([1 for k, _ in kinds if k != "session"])
-    return confidence(Support(page.sessions, other, age, open_edges.get(page.path, 0)))
+    return facts_confidence(page, facts.day, open_edges.get(page.path, 0))
 
 
 def open_counts(facts: Facts) -> dict[str, int]:
@@ -154,10 +122,9 @@ def open_counts(facts: Facts) -> dict[str, int]:
 
 
 def _open_contradiction(facts: Facts, source: str, target: str | None) -> bool:
-    """Unresolved until either side is superseded, archived or out of its window (DESIGN
-    §5.4); a target that is no page yet keeps it open."""
-    sides = [facts.pages.get(source), facts.pages.get(target) if target else None]
-    return all(p is None or active(p, facts.day) for p in sides) and sides[0] is not None
+    """:func:`vault_sync.page_facts.contradiction_open` on the vault's newest day."""
+    other = facts.pages.get(target) if target else None
+    return contradiction_open(facts.pages.get(source), other, facts.day, facts.superseded)
 
 
 def summary(page: PageFacts, body: str) -> str:
@@ -220,8 +187,8 @@ def sections(
 ) -> list[Section]:
     """The briefing's sections, in priority order (``bodies``: ``{path: body}`` of the
     standing answers, for their summaries; only as many as ``budget`` could show are built)."""
-    pages, day = facts.pages, facts.day
-    standing = [p for p in pages.values() if p.kind in STANDING_KINDS and active(p, day)]
+    pages = facts.pages
+    standing = [p for p in pages.values() if p.kind in STANDING_KINDS and current(p, facts)]
     edges = open_counts(facts)
     scores = {p.path: page_confidence(p, facts, edges) for p in standing}
     standing.sort(key=lambda p: p.path)  # the tie-break; the stable sort below keeps it

@@ -249,11 +249,28 @@ def _count(n: int, noun: str) -> str:
 
 
 def _explain_lines(explain: dict[str, Any]) -> list[str]:
-    """One line per matched field: field, terms, boost, BM25 contribution."""
-    lines = [
-        f"why: BM25 (k1 {explain['bm25']['k1']}, b {explain['bm25']['b']}),"
-        f" score {explain['score']}"
-    ]
+    """The text form of a hit's explain: the stages' parts, the rules that moved it, then
+    one line per matched field (field, terms, boost, BM25 contribution)."""
+    lexical, fusion = explain["lexical"], explain["fusion"]
+    found = f"#{lexical['rank']} bm25 {lexical['score']}" if lexical["rank"] else "not by words"
+    lines = [f"why: score {explain['score']} = fused {fusion['fused']} x authority x confidence"]
+    lines.append(f"  words    {fusion['lexical']:.4f} ({found})")
+    via = explain.get("graph_via")
+    if via:
+        lines.append(
+            f"  links    +{fusion['graph']:.4f} via {via['type']} ({via['direction']},"
+            f" depth {via['depth']}) from {via['from']}"
+        )
+    if explain["authority"] is not None:
+        reasons = "; ".join(explain["authority"]["reasons"]) or "neutral"
+        lines.append(f"  authority x{explain['authority']['multiplier']:g} ({reasons})")
+    lines.append(
+        f"  confidence {explain['confidence']:g} x{explain['confidence_factor']:g}"
+        f" ({explain['evidence']} evidence, {explain['sessions']} sessions)"
+    )
+    if explain["date_factor"] != 1:
+        lines.append(f"  date     x{explain['date_factor']:g}")
+    lines += [f"  rule     {rule}" for rule in explain["rules"]]
     for match in explain.get("matches", []):
         terms = ", ".join(match["terms"])
         lines.append(
@@ -275,7 +292,22 @@ def _explain_lines(explain: dict[str, Any]) -> list[str]:
 @click.option("--project", default=None, help="Only pages of this project.")
 @click.option("--kind", default=None, help="Only pages of this kind (note, decision, ...).")
 @click.option("--tag", default=None, help="Only pages with this tag.")
-@click.option("--explain", is_flag=True, help="Show per hit which fields matched and scores.")
+@click.option(
+    "--status",
+    default=None,
+    help="Only pages of this status (active, superseded, archived, historical).",
+)
+@click.option(
+    "--as-of",
+    "as_of",
+    type=click.DateTime(["%Y-%m-%d"]),
+    default=None,
+    help="Only pages valid on this day (YYYY-MM-DD), superseded as they were then.",
+)
+@click.option("--chain", is_flag=True, help="Follow fixes / causes links two hops (default one).")
+@click.option(
+    "--explain", is_flag=True, help="Show per hit each stage's part: words, links, authority."
+)
 @click.option("--timings", is_flag=True, help="Add took_ms to the output.")
 @click.option(
     "--now",
@@ -291,13 +323,19 @@ def query(
     project: str | None,
     kind: str | None,
     tag: str | None,
+    status: str | None,
+    as_of: Any,
+    chain: bool,
     explain: bool,
     timings: bool,
     now: Any,
     vault: Path | None,
     as_json: bool,
 ) -> None:
-    """Search the vault: BM25 over title, aliases, headings, tags and body.
+    """Search the vault: BM25 over title, aliases, headings, tags and body, then
+    the pages linked to the best hits (what fixes, causes, supersedes them), and
+    what the vault knows: a superseded or contradicted page ranks below the page
+    that replaced or challenged it (--explain shows why).
 
     \b
     Query syntax:
@@ -323,6 +361,9 @@ def query(
         kind=kind,
         project=project,
         tag=tag,
+        status=status,
+        as_of=as_of.date().isoformat() if as_of else None,
+        switches=frozenset({"chain"}) if chain else frozenset(),
         explain=explain,
         now=now.isoformat() if now else None,
     )

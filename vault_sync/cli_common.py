@@ -116,6 +116,7 @@ def hit_json(hit: Any, explain: bool) -> dict[str, Any]:
         "score": hit.score,
         "snippet": hit.snippet,
         "highlights": [list(span) for span in hit.highlights],
+        "confidence": hit.confidence,
     }
     if explain:
         out["explain"] = hit.explain

@@ -49,7 +49,7 @@ def _run(bench: Any, split: str, ablate: str, as_json: bool, html_file: Path | N
     from vault_sync.app import Engine
     from vault_sync.eval_report import progress_bar, summary_lines, table_lines, to_json
     from vault_sync.eval_run import configurations, run_benchmark
-    from vault_sync.retrieve import SWITCHES
+    from vault_sync.ranking import SWITCHES
 
     names = [n.strip() for n in ablate.split(",") if n.strip()]
     configs = configurations(names, SWITCHES)

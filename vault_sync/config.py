@@ -18,6 +18,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from vault_sync.errors import ConfigError, NotAVaultError
+from vault_sync.ranking_settings import RankingSettings, read_ranking
 
 CONFIG_NAME = "vault-sync.toml"
 #: The uncommitted per-clone (or per-user) overrides beside it: only ``[brief]`` (issue 12).
@@ -71,6 +72,8 @@ class Config:
         write_folders: ``[write] folders``: where ``remember`` puts a new page, by kind
             (``decision = "adr"``) or project (``"project:payments" = "payments"``, which wins);
             unmapped kinds go to the kind's plural (:func:`vault_sync.remember.folder_for`).
+        ranking: ``[ranking]``: the ranking pipeline's constants
+            (:class:`vault_sync.ranking_settings.RankingSettings`; docs/ranking.md).
     """
 
     vault: Path
@@ -88,6 +91,7 @@ class Config:
     write_folders: Mapping[str, str] = field(default_factory=dict)
     session_max_chars: int = 40_000  # SESSION_MAX_CHARS
     brief_targets: tuple[BriefTarget, ...] = ()
+    ranking: RankingSettings = field(default_factory=RankingSettings)
 
     @property
     def store_path(self) -> Path:
@@ -307,6 +311,7 @@ def load_config(vault: Path) -> Config:
         write_folders=dict(folders),
         session_max_chars=_session_max_chars(write, path),
         brief_targets=targets,
+        ranking=read_ranking(data.get("ranking", {}), str(path)),
     )
 
 
@@ -408,6 +413,7 @@ _KEYS = {
     "watch",
     "lock_timeout_s",
     "sanitize",
+    "ranking",
 }
 _WATCH_KEYS = {"debounce_ms", "max_delay_ms", "reconcile_s"}
 _SANITIZE_KEYS = {"extra_patterns", "allow"}

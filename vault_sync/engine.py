@@ -34,8 +34,8 @@ from vault_sync.errors import (
 )
 from vault_sync.index import KeptWriter, PageIndex
 from vault_sync.lock import WriterLock
+from vault_sync.ranking import search as rank_search
 from vault_sync.retrieve import Hit
-from vault_sync.retrieve import search as search_index
 from vault_sync.store import Sidecar
 
 if TYPE_CHECKING:
@@ -379,14 +379,18 @@ class Reader:
     notice: str | None = None
 
     def search(self, text: str, **options: Any) -> list[Hit]:
-        """Search the index: :func:`vault_sync.retrieve.search` with ``options`` (limit,
-        kind, project, tag, explain); no repair (see :func:`search` for that).
+        """Search both stores: :func:`vault_sync.ranking.search` with ``options`` (limit,
+        kind, project, tag, status, as_of, now, explain, switches, ...) and the vault's
+        ``[ranking]`` settings; no repair (see :func:`search` for that).
 
         Raises:
             QuerySyntaxError: the query text cannot be read.
+            ValueError: an option :func:`vault_sync.ranking.build_plan` refuses.
             IndexCorruptError: the index could not be read.
+            sqlite3.DatabaseError: the sidecar could not be read.
         """
-        return search_index(self.index, text, **options)
+        options.setdefault("settings", self.config.ranking)
+        return rank_search(self.index, self.sidecar, text, **options)
 
     def close(self) -> None:
         """Close the sidecar connection."""

@@ -32,8 +32,9 @@ from vault_sync.config import Config
 from vault_sync.engine import READ_DAMAGE
 from vault_sync.errors import StoreError, VaultSyncError
 from vault_sync.index import PageIndex
+from vault_sync.ranking import search as rank_search
 from vault_sync.retrieve import Hit
-from vault_sync.retrieve import search as search_index
+from vault_sync.store import Sidecar
 from vault_sync.typed_text import scrub_typed
 
 R = TypeVar("R")
@@ -110,18 +111,25 @@ class _Stores:
         self._lock = threading.Lock()
 
     def search(self, text: str, **options: Any) -> list[Hit]:
-        """:func:`vault_sync.retrieve.search` on the open index; damage, or no usable store,
-        falls back to the engine's search, which repairs (the index is reopened next time)."""
+        """:func:`vault_sync.ranking.search` on the open index and a sidecar connection of
+        this call; damage, or no usable store, falls back to the engine's search, which
+        repairs (the index is reopened next time)."""
         text = scrub_typed(text, self.engine.config)  # searched as scrubbed, as the CLI does
+        options.setdefault("settings", self.engine.config.ranking)
         try:
-            return search_index(self._current(), text, **options)
+            index, folder = self._current()
+            sidecar = Sidecar.open(layout.sidecar_file(folder), readonly=True)
+            try:
+                return rank_search(index, sidecar, text, **options)
+            finally:
+                sidecar.close()
         except (*READ_DAMAGE, StoreError, OSError):
             with self._lock:
                 self.index, self.folder = None, None
         hits, _ = self.engine.search(text, **options)
         return hits
 
-    def _current(self) -> PageIndex:
+    def _current(self) -> tuple[PageIndex, Path]:
         folder = layout.active_set(self.engine.config.store_path)
         if folder is None:
             raise StoreError("no store yet")  # the engine's search syncs first
@@ -131,7 +139,7 @@ class _Stores:
                 self.folder = folder
             else:
                 self.index.reload()
-            return self.index
+            return self.index, folder
 
 
 class _Server(MCPServer):
@@ -188,14 +196,22 @@ def _search_tools(server: MCPServer, engine: Engine) -> None:
         kind: str | None = None,
         project: str | None = None,
         tag: str | None = None,
+        status: str | None = None,
+        as_of: str | None = None,
+        now: str | None = None,
         explain: Flag = False,
     ) -> dict[str, Any]:
-        """Search the team's memory (BM25 over titles, aliases, headings, tags, metadata and
-        text). Use it before deciding something the team may already know, or to find a page
-        to reinforce or link. Not for listing everything: use `brief` for the standing answers.
-        Phrases in double quotes must appear as written; `-word` leaves pages out."""
+        """Search the team's memory: words over titles, aliases, headings, tags, metadata and
+        text, then the pages linked to the best hits (the fix of a bug, the decision that
+        replaced an old one); a superseded or contradicted page ranks below its successor or
+        challenger. Use it before deciding something the team may already know, or to find a
+        page to reinforce or link. Not for listing everything: use `brief` for the standing
+        answers. Phrases in double quotes must appear as written; `-word` leaves pages out.
+        `as_of` (YYYY-MM-DD) keeps only pages valid that day; `now` dates relative phrases.
+        `explain` gives each stage's part per hit."""
         count, why = _int(limit, "limit", 1, 1000), _flag(explain, "explain")
         options = {"limit": count, "kind": kind, "project": project, "tag": tag, "explain": why}
+        options.update(status=status, as_of=as_of, now=now)
         hits = _call(engine, lambda: stores.search(text, **options))
         return {"query": scrub_typed(text, engine.config), "hits": [hit_json(h, why) for h in hits]}
 

@@ -165,8 +165,10 @@ class Hit:
         snippet: an extract of the body as plain text (:mod:`vault_sync.snippets`); ``…``
             marks a cut end.
         highlights: ``(start, end)`` character offsets of the matched words in ``snippet``.
-        explain: per matched field, its terms and score, with the boosts used; ``None``
-            unless asked for.
+        explain: per matched field, its terms and score, with the boosts used (and, from
+            :mod:`vault_sync.ranking`, every stage's part); ``None`` unless asked for.
+        confidence: the page's confidence from its evidence (:mod:`vault_sync.page_facts`),
+            in ``[0, 0.99]``; ``None`` from the lexical stream alone.
     """
 
     path: str
@@ -180,13 +182,45 @@ class Hit:
     snippet: str
     highlights: tuple[tuple[int, int], ...] = ()
     explain: dict[str, Any] | None = None
+    confidence: float | None = None
 
     def marked_snippet(self, before: str = "**", after: str = "**") -> str:
         """The snippet with ``before`` / ``after`` around each highlight."""
         return Snippet(self.snippet, self.highlights).marked(before, after)
 
 
-def _snippet(
+def hit_of(
+    doc: tantivy.Document,
+    score: float,
+    snippet: Snippet,
+    explain: dict[str, Any] | None,
+    confidence: float | None = None,
+) -> Hit:
+    """The :class:`Hit` of a stored document, with its score, snippet and explain."""
+    return Hit(
+        path=stored_text(doc, "path"),
+        id=stored_text(doc, "id"),
+        title=stored_text(doc, "title"),
+        kind=stored_text(doc, "kind"),
+        project=doc.get_first("project"),
+        status=stored_text(doc, "status"),
+        tags=tuple(doc.get_all("tags")),
+        score=score,
+        snippet=snippet.text,
+        highlights=snippet.highlights,
+        explain=explain,
+        confidence=confidence,
+    )
+
+
+def snippet_generator(searcher: tantivy.Searcher, plan: QueryPlan) -> tantivy.SnippetGenerator:
+    """tantivy's snippet generator for the plan's query over ``body``."""
+    generator = tantivy.SnippetGenerator.create(searcher, plan.query, schema(), "body")
+    generator.set_max_num_chars(SNIPPET_MAX_CHARS)
+    return generator
+
+
+def snippet_of(
     generator: tantivy.SnippetGenerator, doc: tantivy.Document, plan: QueryPlan
 ) -> Snippet:
     """The hit's snippet: tantivy chooses the passage, :mod:`vault_sync.snippets` shows it."""
@@ -212,7 +246,7 @@ def _matched_terms(node: dict[str, Any], found: list[str]) -> None:
         _matched_terms(child, found)
 
 
-def _explain(
+def lexical_explain(
     plan: QueryPlan, searcher: tantivy.Searcher, addr: tantivy.DocAddress, score: float
 ) -> dict[str, Any]:
     """Per matched field: its clause, matched terms, boost and boosted BM25 score.
@@ -281,28 +315,12 @@ def run_query(
         rows = index.top_documents(searcher, plan.query, limit)
         if not rows:
             return []
-        generator = None
-        if snippets:
-            generator = tantivy.SnippetGenerator.create(searcher, plan.query, schema(), "body")
-            generator.set_max_num_chars(SNIPPET_MAX_CHARS)
+        generator = snippet_generator(searcher, plan) if snippets else None
         hits = []
         for score, addr, doc in rows:
-            snippet = _snippet(generator, doc, plan) if generator else Snippet("", ())
-            hits.append(
-                Hit(
-                    path=stored_text(doc, "path"),
-                    id=stored_text(doc, "id"),
-                    title=stored_text(doc, "title"),
-                    kind=stored_text(doc, "kind"),
-                    project=doc.get_first("project"),
-                    status=stored_text(doc, "status"),
-                    tags=tuple(doc.get_all("tags")),
-                    score=score,
-                    snippet=snippet.text,
-                    highlights=snippet.highlights,
-                    explain=_explain(plan, searcher, addr, score) if explain else None,
-                )
-            )
+            snippet = snippet_of(generator, doc, plan) if generator else Snippet("", ())
+            details = lexical_explain(plan, searcher, addr, score) if explain else None
+            hits.append(hit_of(doc, score, snippet, details))
         return hits
 
 
@@ -368,14 +386,38 @@ def search(
     """
     if limit < 1:
         raise ValueError(f"limit must be at least 1, not {limit}")
-    del now  # no stage reads it yet (the ranking issue's date stage will)
+    del now  # the date stage lives in vault_sync.ranking, above this lexical stream
+    plan, fallback = lexical_plans(
+        text, kind=kind, project=project, tag=tag, switches=switches, boosts=boosts
+    )
+    hits = run_query(index, plan, limit=limit, explain=explain, snippets=snippets)
+    if hits or fallback is None:
+        return hits
+    return run_query(index, fallback, limit=limit, explain=explain, snippets=snippets)
+
+
+def lexical_plans(
+    text: str,
+    *,
+    kind: str | None = None,
+    project: str | None = None,
+    tag: str | None = None,
+    switches: frozenset[str] = frozenset(),
+    boosts: Mapping[str, float] | None = None,
+) -> tuple[QueryPlan, QueryPlan | None]:
+    """The lexical plan of ``text``, and the plan to ask instead when its required phrases
+    leave no hit (``None`` when it has no quoted phrase, or with ``phrases-required``).
+
+    No page holds a quoted phrase as written (a question quoting a title from memory): its
+    words are searched, pages holding the phrase first, rather than answering nothing.
+
+    Raises:
+        QuerySyntaxError: the text cannot be read as a query.
+        ValueError: an unknown switch (of :data:`SWITCHES`) or field in ``boosts``.
+    """
     options = {"kind": kind, "project": project, "tag": tag, **_switched(switches, boosts)}
     plan = build_query(text, **options)
-    hits = run_query(index, plan, limit=limit, explain=explain, snippets=snippets)
-    if hits or '"' not in text or "phrases-required" in switches:
-        return hits
-    # no page holds a quoted phrase as written (a question quoting a title from memory):
-    # its words are searched, pages holding the phrase first, rather than answering nothing
+    if '"' not in text or "phrases-required" in switches:
+        return plan, None
     options["rules"] = replace(options["rules"], phrases_required=False)
-    plan = build_query(text, **options)
-    return run_query(index, plan, limit=limit, explain=explain, snippets=snippets)
+    return plan, build_query(text, **options)

@@ -358,6 +358,29 @@ class PageIndex:
                     out[path] = stored_text(searcher.doc(hits[0][1]), field)
         return out
 
+    def documents(
+        self, searcher: tantivy.Searcher, paths: Iterable[str]
+    ) -> dict[str, tantivy.Document]:
+        """``{path: stored document}`` for each of ``paths`` the index holds, in one search
+        (a disjunction of the path terms): the ranking's graph neighbours and the pages its
+        rules move, which the lexical stream did not fetch.
+
+        Args:
+            searcher: from :meth:`searching` (errors inside it are damage).
+            paths: vault-relative page paths.
+        """
+        wanted = sorted(set(paths))
+        if not wanted:
+            return {}
+        schema = self._index.schema
+        terms = [
+            (tantivy.Occur.Should, tantivy.Query.term_query(schema, "path", path))
+            for path in wanted
+        ]
+        hits = searcher.search(tantivy.Query.boolean_query(terms), limit=len(wanted)).hits
+        docs = (searcher.doc(addr) for _, addr in hits)
+        return {stored_text(doc, "path"): doc for doc in docs}
+
     def paths_with_generation(self) -> dict[str, int]:
         """Map every indexed path to the generation that wrote it (to check the sidecar).
 

@@ -282,10 +282,14 @@ class SidecarReads:
 
     # -- briefing -------------------------------------------------------------------------
 
-    def brief_pages(self, project: str | None = None) -> list[sqlite3.Row]:
+    def fact_rows(
+        self, project: str | None = None, paths: Sequence[str] | None = None
+    ) -> list[sqlite3.Row]:
         """Rows (path, title, kind, status, project, valid_from, valid_to, and the string
-        values of the frontmatter keys ``date``, ``agent`` and ``summary``, else NULL) of
-        every page, or of one project's, by path: what ``brief`` selects from."""
+        values of the frontmatter keys ``date``, ``agent`` and ``summary`` as ``date_key``,
+        ``agent_key``, ``summary_key``, else NULL) by path: of every page, of one project's,
+        or of those at ``paths`` (what ``brief`` and the ranking read,
+        :mod:`vault_sync.page_facts`)."""
 
         def text(key: str) -> str:  # a key's value when it is a string (SQLite's JSON1)
             at = f"'$.\"{key}\"'"
@@ -299,9 +303,47 @@ class SidecarReads:
             + ", ".join(text(k) for k in ("date", "agent", "summary"))
             + " FROM pages"
         )
+        if paths is not None:
+            return self._in_paths(sql + " WHERE path IN ({marks}) ORDER BY path", paths)
         if project is None:
             return self.query(sql + " ORDER BY path")
         return self.query(sql + " WHERE project = ? ORDER BY path", (project,))
+
+    def _in_paths(self, sql: str, paths: Sequence[str]) -> list[sqlite3.Row]:
+        """Run ``sql`` with ``{marks}`` standing for one ``?`` per path, in chunks under
+        SQLite's variable limit (32,766 since 3.32; 500 a chunk)."""
+        rows: list[sqlite3.Row] = []
+        for start in range(0, len(paths), 500):
+            chunk = list(paths[start : start + 500])
+            marks = ", ".join("?" for _ in chunk)
+            rows += self.query(sql.format(marks=marks), chunk)
+        return rows
+
+    def evidence_for(self, paths: Sequence[str]) -> list[sqlite3.Row]:
+        """Evidence rows (path, kind, source, at) of the pages at ``paths``, by path, line."""
+        return self._in_paths(
+            "SELECT path, kind, source, at FROM evidence WHERE path IN ({marks})"
+            " ORDER BY path, line",
+            paths,
+        )
+
+    def resolved_links_touching(self, paths: Sequence[str]) -> list[sqlite3.Row]:
+        """Resolved links (source, type, target_path) from or into the pages at ``paths``,
+        each once, by source, target and type: the ranking's graph stream and its
+        supersession and contradiction rules. Unresolved links (no page) never appear; a
+        link to itself neither."""
+        out = self._in_paths(
+            "SELECT DISTINCT source, type, target_path FROM links WHERE target_path IS NOT NULL"
+            " AND source != target_path AND source IN ({marks})",
+            paths,
+        )
+        out += self._in_paths(
+            "SELECT DISTINCT source, type, target_path FROM links WHERE target_path IS NOT NULL"
+            " AND source != target_path AND target_path IN ({marks})",
+            paths,
+        )
+        unique = {(r["source"], r["type"], r["target_path"]): r for r in out}
+        return [unique[k] for k in sorted(unique)]
 
     def pages_with_evidence(self, kind: str, source: str) -> list[str]:
         """Paths of the pages citing evidence ``kind:source`` (``session:ID``), by path."""

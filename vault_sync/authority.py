@@ -1,0 +1,77 @@
+"""The authority stage of the ranking (DESIGN §5.4; issue 10, item 5): a multiplier from a
+page's kind and tags, capped by its status, by an active page that supersedes it, and by an
+unresolved ``contradicts`` edge into it; clamped to ``[authority_min, authority_max]``
+(0.55 to 1.50 by default). Each factor and cap is given back as a reason for ``--explain``.
+
+Layer 4 (STYLE.md), pure: the facts come from :mod:`vault_sync.page_facts`, the constants
+from :class:`vault_sync.ranking_settings.RankingSettings`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from vault_sync.ranking_settings import RankingSettings
+
+
+@dataclass(frozen=True)
+class Authority:
+    """The multiplier and why: ``reasons`` like ``kind decision x1.2``, ``status superseded:
+    cap 0.65``, ``superseded by adr/New.md: cap 0.65``, ``contradicted by obs/X.md (open):
+    cap 0.75``, ``clamped to 0.55``, in the order they were applied."""
+
+    multiplier: float
+    reasons: tuple[str, ...]
+
+
+def authority(
+    kind: str,
+    status: str,
+    tags: Iterable[str],
+    settings: RankingSettings,
+    *,
+    superseded_by: str | None = None,
+    contradicted_by: Sequence[str] = (),
+) -> Authority:
+    """The authority of one page.
+
+    ``kind_authority[kind] * product(tag_authority[tag])``, then ``min`` with the status cap
+    (``status_caps``), with ``superseded_cap`` when an active page supersedes it (an edge,
+    whatever its own status says: ``superseded_by``) and with ``contradicted_cap`` while a
+    ``contradicts`` edge into it is unresolved (``contradicted_by``: the challengers), then
+    clamped.
+
+    Args:
+        kind, status: the page's.
+        tags: its tags (compared lower-cased, without ``#``).
+        settings: the constants.
+        superseded_by: the path of the active page superseding it, or ``None``.
+        contradicted_by: paths of the challengers whose contradiction is still open.
+    """
+    reasons: list[str] = []
+    value = settings.kind_authority.get(kind, 1.0)
+    if value != 1.0:
+        reasons.append(f"kind {kind} x{value:g}")
+    for tag in sorted({t.lower().lstrip("#") for t in tags}):
+        factor = settings.tag_authority.get(tag)
+        if factor is not None and factor != 1.0:
+            value *= factor
+            reasons.append(f"tag {tag} x{factor:g}")
+    caps: list[tuple[float, str]] = []
+    if status in settings.status_caps:
+        caps.append((settings.status_caps[status], f"status {status}"))
+    if superseded_by is not None:
+        caps.append((settings.superseded_cap, f"superseded by {superseded_by}"))
+    for challenger in sorted(contradicted_by):
+        caps.append((settings.contradicted_cap, f"contradicted by {challenger} (open)"))
+    for cap, why in caps:
+        if value > cap:
+            value = cap
+            reasons.append(f"{why}: cap {cap:g}")
+        else:
+            reasons.append(f"{why}: cap {cap:g} (already below)")
+    clamped = min(max(value, settings.authority_min), settings.authority_max)
+    if clamped != value:
+        reasons.append(f"clamped to {clamped:g}")
+    return Authority(round(clamped, 6), tuple(reasons))

@@ -1,0 +1,110 @@
+"""The graph stream of the ranking (DESIGN §5.2; issue 10, item 3): pages one link away from
+the top lexical hits, through the links table, both directions, each edge type and direction
+with its own weight (:data:`vault_sync.ranking_settings.EDGE_WEIGHTS`); with ``chain``, one
+more hop along ``fixes`` / ``causes`` edges (never past depth 2).
+
+Layer 4 (STYLE.md), pure: the edges come in as ``(source, type, target_path)`` rows of
+resolved links only (:meth:`vault_sync.store.Sidecar.resolved_links_touching`), so a deleted
+or unresolved target never comes back through the graph; ``exists`` drops any edge whose far
+end the sidecar does not hold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from vault_sync.ranking_settings import RankingSettings
+
+#: Edge types a ``chain`` walks past the first hop (DESIGN §5.2: a bounded fixes/causes chain).
+CHAIN_TYPES = frozenset({"fixes", "causes"})
+#: The deepest hop the stream ever makes (issue 10, item 3: depth <= 2).
+MAX_CHAIN_DEPTH = 2
+
+Edge = tuple[str, str, str]  # (source, type, target_path)
+EdgesOf = Callable[[Sequence[str]], Iterable[Edge]]
+
+
+@dataclass(frozen=True)
+class Via:
+    """How the graph stream reached a page: from ``page`` (a top lexical hit, or at depth 2
+    the page reached at depth 1) over an edge of ``type``, ``direction`` ``out`` (``page``
+    links to it) or ``in`` (it links to ``page``), at ``depth`` hops."""
+
+    page: str
+    type: str
+    direction: str
+    depth: int
+
+
+@dataclass(frozen=True)
+class GraphHit:
+    """A page the graph stream scored: ``score`` = the seed's normalised lexical score times
+    the edge weight (times ``chain_decay`` and the second edge's weight at depth 2), the best
+    over every way in; ``via`` that best way (ties: the earlier seed, then type, path)."""
+
+    score: float
+    via: Via
+
+
+def _steps(edges: Iterable[Edge], frontier: set[str]) -> list[tuple[str, str, str, str]]:
+    """``(from, type, direction, to)`` for each edge with one end in ``frontier``."""
+    out = []
+    for source, edge_type, target in edges:
+        if source in frontier:
+            out.append((source, edge_type, "out", target))
+        if target in frontier:
+            out.append((target, edge_type, "in", source))
+    return out
+
+
+def graph_scores(
+    seeds: Sequence[tuple[str, float]],
+    edges_of: EdgesOf,
+    settings: RankingSettings,
+    *,
+    exists: Callable[[str], bool],
+    chain: bool = False,
+) -> dict[str, GraphHit]:
+    """Score the neighbours of ``seeds``.
+
+    Args:
+        seeds: ``(path, normalised lexical score in [0, 1])``, best first.
+        edges_of: resolved edges touching the given paths.
+        settings: edge weights, ``chain_decay``.
+        exists: whether a path is a page in the sidecar.
+        chain: also walk one more ``fixes`` / ``causes`` hop from pages reached by one.
+
+    Returns:
+        ``{path: GraphHit}`` for every page reached with a positive score (a seed can be
+        reached from another seed; never from itself).
+    """
+    strength = dict(seeds)
+    order = {path: n for n, (path, _) in enumerate(seeds)}
+    found: dict[str, tuple[tuple[float, int, str], GraphHit]] = {}
+
+    def offer(path: str, score: float, via: Via, rank: int) -> None:
+        key = (-score, rank, via.type)
+        if score > 0 and exists(path) and (path not in found or key < found[path][0]):
+            found[path] = (key, GraphHit(round(score, 6), via))
+
+    first = _steps(edges_of(list(strength)), set(strength))
+    reached: dict[str, tuple[float, int]] = {}
+    for origin, edge_type, direction, to in sorted(first):
+        if to == origin:
+            continue
+        score = strength[origin] * settings.edge_weight(edge_type, direction)
+        offer(to, score, Via(origin, edge_type, direction, 1), order[origin])
+        if chain and edge_type in CHAIN_TYPES and to not in strength:
+            best = reached.get(to, (0.0, 0))
+            reached[to] = max(best, (score, -order[origin]))
+    if chain and reached:
+        frontier = set(reached)
+        second = _steps(edges_of(sorted(frontier)), frontier)
+        for origin, edge_type, direction, to in sorted(second):
+            if edge_type not in CHAIN_TYPES or to == origin or to in strength:
+                continue
+            base, rank = reached[origin]
+            score = base * settings.chain_decay * settings.edge_weight(edge_type, direction)
+            offer(to, score, Via(origin, edge_type, direction, MAX_CHAIN_DEPTH), -rank)
+    return {path: hit for path, (_, hit) in found.items()}

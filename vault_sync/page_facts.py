@@ -1,0 +1,154 @@
+"""What the vault knows about a page beyond its text, and the rules over it, shared by ranking
+(:mod:`vault_sync.ranking`) and briefing (:mod:`vault_sync.briefing`): status and validity
+window, evidence, typed edges; whether a page is active on a day, superseded, or the side of a
+contradiction still open; its confidence (DESIGN §5.4-5.6).
+
+Layer 4 (STYLE.md): reads the sidecar (:mod:`vault_sync.store`) through its queries, holds no
+SQL. One home for these rules, so ``query`` and ``brief`` never disagree on what is current.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from vault_sync.confidence import Support, confidence
+from vault_sync.page_dates import day_of, days_between, page_date
+from vault_sync.store import Sidecar
+
+#: Statuses that leave a page out of what is current (DESIGN §2).
+NOT_CURRENT = frozenset({"superseded", "archived", "historical"})
+
+
+@dataclass(frozen=True)
+class PageFacts:
+    """One page's facts from the sidecar.
+
+    Attributes:
+        path, title, kind, status, project: the page's stored fields.
+        valid_from, valid_to: its validity window as written (ISO text), or ``None``.
+        date: its day (DESIGN §5.6: ``date`` key, else newest evidence ``at``, else
+            ``valid_from``), ``YYYY-MM-DD`` or ``None``.
+        agent, summary: the ``agent`` and ``summary`` keys when they are strings.
+        evidence: ``(kind, source, at)`` per evidence entry, in the page's order.
+    """
+
+    path: str
+    title: str
+    kind: str
+    status: str
+    project: str | None
+    valid_from: str | None
+    valid_to: str | None
+    date: str | None
+    agent: str | None = None
+    summary: str | None = None
+    evidence: tuple[tuple[str, str, str | None], ...] = ()
+
+    @property
+    def sessions(self) -> int:
+        """Distinct ``session`` evidence sources."""
+        return len({source for kind, source, _ in self.evidence if kind == "session"})
+
+    @property
+    def other_evidence(self) -> int:
+        """Distinct evidence entries that are not sessions."""
+        return len({(k, s) for k, s, _ in self.evidence if k != "session"})
+
+    @functools.cached_property
+    def newest_evidence(self) -> str:
+        """The newest dated evidence day, or ``""``."""
+        return max((d for d in (day_of(at) for _, _, at in self.evidence) if d), default="")
+
+
+def facts_from_rows(rows: Iterable[Any], evidence: Iterable[Any]) -> dict[str, PageFacts]:
+    """``{path: PageFacts}`` from :meth:`Sidecar.fact_rows` and :meth:`Sidecar.evidence_rows`
+    (or ``evidence_for``) rows; evidence of other pages is ignored."""
+    found: dict[str, list[tuple[str, str, str | None]]] = {}
+    for row in evidence:
+        found.setdefault(row["path"], []).append((row["kind"], row["source"], row["at"]))
+    pages = {}
+    for row in rows:
+        mine = tuple(found.get(row["path"], ()))
+        date = page_date({"date": row["date_key"]}, (at for _, _, at in mine), row["valid_from"])
+        pages[row["path"]] = PageFacts(
+            row["path"], row["title"], row["kind"], row["status"], row["project"],
+            row["valid_from"], row["valid_to"], date, row["agent_key"], row["summary_key"], mine,
+        )  # fmt: skip
+    return pages
+
+
+def read_facts(sidecar: Sidecar, paths: Iterable[str]) -> dict[str, PageFacts]:
+    """The facts of the pages at ``paths`` that exist (two queries)."""
+    wanted = sorted(set(paths))
+    return facts_from_rows(sidecar.fact_rows(paths=wanted), sidecar.evidence_for(wanted))
+
+
+def in_window(page: PageFacts, day: str | None) -> bool:
+    """``day`` lies inside the page's validity window (inclusive); ``None`` is inside every
+    window. An end or start that is not an ISO date is no bound."""
+    if day is None:
+        return True
+    start, end = day_of(page.valid_from), day_of(page.valid_to)
+    return (start is None or start <= day) and (end is None or day <= end)
+
+
+def active(page: PageFacts, day: str | None) -> bool:
+    """Status ``active``, and ``day`` inside its validity window."""
+    return page.status == "active" and in_window(page, day)
+
+
+def superseded_by_edges(
+    edges: Iterable[tuple[str, str, str]], pages: Mapping[str, PageFacts], day: str | None
+) -> dict[str, str]:
+    """``{old path: successor path}`` from ``(source, type, target_path)`` edges: ``A
+    supersedes B`` and ``B superseded_by A`` make ``B`` superseded when ``A`` is a page not
+    itself out of what is current (status) and valid on ``day`` — and, when ``day`` is
+    given (``--as-of``), ``A`` started by then (its ``valid_from``, else its date). The
+    first successor by path wins."""
+    out: dict[str, str] = {}
+    for source, edge, target in sorted(edges):
+        if edge == "supersedes":
+            new, old = source, target
+        elif edge == "superseded_by":
+            new, old = target, source
+        else:
+            continue
+        successor = pages.get(new)
+        if successor is None or new == old or successor.status in NOT_CURRENT:
+            continue
+        if day is not None:
+            began = day_of(successor.valid_from) or successor.date
+            if not in_window(successor, day) or (began is not None and began > day):
+                continue
+        out.setdefault(old, new)
+    return out
+
+
+def contradiction_open(
+    source: PageFacts | None,
+    target: PageFacts | None,
+    day: str | None,
+    superseded: Mapping[str, str] | None = None,
+) -> bool:
+    """A ``contradicts`` edge from ``source`` to ``target`` is unresolved until either side
+    is superseded (by status or by an edge: ``superseded``), archived or outside its window
+    on ``day`` (DESIGN §5.4; issue 10, item 5: the challenger superseded settles it too). A
+    target that is no page yet keeps it open; a missing source closes it."""
+    gone = superseded or {}
+    if source is None:
+        return False
+    for side in (source, target):
+        if side is not None and (not active(side, day) or side.path in gone):
+            return False
+    return True
+
+
+def page_confidence(page: PageFacts, day: str | None, open_edges: int) -> float:
+    """:func:`vault_sync.confidence.confidence` of a page, its newest evidence (else its own
+    date) aged to ``day``, with ``open_edges`` unresolved contradictions."""
+    newest = page.newest_evidence or page.date
+    age = days_between(newest, day) if newest and day else None
+    return confidence(Support(page.sessions, page.other_evidence, age, open_edges))

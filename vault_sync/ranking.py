@@ -1,0 +1,456 @@
+"""The retrieval pipeline (DESIGN §5; issue 10): lexical stream, graph stream, linear fusion,
+authority, confidence, and the rules a careful colleague ranks by — then filters, snippets and
+``--explain``.
+
+Layer 5 (STYLE.md): above the lexical stream (:mod:`vault_sync.retrieve`, which reads only the
+index) and the sidecar (:mod:`vault_sync.store`, through :mod:`vault_sync.page_facts`). A
+:class:`RankPlan` is built apart from running it (:func:`build_plan`), and every constant is
+a :class:`~vault_sync.ranking_settings.RankingSettings` field, settable under ``[ranking]``.
+
+The stages, in order (each a function below naming its source):
+
+1. lexical: BM25F over the index's fields (``retrieve``), the best ``lexical_depth`` pages,
+   scores normalised by the best one;
+2. graph: neighbours of the best ``graph_seeds`` through resolved links
+   (:mod:`vault_sync.graph_stream`);
+3. fusion: ``lexical + graph_weight * graph`` (weighted linear fusion of normalised scores:
+   equal-weight RRF with k = 60 over a weaker second stream lowered MRR below BM25 alone,
+   DESIGN §5.3);
+4. authority (:mod:`vault_sync.authority`), confidence (weight 0 unless ``eval`` shows it
+   helps) and the date stage, as multipliers;
+5. rules, after the scores: a page that supersedes another is placed directly above it, and
+   the challenger of an unresolved contradiction directly above its target (issue 10,
+   item 6), each shown in ``--explain``.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import tantivy
+
+from vault_sync.authority import Authority, authority
+from vault_sync.errors import QuerySyntaxError
+from vault_sync.graph_stream import GraphHit, graph_scores
+from vault_sync.index import PageIndex, stored_text
+from vault_sync.page_dates import day_of
+from vault_sync.page_facts import (
+    PageFacts,
+    contradiction_open,
+    in_window,
+    page_confidence,
+    read_facts,
+    superseded_by_edges,
+)
+from vault_sync.query_fields import QueryPlan
+from vault_sync.rank_explain import explain_of
+from vault_sync.ranking_settings import RankingSettings
+from vault_sync.retrieve import SWITCHES as LEXICAL_SWITCHES
+from vault_sync.retrieve import (
+    Hit,
+    hit_of,
+    lexical_explain,
+    lexical_plans,
+    snippet_generator,
+    snippet_of,
+)
+from vault_sync.snippets import Snippet
+from vault_sync.store import Sidecar
+
+#: The pipeline's own switches for ``eval --ablate`` (each turns a stage off, or ``chain``
+#: on); with the lexical stream's (:data:`vault_sync.retrieve.SWITCHES`) in :data:`SWITCHES`.
+STAGE_SWITCHES: dict[str, str] = {
+    "no-graph": "no graph stream: only pages the words find, none through links",
+    "no-authority": "no authority multiplier (kind, tags, status and contradiction caps) and"
+    " no challenger-above-target rule",
+    "no-supersession": "no successor-above-superseded rule and no cap by a supersedes edge",
+    "no-confidence": "confidence leaves the score alone (confidence_weight 0)",
+    "chain": "also walk a second fixes / causes hop (depth 2)",
+}
+#: Every switch ``search(switches=...)`` and ``eval --ablate`` know, by name.
+SWITCHES: dict[str, str] = {**LEXICAL_SWITCHES, **STAGE_SWITCHES}
+#: Typed edges whose far ends the rules read (supersession and contradiction).
+RULE_TYPES = frozenset({"supersedes", "superseded_by", "contradicts"})
+#: How many times deeper the lexical stream reads when a filter the index cannot apply
+#: (``--status``, ``--as-of``) may leave pages out after it.
+FILTERED_DEPTH_FACTOR = 4
+
+
+@dataclass(frozen=True)
+class RankPlan:
+    """A query, built and not yet run.
+
+    Attributes:
+        lexical: the lexical stream's plan; ``fallback`` the one to ask when its required
+            phrases find nothing (:func:`vault_sync.retrieve.lexical_plans`).
+        limit: most hits to return.
+        kind, project, tag: exact filters (applied by the index to the lexical stream, and
+            here to pages the graph brings).
+        status: only pages of this status, or ``None``.
+        as_of: ISO day: pages outside their validity window on it are left out, and a page is
+            superseded only by a successor that had started by then; or ``None``.
+        now: ISO day of reference for relative time phrases and the age of evidence.
+        stages: the stages switched on (``graph``, ``authority``, ``supersession``,
+            ``confidence``, ``dates``, ``chain``).
+        settings: the ``[ranking]`` constants.
+    """
+
+    lexical: QueryPlan
+    fallback: QueryPlan | None
+    limit: int
+    kind: str | None
+    project: str | None
+    tag: str | None
+    status: str | None
+    as_of: str | None
+    now: str
+    stages: frozenset[str]
+    settings: RankingSettings
+
+    @property
+    def depth(self) -> int:
+        """Pages the lexical stream reads."""
+        depth = max(self.settings.lexical_depth, self.limit)
+        if self.status is not None or self.as_of is not None:
+            depth *= FILTERED_DEPTH_FACTOR
+        return depth
+
+
+def build_plan(
+    text: str,
+    *,
+    limit: int = 10,
+    kind: str | None = None,
+    project: str | None = None,
+    tag: str | None = None,
+    status: str | None = None,
+    as_of: str | None = None,
+    now: str | None = None,
+    switches: frozenset[str] = frozenset(),
+    boosts: Mapping[str, float] | None = None,
+    settings: RankingSettings | None = None,
+) -> RankPlan:
+    """Build the plan of a query: the one place its options are read.
+
+    Args:
+        text: the query as typed (grammar: :func:`vault_sync.retrieve.build_query`).
+        limit: most hits (>= 1).
+        kind, project, tag, status: exact filters, or ``None``.
+        as_of, now: ISO 8601 dates (a datetime's day is used), or ``None`` (``now``: today).
+        switches: names of :data:`SWITCHES` to flip.
+        boosts: field boosts for the lexical stream.
+        settings: the ``[ranking]`` constants (default: their defaults).
+
+    Raises:
+        QuerySyntaxError: the text cannot be read as a query, or a date is not ISO 8601.
+        ValueError: ``limit`` < 1, an unknown switch, or a field in ``boosts`` the index
+            lacks.
+    """
+    if limit < 1:
+        raise ValueError(f"limit must be at least 1, not {limit}")
+    if unknown := switches - SWITCHES.keys():
+        raise ValueError(f"unknown ranking switches: {sorted(unknown)}")
+    lexical, fallback = lexical_plans(
+        text,
+        kind=kind,
+        project=project,
+        tag=tag,
+        switches=switches & LEXICAL_SWITCHES.keys(),
+        boosts=boosts,
+    )
+    on = {"graph", "authority", "supersession", "confidence", "dates"}
+    on -= {name.removeprefix("no-") for name in switches if name.startswith("no-")}
+    if "chain" in switches:
+        on.add("chain")
+    return RankPlan(
+        lexical, fallback, limit, kind, project, tag, status,
+        _day(as_of, "as_of"), _day(now, "now") or datetime.date.today().isoformat(),
+        frozenset(on), settings or RankingSettings(),
+    )  # fmt: skip
+
+
+def _day(value: str | None, name: str) -> str | None:
+    if value is None:
+        return None
+    day = day_of(value)
+    if day is None:
+        raise QuerySyntaxError(f"{name} must be an ISO 8601 date (YYYY-MM-DD), not {value!r}")
+    return day
+
+
+@dataclass
+class Candidate:
+    """One page on its way through the stages (what ``--explain`` reports).
+
+    Attributes:
+        path: the page.
+        doc: its stored index document, once fetched.
+        addr: its address in the searcher, when the lexical stream found it.
+        lexical_rank, lexical_score, lexical_norm: its lexical place (1-based), BM25 score and
+            score over the best one; ``None`` / 0 when only the graph found it.
+        graph: its graph stream score and way in, or ``None``.
+        fused: the fused score.
+        authority: the authority stage's multiplier and reasons, or ``None`` when off.
+        confidence: from its evidence; ``confidence_factor`` its multiplier.
+        date_factor: the date stage's multiplier.
+        final: the score the hits are sorted by.
+        rules: why the rules moved it (``placed directly above X: supersedes it``).
+    """
+
+    path: str
+    doc: tantivy.Document | None = None
+    addr: tantivy.DocAddress | None = None
+    lexical_rank: int | None = None
+    lexical_score: float | None = None
+    lexical_norm: float = 0.0
+    graph: GraphHit | None = None
+    fused: float = 0.0
+    authority: Authority | None = None
+    confidence: float = 0.0
+    confidence_factor: float = 1.0
+    date_factor: float = 1.0
+    final: float = 0.0
+    rules: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Run:
+    """The state of one run: the plan, the stores, the candidates and what was read."""
+
+    plan: RankPlan
+    sidecar: Sidecar
+    lexical: QueryPlan
+    candidates: dict[str, Candidate]
+    edges: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)
+    facts: dict[str, PageFacts] = field(default_factory=dict)
+    superseded: dict[str, str] = field(default_factory=dict)
+    open_against: dict[str, list[str]] = field(default_factory=dict)
+
+    def edges_of(self, paths: Iterable[str]) -> list[tuple[str, str, str]]:
+        """Resolved links touching ``paths`` (read once per path)."""
+        missing = sorted(p for p in set(paths) if p not in self.edges)
+        for path in missing:
+            self.edges[path] = []
+        for row in self.sidecar.resolved_links_touching(missing):
+            edge = (row["source"], row["type"], row["target_path"])
+            for end in (edge[0], edge[2]):
+                if end in self.edges and end in missing:
+                    self.edges[end].append(edge)
+        return sorted({e for p in set(paths) for e in self.edges[p]})
+
+
+def _lexical(
+    index: PageIndex, searcher: tantivy.Searcher, plan: RankPlan
+) -> tuple[QueryPlan, dict[str, Candidate]]:
+    """Stage 1: the best ``depth`` pages by BM25F, normalised by the best score (the words
+    of the quoted phrases when the phrases find nothing), and the lexical plan used."""
+    used = plan.lexical
+    rows = index.top_documents(searcher, used.query, plan.depth)
+    if not rows and plan.fallback is not None:
+        used = plan.fallback
+        rows = index.top_documents(searcher, used.query, plan.depth)
+    top = rows[0][0] if rows and rows[0][0] > 0 else 1.0
+    out = {}
+    for rank, (score, addr, doc) in enumerate(rows, 1):
+        path = stored_text(doc, "path")
+        out[path] = Candidate(path, doc, addr, rank, score, score / top)
+    return used, out
+
+
+def _graph(run: _Run) -> None:
+    """Stage 2: neighbours of the best ``graph_seeds`` lexical pages (DESIGN §5.2)."""
+    settings = run.plan.settings
+    seeds = [(c.path, c.lexical_norm) for c in run.candidates.values()]
+    found = graph_scores(
+        seeds[: settings.graph_seeds],
+        run.edges_of,
+        settings,
+        exists=lambda _path: True,  # pages without facts are dropped after reading them
+        chain="chain" in run.plan.stages,
+    )
+    for path, hit in found.items():
+        run.candidates.setdefault(path, Candidate(path)).graph = hit
+
+
+def _read_facts(run: _Run) -> None:
+    """The facts of every candidate and of the far ends of their rule edges; a candidate the
+    sidecar does not hold (the stores disagree for a moment) is dropped."""
+    paths = set(run.candidates)
+    rule_edges = [e for e in run.edges_of(paths) if e[1] in RULE_TYPES]
+    ends = {end for edge in rule_edges for end in (edge[0], edge[2])}
+    run.facts = read_facts(run.sidecar, paths | ends)
+    for path in [p for p in run.candidates if p not in run.facts]:
+        del run.candidates[path]
+    plan = run.plan
+    if "supersession" in plan.stages:
+        run.superseded = superseded_by_edges(rule_edges, run.facts, plan.as_of)
+    day = plan.as_of or plan.now
+    for source, edge_type, target in rule_edges:
+        if edge_type == "contradicts" and contradiction_open(
+            run.facts.get(source), run.facts.get(target), day, run.superseded
+        ):
+            run.open_against.setdefault(target, []).append(source)
+            run.open_against.setdefault(source, [])
+
+
+def _keep(run: _Run, candidate: Candidate) -> bool:
+    """The filters: ``--status`` and ``--as-of`` for every page, and the exact filters for
+    pages the graph brought (the index applied them to the lexical stream)."""
+    plan, facts = run.plan, run.facts[candidate.path]
+    if plan.status is not None and facts.status != plan.status:
+        return False
+    if plan.as_of is not None and not in_window(facts, plan.as_of):
+        return False
+    if candidate.lexical_rank is not None:
+        return True
+    if plan.kind is not None and facts.kind != plan.kind.lower():
+        return False
+    if plan.project is not None and facts.project != plan.project:
+        return False
+    if plan.tag is not None:
+        tag = plan.tag.lower().lstrip("#")
+        tags = [t.lower() for t in candidate.doc.get_all("tags")] if candidate.doc else []
+        return any(t == tag or t.startswith(tag + "/") for t in tags)
+    return True
+
+
+def _score(run: _Run, candidate: Candidate) -> None:
+    """Stages 3-4: fusion, then authority, confidence and date multipliers."""
+    plan, settings = run.plan, run.plan.settings
+    facts = run.facts[candidate.path]
+    graph = candidate.graph.score if candidate.graph and "graph" in plan.stages else 0.0
+    candidate.fused = candidate.lexical_norm + settings.graph_weight * graph
+    multiplier = 1.0
+    if "authority" in plan.stages:
+        tags = candidate.doc.get_all("tags") if candidate.doc is not None else []
+        candidate.authority = authority(
+            facts.kind,
+            facts.status,
+            tags,
+            settings,
+            superseded_by=run.superseded.get(candidate.path),
+            contradicted_by=run.open_against.get(candidate.path, []),
+        )
+        multiplier *= candidate.authority.multiplier
+    opened = len(run.open_against.get(candidate.path, []))
+    opened += sum(candidate.path in v for v in run.open_against.values())
+    candidate.confidence = page_confidence(facts, plan.now, opened)
+    if "confidence" in plan.stages:
+        candidate.confidence_factor = 1 + settings.confidence_weight * (candidate.confidence - 0.5)
+    multiplier *= candidate.confidence_factor * candidate.date_factor
+    candidate.final = round(candidate.fused * multiplier, 6)
+
+
+def _place(order: list[Candidate], winner: str, loser: str, why: str) -> None:
+    """Move ``winner`` directly above ``loser`` when it is below it."""
+    at = {c.path: n for n, c in enumerate(order)}
+    if winner not in at or loser not in at or at[winner] < at[loser]:
+        return
+    moved = order.pop(at[winner])
+    order.insert(at[loser], moved)
+    moved.rules.append(f"placed directly above {loser}: {why}")
+
+
+def _rules(run: _Run, order: list[Candidate]) -> None:
+    """Stage 5: a successor directly above the page it supersedes (a fresh correction
+    always wins over a popular old belief), a challenger directly above the target of an
+    open contradiction; one pass, in the order of the pages moved below (ties by path)."""
+    pairs = []
+    if "supersession" in run.plan.stages:
+        pairs += [(new, old, "supersedes it") for old, new in run.superseded.items()]
+    if "authority" in run.plan.stages:
+        pairs += [
+            (challenger, target, "contradicts it (unresolved)")
+            for target, challengers in run.open_against.items()
+            for challenger in challengers
+        ]
+    rank = {c.path: n for n, c in enumerate(order)}
+    for winner, loser, why in sorted(pairs, key=lambda p: (rank.get(p[1], 1 << 30), p)):
+        _place(order, winner, loser, why)
+
+
+def run_plan(
+    index: PageIndex,
+    sidecar: Sidecar,
+    plan: RankPlan,
+    *,
+    explain: bool = False,
+    snippets: bool = True,
+) -> list[Hit]:
+    """Run a built plan against both stores.
+
+    Args:
+        index: the opened index.
+        sidecar: an open sidecar of the same set.
+        plan: from :func:`build_plan`.
+        explain: attach every stage's part to :attr:`Hit.explain`.
+        snippets: cut snippets (``eval`` reads only the ranking).
+
+    Returns:
+        Up to ``plan.limit`` hits, by final score (ties by path), then the rules.
+
+    Raises:
+        IndexCorruptError: the index could not be read.
+        sqlite3.DatabaseError: the sidecar could not be read (the engine's damage path).
+    """
+    with index.searching() as searcher:
+        run = _Run(plan, sidecar, *_lexical(index, searcher, plan))
+        if not run.candidates:
+            return []
+        if "graph" in plan.stages:
+            _graph(run)
+        _read_facts(run)
+        missing = [p for p, c in run.candidates.items() if c.doc is None]
+        for path, doc in index.documents(searcher, missing).items():
+            run.candidates[path].doc = doc
+        kept = [c for c in run.candidates.values() if c.doc is not None and _keep(run, c)]
+        for candidate in kept:
+            _score(run, candidate)
+        kept.sort(key=lambda c: (-c.final, c.path))
+        _rules(run, kept)
+        return _hits(run, searcher, kept[: plan.limit], explain=explain, snippets=snippets)
+
+
+def _hits(
+    run: _Run, searcher: tantivy.Searcher, chosen: list[Candidate], *, explain: bool, snippets: bool
+) -> list[Hit]:
+    plan, lexical = run.plan, run.lexical
+    generator = snippet_generator(searcher, lexical) if snippets else None
+    hits = []
+    for candidate in chosen:
+        doc = candidate.doc
+        assert doc is not None  # kept only with a document
+        snippet = snippet_of(generator, doc, lexical) if generator else Snippet("", ())
+        details = None
+        if explain:
+            words = (
+                lexical_explain(lexical, searcher, candidate.addr, candidate.lexical_score or 0.0)
+                if candidate.addr is not None
+                else None
+            )
+            details = explain_of(candidate, run.facts[candidate.path], plan, words)
+        hits.append(hit_of(doc, candidate.final, snippet, details, candidate.confidence))
+    return hits
+
+
+def search(
+    index: PageIndex,
+    sidecar: Sidecar,
+    text: str,
+    *,
+    explain: bool = False,
+    snippets: bool = True,
+    **options: Any,
+) -> list[Hit]:
+    """Search the vault: :func:`build_plan` (``options``: its keywords) then
+    :func:`run_plan`.
+
+    Raises:
+        QuerySyntaxError, ValueError: see :func:`build_plan`.
+        IndexCorruptError, sqlite3.DatabaseError: see :func:`run_plan`.
+    """
+    plan = build_plan(text, **options)
+    return run_plan(index, sidecar, plan, explain=explain, snippets=snippets)

@@ -1,0 +1,171 @@
+"""Every constant of the ranking pipeline, named, with its default and its source; each is
+settable under ``[ranking]`` in ``vault-sync.toml`` (issue 10, item 1; docs/ranking.md).
+
+Layer 0 (STYLE.md): a plain value and its reader, imported by the config (which reads the
+table) and by the pipeline (:mod:`vault_sync.ranking`, which reads the value). The defaults
+are the ones ``eval`` chose (docs/eval.md, "Ranking stages"); where no benchmark can move a
+constant yet, the docstring says it was chosen, not tuned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from types import MappingProxyType
+from typing import Any
+
+from vault_sync.errors import ConfigError
+
+#: Graph edge weights by ``type.direction``: ``in`` is a page linking *to* a top hit (the fix
+#: of a bug found by its symptoms, the successor of an old decision, the challenger of a
+#: rule), ``out`` a page a top hit links to. DESIGN §5.2: ``fixes`` / ``causes`` highest,
+#: typed edges above ``references`` and ``embeds``; the direction that answers "what is the
+#: current answer to this" weighs most. Chosen on ``eval typed`` dev (docs/eval.md).
+EDGE_WEIGHTS: Mapping[str, float] = MappingProxyType(
+    {
+        "fixes.in": 0.9,
+        "fixes.out": 0.5,
+        "causes.in": 0.8,
+        "causes.out": 0.6,
+        "supersedes.in": 0.9,
+        "supersedes.out": 0.3,
+        "superseded_by.out": 0.9,
+        "superseded_by.in": 0.3,
+        "contradicts.in": 0.6,
+        "contradicts.out": 0.4,
+        "related.in": 0.4,
+        "related.out": 0.4,
+        "custom.in": 0.35,
+        "custom.out": 0.35,
+        "references.in": 0.2,
+        "references.out": 0.25,
+        "embeds.in": 0.15,
+        "embeds.out": 0.2,
+    }
+)
+
+#: Authority by kind (DESIGN §5.4: rule / decision / procedure up, session and note neutral
+#: or lower). A kind not listed weighs 1.
+KIND_AUTHORITY: Mapping[str, float] = MappingProxyType(
+    {
+        "rule": 1.2,
+        "decision": 1.2,
+        "procedure": 1.15,
+        "preference": 1.1,
+        "gotcha": 1.1,
+        "bug": 1.0,
+        "note": 1.0,
+        "observation": 1.0,
+        "session": 0.9,
+    }
+)
+
+#: Authority by tag (lower-cased, without ``#``): a page its owner marked as the reference.
+TAG_AUTHORITY: Mapping[str, float] = MappingProxyType({"canonical": 1.25})
+
+#: Status caps on authority (DESIGN §5.4): a superseded page at most 0.65, an archived or
+#: historical one at most 0.80.
+STATUS_CAPS: Mapping[str, float] = MappingProxyType(
+    {"superseded": 0.65, "archived": 0.8, "historical": 0.8}
+)
+
+
+@dataclass(frozen=True)
+class RankingSettings:
+    """The ``[ranking]`` table; every field has a default (docs/ranking.md lists them).
+
+    Attributes:
+        lexical_depth: BM25 hits read before the later stages (pages).
+        graph_seeds: top lexical hits whose neighbours the graph stream reads (pages).
+        graph_weight: the graph stream's weight in the linear fusion (lexical weighs 1).
+        chain_decay: a second ``fixes`` / ``causes`` hop's factor (``--chain``).
+        edge_weights: ``type.direction`` -> weight (:data:`EDGE_WEIGHTS`; ``custom.*`` for
+            relation types the model does not name).
+        kind_authority, tag_authority, status_caps: the authority stage's factors
+            (:data:`KIND_AUTHORITY`, :data:`TAG_AUTHORITY`, :data:`STATUS_CAPS`).
+        authority_min, authority_max: the clamp of the authority multiplier (DESIGN §5.4).
+        contradicted_cap: authority cap of the target of an unresolved ``contradicts`` edge.
+        superseded_cap: authority cap of a page an active page supersedes (by edge, whatever
+            its own status says).
+        confidence_weight: how much confidence moves the score: the fused score is multiplied
+            by ``1 + confidence_weight * (confidence - 0.5)``; 0 leaves it out (DESIGN §5.5:
+            starts at 0, raised only where ``eval`` shows it helps).
+        date_weight: the date stage's weight (a time phrase in the query matched to page
+            dates; :mod:`vault_sync.date_stage` when present), 0 leaves it out.
+    """
+
+    lexical_depth: int = 50
+    graph_seeds: int = 10
+    graph_weight: float = 0.6
+    chain_decay: float = 0.5
+    edge_weights: Mapping[str, float] = field(default_factory=lambda: EDGE_WEIGHTS)
+    kind_authority: Mapping[str, float] = field(default_factory=lambda: KIND_AUTHORITY)
+    tag_authority: Mapping[str, float] = field(default_factory=lambda: TAG_AUTHORITY)
+    status_caps: Mapping[str, float] = field(default_factory=lambda: STATUS_CAPS)
+    authority_min: float = 0.55
+    authority_max: float = 1.5
+    contradicted_cap: float = 0.75
+    superseded_cap: float = 0.65
+    confidence_weight: float = 0.0
+    date_weight: float = 0.0
+
+    def edge_weight(self, edge_type: str, direction: str) -> float:
+        """The weight of an edge of ``edge_type`` walked in ``direction`` (``in``/``out``);
+        a type the table does not hold weighs as ``custom``."""
+        weights = self.edge_weights
+        key = f"{edge_type}.{direction}"
+        return weights.get(key, weights.get(f"custom.{direction}", 0.0))
+
+
+_TABLES = {"edge_weights", "kind_authority", "tag_authority", "status_caps"}
+_INTS = {"lexical_depth", "graph_seeds"}
+
+
+def read_ranking(table: Any, where: str) -> RankingSettings:
+    """The settings of a ``[ranking]`` table: each key overrides its default; a table key
+    (``[ranking.edge_weights]``, ...) overrides only the entries it names.
+
+    Args:
+        table: the parsed TOML table (a dict).
+        where: the file, for messages.
+
+    Raises:
+        ConfigError: an unknown key, a value of the wrong type, a negative number, an
+            integer setting below 1, or ``authority_min`` above ``authority_max`` (the
+            message names the file and key).
+    """
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: key 'ranking' must be a table")
+    defaults = RankingSettings()
+    known = {f.name for f in fields(RankingSettings)}
+    changes: dict[str, Any] = {}
+    for key, value in table.items():
+        if key not in known:
+            raise ConfigError(f"{where}: unknown key 'ranking.{key}'; known: {sorted(known)}")
+        if key in _TABLES:
+            changes[key] = _weights(getattr(defaults, key), value, f"ranking.{key}", where)
+        else:
+            changes[key] = _number(value, f"ranking.{key}", where, integer=key in _INTS)
+    settings = replace(defaults, **changes)
+    if settings.authority_min > settings.authority_max:
+        raise ConfigError(f"{where}: ranking.authority_min is above ranking.authority_max")
+    return settings
+
+
+def _number(value: Any, key: str, where: str, *, integer: bool = False) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ConfigError(f"{where}: key {key!r} must be a number, got {type(value).__name__}")
+    if integer and (not isinstance(value, int) or value < 1):
+        raise ConfigError(f"{where}: key {key!r} must be a whole number of at least 1")
+    if value < 0:
+        raise ConfigError(f"{where}: key {key!r} must not be negative")
+    return value if integer else float(value)
+
+
+def _weights(base: Mapping[str, float], value: Any, key: str, where: str) -> Mapping[str, float]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: key {key!r} must be a table")
+    out = dict(base)
+    for name, weight in value.items():
+        out[str(name)] = _number(weight, f"{key}.{name}", where)
+    return MappingProxyType(out)
