@@ -6,6 +6,7 @@ import functools
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -39,6 +40,20 @@ def write_pages(root: Path, pages: dict[str, str]) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     return root
+
+
+def sidecar_rows(vault: Path, query: str) -> list[tuple[object, ...]]:
+    """The rows of ``query`` on the vault's active sidecar (read as it is: no repair)."""
+    from vault_sync import layout
+    from vault_sync.config import load_config
+
+    folder = layout.active_set(load_config(vault).store_path)
+    assert folder is not None
+    db = sqlite3.connect(layout.sidecar_file(folder))
+    try:
+        return list(db.execute(query))
+    finally:
+        db.close()
 
 
 @pytest.fixture

@@ -5,28 +5,17 @@ that cannot be read when its batch is applied."""
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from vault_sync import layout
 from vault_sync.config import load_config
 from vault_sync.engine import run_sync
 from vault_sync.vault import scan
 
+from .conftest import sidecar_rows as _rows
 from .conftest import write_pages
 
 MakeVault = Callable[..., Path]
-
-
-def _rows(vault: Path, query: str) -> list[tuple[object, ...]]:
-    folder = layout.active_set(load_config(vault).store_path)
-    assert folder is not None
-    db = sqlite3.connect(layout.sidecar_file(folder))
-    try:
-        return list(db.execute(query))
-    finally:
-        db.close()
 
 
 def _failing_on(name: str) -> Callable[[str | os.PathLike[str]], object]:

@@ -85,7 +85,7 @@ def _write_html(result: Any, path: Path) -> None:
 
 @click.group("eval")
 def eval_group() -> None:
-    """Measure retrieval: LoCoMo, LongMemEval, or your own known-answer queries."""
+    """Measure retrieval: LoCoMo, LongMemEval, typed memory, or your own known-answer queries."""
 
 
 @eval_group.command()
@@ -131,6 +131,47 @@ def longmemeval(
     from vault_sync.eval_longmemeval import load_longmemeval
 
     _run(load_longmemeval(path, roles=roles), split, ablate, as_json, html_file)
+
+
+@eval_group.command()
+@click.option(
+    "--seed-dev",
+    type=int,
+    default=None,
+    help="Seed of the dev vaults (default 101).",
+)
+@click.option(
+    "--seed-test",
+    type=int,
+    default=None,
+    help="Seed of the test vaults (default 202); must differ from the dev seed.",
+)
+@click.option(
+    "--vaults",
+    type=click.IntRange(min=1),
+    default=4,
+    show_default=True,
+    help="Vaults per split (each about 140 pages and 25 questions).",
+)
+@_common
+def typed(
+    seed_dev: int | None,
+    seed_test: int | None,
+    vaults: int,
+    split: str,
+    ablate: str,
+    as_json: bool,
+    html_file: Path | None,
+) -> None:
+    """Generated vaults of typed agent memory: fixes, causes, supersession, contradictions."""
+    from vault_sync.eval_typed import load_typed
+    from vault_sync.eval_typed_pages import DEV_SEED, TEST_SEED
+
+    seeds = {"seed_dev": DEV_SEED if seed_dev is None else seed_dev,
+             "seed_test": TEST_SEED if seed_test is None else seed_test}  # fmt: skip
+    if seeds["seed_dev"] == seeds["seed_test"]:
+        raise click.BadParameter("the dev and test seeds must differ", param_hint="--seed-test")
+    _run(load_typed(vaults=vaults, **seeds), split, ablate, as_json, html_file)
 
 
 @eval_group.command()

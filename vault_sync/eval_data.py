@@ -20,6 +20,9 @@ from vault_sync.errors import EvalDataError
 #: The splits a question can be on; ``all`` selects both.
 SPLITS = ("dev", "test")
 
+#: A frontmatter value of an :class:`EvalPage`: JSON, which is also valid YAML (flow style).
+JsonValue = str | int | float | bool | None | list["JsonValue"] | dict[str, "JsonValue"]
+
 
 @dataclass(frozen=True)
 class Question:
@@ -50,20 +53,23 @@ class EvalPage:
 
     Attributes:
         path: vault-relative POSIX path ending in ``.md``.
-        front: frontmatter keys and scalar values, rendered as YAML in this order.
+        front: frontmatter keys and values, rendered as YAML in this order: a string, a
+            list (``["[[A]]", "[[B]]"]``: relations, tags) or a mapping (an evidence entry
+            ``{"kind": "session", "source": ID, "at": DATE}``), each written as JSON.
         body: the Markdown body.
         project: the page's project (also in ``front``), for scoping the baseline.
         id: the page id when it is not the path without ``.md`` (a frontmatter ``id``).
     """
 
     path: str
-    front: tuple[tuple[str, str], ...]
+    front: tuple[tuple[str, JsonValue], ...]
     body: str
     project: str | None = None
     id: str | None = None
 
     def render(self) -> str:
-        """The page file's text: a YAML frontmatter block (values JSON-quoted), then the body."""
+        """The page file's text: a YAML frontmatter block (values as JSON, one line each:
+        YAML reads a JSON list or object as a flow sequence or mapping), then the body."""
         lines = ["---", *(f"{key}: {json.dumps(value)}" for key, value in self.front), "---"]
         return "\n".join(lines) + "\n" + self.body
 
