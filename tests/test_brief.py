@@ -53,12 +53,13 @@ def test_example_vault_briefing_says_what_the_issue_asks(example: Path) -> None:
     assert "[[Idempotency key on every charge]] (rule, 3 evidence)" in standing
     assert "Retry policy v1" not in standing and "Retry policy v2" not in standing
     assert parts["Open contradictions"] == [
-        "- [[Retry policy v3]] contradicts [[Always retry five times]] (no such page yet)"
+        "- [[Retry policy v3]] contradicts [[Always retry five times]];"
+        " newer: [[Retry policy v3]] (2026-03-04)"
     ]
     assert parts["Known fixes for open bugs"][0] == (
         "- [[Bug PAY-231 retry storm in the payment worker]]: fixed by [[Retry policy v3]]"
     )
-    assert counts["Standing answers"] == {"shown": 8, "total": 8}
+    assert counts["Standing answers"] == {"shown": 9, "total": 9}
     assert text.endswith(" (or the `query` tool of the vault-sync MCP server)\n")
 
 
