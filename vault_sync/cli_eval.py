@@ -167,11 +167,12 @@ def typed(
     from vault_sync.eval_typed import load_typed
     from vault_sync.eval_typed_pages import DEV_SEED, TEST_SEED
 
-    seeds = {"seed_dev": DEV_SEED if seed_dev is None else seed_dev,
-             "seed_test": TEST_SEED if seed_test is None else seed_test}  # fmt: skip
-    if seeds["seed_dev"] == seeds["seed_test"]:
+    dev = DEV_SEED if seed_dev is None else seed_dev
+    test = TEST_SEED if seed_test is None else seed_test
+    if dev == test:
         raise click.BadParameter("the dev and test seeds must differ", param_hint="--seed-test")
-    _run(load_typed(vaults=vaults, **seeds), split, ablate, as_json, html_file)
+    bench = load_typed(seed_dev=dev, seed_test=test, vaults=vaults)
+    _run(bench, split, ablate, as_json, html_file)
 
 
 @eval_group.command()

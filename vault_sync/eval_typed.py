@@ -82,18 +82,19 @@ def _phrase(
     return None
 
 
-def _typed(rng: random.Random, group: str, draft: Draft) -> tuple[str | None, Draft]:
-    """The wording of a typed question about ``draft`` and its gold page (itself)."""
+def _typed(rng: random.Random, group: str, draft: Draft) -> str | None:
+    """The wording of a typed question whose gold is ``draft``."""
     facts: dict[str, Any] = draft.facts
-    c = facts["c"]
+    templates: Sequence[str]
     if group in ("fix", "cause"):
-        templates = ASK_FIX if group == "fix" else ASK_CAUSE
-        return _phrase(rng, templates, facts["family"]["ask"], c, draft.title), draft
-    if group == "current":
-        return _phrase(rng, ASK_CURRENT, facts["topic"]["ask"], c, draft.title), draft
-    if group == "successor":
-        return _phrase(rng, ASK_STILL, facts["topic"]["said"], c, draft.title), draft
-    return _phrase(rng, ASK_STILL, facts["rule"]["said"], c, draft.title), draft
+        templates, fills = (ASK_FIX if group == "fix" else ASK_CAUSE), facts["family"]["ask"]
+    elif group == "current":
+        templates, fills = ASK_CURRENT, facts["topic"]["ask"]
+    elif group == "successor":
+        templates, fills = ASK_STILL, facts["topic"]["said"]
+    else:
+        templates, fills = ASK_STILL, facts["rule"]["said"]
+    return _phrase(rng, templates, fills, facts["c"], draft.title)
 
 
 def _control(rng: random.Random, draft: Draft) -> str | None:
@@ -135,17 +136,14 @@ def ask_vault(vault: TypedVault, split: str) -> tuple[list[Question], int]:
     dropped = 0
     for group, count in PER_VAULT:
         for n, draft in enumerate(candidates[group][:count]):
-            if group == "control":
-                text, gold = _control(rng, draft), draft
-            else:
-                text, gold = _typed(rng, group, draft)
+            text = _control(rng, draft) if group == "control" else _typed(rng, group, draft)
             if text is None:
                 dropped += 1
                 continue
             groups = ("all", "control") if group == "control" else ("all", "typed", group)
             qid = f"{vault.name}/{group}-{n}"
             now = vault.today.isoformat()
-            questions.append(Question(qid, text, frozenset({gold.path}), groups, split, now=now))
+            questions.append(Question(qid, text, frozenset({draft.path}), groups, split, now=now))
     return questions, dropped
 
 
