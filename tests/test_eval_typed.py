@@ -148,6 +148,7 @@ def test_eval_typed_cli_runs_one_vault(tmp_path: Path) -> None:
     groups = {"all", "typed", "fix", "cause", "current", "successor", "contradiction", "control"}
     assert set(out["table"]) == groups
     assert out["table"]["control"]["default"]["n"] == 5
+    assert out["notes"] == ["seeds: dev 101, test 202; 1 vault per split"]
     same = run_cli("eval", "typed", "--seed-dev", "7", "--seed-test", "7", cwd=tmp_path)
     assert same.code == 2 and "seeds must differ" in same.err
 

@@ -173,5 +173,6 @@ def load_typed(
             if dropped:
                 reason = "no wording without the gold title's words"
                 bench.skipped[reason] = bench.skipped.get(reason, 0) + dropped
-    bench.notes.append(f"seeds: dev {seed_dev}, test {seed_test}; {vaults} vaults per split")
+    per = f"{vaults} vault{'s' if vaults != 1 else ''} per split"
+    bench.notes.append(f"seeds: dev {seed_dev}, test {seed_test}; {per}")
     return bench
