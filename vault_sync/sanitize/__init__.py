@@ -87,6 +87,27 @@ def _with_rendered(
     return tuple(sorted(out, key=lambda f: f.start))
 
 
+def _redact_spans(name: str, found: list[Finding]) -> str:
+    """``name`` with the union of ``found`` (findings of any of its parts, at offsets in the
+    name: :meth:`Scrubber.scrub_names`) redacted: each run of overlapping findings is one
+    token, labelled as the first (longest at its start). A secret found only in one glued
+    part stays redacted beside one found only in another, or in the whole name (issue 14)."""
+    merged: list[Finding] = []
+    for f in sorted(found, key=lambda f: (f.start, -f.end)):
+        if merged and f.start < merged[-1].end:
+            last = merged[-1]
+            merged[-1] = Finding(last.label, last.start, max(last.end, f.end))
+        else:
+            merged.append(f)
+    parts: list[str] = []
+    pos = 0
+    for f in merged:
+        parts += [name[pos : f.start], f"[REDACTED:{f.label}]"]
+        pos = f.end
+    parts.append(name[pos:])
+    return "".join(parts)
+
+
 def line_of(text: str, offset: int) -> int:
     """Return the 1-based line of ``offset`` in ``text`` (for mapping findings to file lines)."""
     return text.count("\n", 0, max(0, offset)) + 1
@@ -170,14 +191,15 @@ class Scrubber:
         starts = [0]
         for i, at in variants:
             starts.append(starts[-1] + len(names[i]) - at + 1)
-        found: dict[str, str] = {}
+        by_name: dict[str, list[Finding]] = {}  # from all of a name's parts, at name offsets
         for f in findings:
-            i, at = variants[bisect.bisect_right(starts, f.start) - 1]
-            name = names[i]
-            whole = self.scrub(name)[0]
-            if name not in found or found[name] == name:
-                found[name] = whole if whole != name else name[:at] + self.scrub(name[at:])[0]
-        return found
+            k = bisect.bisect_right(starts, f.start) - 1
+            i, at = variants[k]
+            shift = at - starts[k]
+            by_name.setdefault(names[i], []).append(
+                Finding(f.label, f.start + shift, f.end + shift)
+            )
+        return {name: _redact_spans(name, found) for name, found in by_name.items()}
 
     def _candidates(self, text: str) -> list[Candidate]:
         """Every rule match whose checks pass, before overlaps are resolved."""

@@ -15,13 +15,42 @@ from vault_sync.placeholders import placeholder as _placeholder
 from vault_sync.placeholders import random_looking as _random_looking
 from vault_sync.sanitize.rule import Rule, Span, group
 
-#: A credential value in an assignment: "double-quoted", 'single-quoted' or bare.
 #: A credential value: "double-quoted", 'single-quoted' or bare (a bare value may hold quotes
-#: after its first character: YAML `token: ab"cd`), taken whole however long (4096: a line).
+#: after its first character: YAML `token: ab"cd`). The pattern reads at most
+#: :data:`_VALUE_CAP` characters of it (bounded repeats keep each attempt linear); a value
+#: that reaches the cap is redacted on to its real end (:func:`_value_end`).
 _VALUE = (
-    r"(?:\"([^\"\r\n]{1,4096}+)\"|'([^'\r\n]{1,4096}+)'"
+    r"(?:\"([^\"\r\n]{1,4096}+)(?:\"|(?=[^\"\r\n]))|'([^'\r\n]{1,4096}+)(?:'|(?=[^'\r\n]))"
     r"|([^\s\"'`,;<>\[\]{}()][^\s`,;<>\[\]{}()]{0,4095}+))"
 )
+_VALUE_CAP = 4096
+#: The rest of a value cut at the cap: of a bare one, of a "double-" or 'single-quoted' one.
+_REST = {
+    "": re.compile(r"[^\s`,;<>\[\]{}()]*+"),
+    '"': re.compile(r'[^"\r\n]*+'),
+    "'": re.compile(r"[^'\r\n]*+"),
+}
+
+
+def _value_end(text: str, m: re.Match[str], index: int, quote: str) -> int:
+    """Where the value in group ``index`` ends (``quote``: ``'"'``, ``"'"`` or ``""`` for a
+    bare value): the group's end, or for a value of :data:`_VALUE_CAP` characters the end of
+    the rest of it, so a longer secret is redacted whole, never cut (issue 14)."""
+    end = m.end(index)
+    if end - m.start(index) < _VALUE_CAP:
+        return end
+    return _REST[quote].match(text, end).end()  # type: ignore[union-attr]
+
+
+def _code_after(text: str, m: re.Match[str], index: int) -> bool:
+    """A bare value that ended by itself before ``(`` or ``[``: code (``get_token()``,
+    ``os.environ["X"]``), not a value. A value cut at the cap did not end there."""
+    end = m.end()
+    if end >= len(text) or end - m.start(index) >= _VALUE_CAP:
+        return False
+    return text[end] in "(["
+
+
 #: name ends with KEY/TOKEN/SECRET/PASSWORD/...; then an assignment operator of any common
 #: syntax (`=`, `:`, `:=`, `=>`, `?=`, `||=`, `.=`, `<-`), or spaces after a `--flag`.
 _ASSIGN = (
@@ -77,7 +106,7 @@ def _assignment_span(text: str, m: re.Match[str]) -> Span | None:
     quoted = index in (3, 4)
     if m.group(2) is not None and not prefix.startswith("-"):
         return None  # `token value` is prose; `--token value` is a command line
-    if not quoted and m.end() < len(text) and text[m.end()] in "([.":
+    if not quoted and _code_after(text, m, index):
         return None  # os.environ["X"], get_token(): code, not a value
     if lower == "pwd" and not prefix and (value[:1] in "$%~" or any(c in value for c in "/\\")):
         return None  # PWD=/home/me/src, PWD=$HOME: the shell's working folder, not a password
@@ -92,7 +121,8 @@ def _assignment_span(text: str, m: re.Match[str]) -> Span | None:
         ok = len(value) >= 4 and not _placeholder(value)
     else:
         ok = _random_looking(value)
-    return m.span(index) if ok else None
+    quote = {3: '"', 4: "'"}.get(index, "")
+    return (m.start(index), _value_end(text, m, index, quote)) if ok else None
 
 
 _API_KEY = (
@@ -109,9 +139,11 @@ def _api_key_span(text: str, m: re.Match[str]) -> Span | None:
         return None
     index = m.lastindex or 0
     value = m.group(index)
-    if index == 4 and m.end() < len(text) and text[m.end()] in "([.":
+    if index == 4 and _code_after(text, m, index):
         return None
-    return m.span(index) if _random_looking(value) else None
+    if not _random_looking(value):
+        return None
+    return m.start(index), _value_end(text, m, index, {2: '"', 3: "'"}.get(index, ""))
 
 
 def _user_password_span(text: str, m: re.Match[str]) -> Span | None:
