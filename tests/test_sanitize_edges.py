@@ -1,0 +1,254 @@
+"""The scrubber's gates and look-back edges, exactly (issue 14's second mutation-testing run
+of sanitize/): the name gates of the name-keyed rules, the look-backs of ``after_token``,
+``_yaml_key`` and ``_path_span`` at the very start of a text (every field is scrubbed on its
+own, so a text start is common), values longer than the pattern's cap, file names with a
+secret in each of two glued parts, and findings of the rendered view beside raw ones.
+
+Every secret here is generated (never a real key): ``R`` is random-looking, ``G`` / ``L1`` /
+``L2`` have the GitHub / GitLab token shapes, ``B`` is base64 of ``secretpassword``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import logging
+
+import pytest
+
+from vault_sync.linear_regex import compile_linear
+from vault_sync.sanitize import Finding, Scrubber, scrub
+from vault_sync.sanitize.overlaps import Candidate, resolve
+from vault_sync.sanitize.rendered import rendered_view
+
+R = "q8Zx3Lm9Tv2Kp7Wr"
+G = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+A = "AKIA" + "QWERTYUIOPASDFGH"
+L1 = "glpat-" + "aB3dE5fG7hJ9kL1mN3pQ"
+L2 = "glpat-" + "zY8xW6vU4tS2rQ0pO9nM"
+B = "c2VjcmV0cGFzc3dvcmQ="
+GK = "AIza" + "Sy3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA"
+T = "[REDACTED:github_token]"
+K8S = "[REDACTED:kubernetes_secret]"
+
+
+def generated(n: int) -> str:
+    """``n`` random-looking letters and digits (sha256 chained from a fixed seed)."""
+    out, seed = "", b"vault-sync"
+    while len(out) < n:
+        seed = hashlib.sha256(seed).digest()
+        out += base64.b64encode(seed).decode().translate({ord(c): None for c in "+/="})
+    return out[:n]
+
+
+EXACT = [
+    # after_token: a key-file name glued to one of our tokens stays (idempotence), wherever
+    # the token sits (at the text start; with another token after it, or two tokens before)
+    ("[REDACTED:aws_key].pgpass", "[REDACTED:aws_key].pgpass"),
+    ("[REDACTED:openai_key].pgpass and [REDACTED:aws_key]", None),
+    ("[REDACTED:aws_key][REDACTED:aws_key].pgpass", None),
+    # ... but a `]` that ends no token is only punctuation
+    ("[REDACTED:aws_key] a].pgpass", "[REDACTED:aws_key] a][REDACTED:credential_path]"),
+    # _path_span: a path from the text's first character, and every character but a
+    # separator belongs to the path
+    ("/id_rsa", "[REDACTED:credential_path]"),
+    ("~/Xdir/a.pem", "[REDACTED:credential_path]"),
+    # _yaml_key: `data:` begins its line after blanks or a list dash, at the text start too,
+    # in a text that does not end with a newline, and nothing else counts as indentation
+    (f"  data:\n    db-conn: {B}\nkind: Secret\n", f"  data:\n{K8S}\nkind: Secret\n"),
+    (f"data:\n  db-conn: {B}\nkind: Secret", f"data:\n{K8S}\nkind: Secret"),
+    (f"data:\n  db-conn: {B}\nkind: Secret # a-", f"data:\n{K8S}\nkind: Secret # a-"),
+    (f"- data:\n  db-conn: {B}\nkind: Secret  ", f"- data:\n{K8S}\nkind: Secret  "),
+    (f"kind: Secret\n- data:\n  db-conn: {B}\n", f"kind: Secret\n- data:\n{K8S}\n"),
+    (f"kind: Secret\n - data:\n  db-conn: {B}\n", f"kind: Secret\n - data:\n{K8S}\n"),
+    (f"kind: Secret\nX data:\n  db-conn: {B}\n", None),
+    (f"kind: Secret\nX- data:\n  db-conn: {B}\n", None),
+    # ... after at most 32 blanks (the look-back's bound)
+    (f"kind: Secret\n{' ' * 32}data:\n  db-conn: {B}\n", f"kind: Secret\n{' ' * 32}data:\n{K8S}\n"),
+    (f"kind: Secret\n{' ' * 33}data:\n  db-conn: {B}\n", None),
+    # _assignment_name: public names stay, camelCase names are names, API names are api_key
+    (f"public_key: {R}", None),
+    (f"AWSKey: {R}", "AWSKey: [REDACTED:env_secret]"),
+    ("dbPwd = k9#mQ2zX", "dbPwd = [REDACTED:env_secret]"),
+    ("dbPWD = k9#mQ2zX", "dbPWD = [REDACTED:env_secret]"),
+    (f"API_TOKEN={R}", "API_TOKEN=[REDACTED:api_key]"),
+    (f"APIX_TOKEN={R}", "APIX_TOKEN=[REDACTED:env_secret]"),
+    # _assignment_span: a quoted password is one whatever its letters; a value before `(`
+    # or `[` is code unless quoted; `--token value` is a command line; PWD is a folder only
+    # when its value says so
+    ('password: "correcthorse"', 'password: "[REDACTED:env_secret]"'),
+    ("password: 'correcthorse'", "password: '[REDACTED:env_secret]'"),
+    (f'TOKEN="{R}".', 'TOKEN="[REDACTED:env_secret]".'),
+    ("SECRET_TOKEN=load_token()", None),
+    (f"run --token {R}", "run --token [REDACTED:env_secret]"),
+    ("PWD=~build", None),
+    ("PWD=Xk9#mQ2z", "PWD=[REDACTED:env_secret]"),
+    ("PWD=k9X#mQ2z", "PWD=[REDACTED:env_secret]"),
+    # _api_key_span: glued to a word only in camelCase; a quoted value before `.` is a value,
+    # a bare one before `(` is code
+    (f"xapi_key = {R}", None),
+    (f"-xapi_key = {R}", None),
+    (f"a api_key = {R}", "a api_key = [REDACTED:api_key]"),
+    (f'myApiKey = "{R}"', 'myApiKey = "[REDACTED:api_key]"'),
+    (f'the apiKey = "{R}".', 'the apiKey = "[REDACTED:api_key]".'),
+    ("api_key = loadKeyV2(cfg)", None),
+    # a bounded vendor match is refused before one of our tokens only (not its look-alike)
+    (f"{GK}[REDACTED:", "[REDACTED:google_api_key][REDACTED:"),
+    (f"{GK}[REDACTED:aws_key]", None),
+    # bearer tokens: random-looking, or 20+ characters that are not all letters
+    ("Bearer 83920174659203847561", "Bearer [REDACTED:bearer_token]"),
+    ("Bearer 8392017465920384756", None),
+    ("the Bearer some-word here", None),
+    ("Bearer thisisjustaverylongword", None),
+    # curl -u: a password of 4 characters is one; a $VARIABLE is not
+    ("curl -u admin:k9#m https://h", "curl -u [REDACTED:cli_credentials] https://h"),
+    ("curl -u admin:k9# https://h", None),
+    ("curl -u admin:$k9mQ2zX https://h", None),
+    # a manifest's block in the second document of three: the document's own kind counts
+    (
+        f"a: 1\n---\nkind: Secret\ndata:\n  db: {B}\n---\nother\n",
+        f"a: 1\n---\nkind: Secret\ndata:\n{K8S}\n---\nother\n",
+    ),
+    (f"kind: Secret\n---\ndata:\n  db: {B}\n---\nother\n", None),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), EXACT)
+def test_gates_and_look_backs_exactly(text: str, expected: str | None) -> None:
+    out = text if expected is None else expected
+    assert scrub(text)[0] == out
+    assert scrub(out)[0] == out  # idempotent
+
+
+@pytest.mark.parametrize("quote", ["", '"', "'"])
+@pytest.mark.parametrize("tail", ["", ".tail", "Xtail", "(x)", "[0]"])
+def test_a_value_longer_than_the_patterns_cap_is_redacted_whole(quote: str, tail: str) -> None:
+    """The name-keyed value pattern reads 4096 characters; a longer secret was cut there (the
+    rest left in clear) or, with `.`, `(` or `[` at the cut, or quoted, left whole."""
+    value = generated(5000)
+    closing = quote + tail if quote else tail
+    if tail[:1] in ".X" and tail and not quote:  # a bare value takes `.tail` as its own
+        for name, label in (("MY_TOKEN=", "env_secret"), ("apiKey: ", "api_key")):
+            assert scrub(f"{name}{value}{tail}")[0] == f"{name}[REDACTED:{label}]"
+        return
+    for name, label in (("MY_TOKEN=", "env_secret"), ("apiKey: ", "api_key")):
+        text = f"{name}{quote}{value}{closing}"
+        assert scrub(text)[0] == f"{name}{quote}[REDACTED:{label}]{closing}"
+
+
+def test_a_value_of_exactly_the_cap_and_a_cut_code_call() -> None:
+    value = generated(4096)
+    assert scrub(f"MY_TOKEN={value}(x)")[0] == "MY_TOKEN=[REDACTED:env_secret](x)"
+    assert scrub(f"MY_TOKEN={generated(4095)}(x)")[0] == f"MY_TOKEN={generated(4095)}(x)"
+    # an unclosed quote past the cap: the value runs to the end of its line
+    assert scrub(f'MY_TOKEN="{value}abc\nnext')[0] == 'MY_TOKEN="[REDACTED:env_secret]\nnext'
+
+
+# -- file names --------------------------------------------------------------------------------
+
+
+def test_a_file_name_keeps_every_secret_redacted_whichever_part_finds_it() -> None:
+    names = [f"a_{L1} b_{L2}.md", f"n/a_{L1} {L2}.md", f"{G}.md", "b.md", f"x_{L1}"]
+    L = "[REDACTED:gitlab_token]"
+    assert Scrubber().scrub_names(names) == {
+        f"a_{L1} b_{L2}.md": f"a_{L} b_{L}",  # the token's charset takes `.md`
+        f"n/a_{L1} {L2}.md": f"n/a_{L} {L}",
+        f"{G}.md": f"{T}.md",
+        f"x_{L1}": f"x_{L}",
+    }
+    # the first name's secret at offset 0, then clean names after it
+    assert Scrubber().scrub_names([f"{G}.md", "b.md", "c-d.md"]) == {f"{G}.md": f"{T}.md"}
+    assert Scrubber().scrub_names(["a.md", "b-c.md", f"{G}.md"]) == {f"{G}.md": f"{T}.md"}
+
+
+def test_a_folder_is_not_split_at_its_glue() -> None:
+    """Only the file name's glued parts are scrubbed on their own: a folder's name is a name
+    of its own in the scan (its parts are found there)."""
+    assert Scrubber().scrub_names([f"x_{L1}/b.md"]) == {}
+    assert Scrubber().scrub_names([f"x-y/z_{L1}"]) == {
+        f"x-y/z_{L1}": "x-y/z_[REDACTED:gitlab_token]"
+    }
+
+
+# -- the rendered view beside raw findings -----------------------------------------------------
+
+
+def test_rendered_findings_keep_their_place_among_raw_ones() -> None:
+    escaped = G.replace("_", "\\_")  # ghp\_…: rendered as ghp_…
+    assert scrub(f"{escaped} then {A}")[0] == f"{T} then [REDACTED:aws_key]"
+    assert scrub(f"{A} then {escaped}")[0] == f"[REDACTED:aws_key] then {T}"
+    assert scrub(f"{A} {A} then {escaped}")[0] == f"[REDACTED:aws_key] [REDACTED:aws_key] then {T}"
+    # a raw finding and the view's finding of the same value: one token
+    value = R[:4] + "\\_" + R[4:]
+    assert scrub(f"{A} MY_TOKEN={value}")[0] == "[REDACTED:aws_key] MY_TOKEN=[REDACTED:env_secret]"
+    assert scrub(f"{A} {A} MY_TOKEN={value}")[0] == (
+        "[REDACTED:aws_key] [REDACTED:aws_key] MY_TOKEN=[REDACTED:env_secret]"
+    )
+
+
+def test_the_view_is_made_only_where_a_form_sits_inside_a_would_be_token() -> None:
+    assert rendered_view("see \\_x and &amp;y, a\\_b") is not None
+    assert rendered_view("see \\_x and &amp;y, a \\_b") is None
+
+
+def test_an_allowed_token_stays_when_written_escaped() -> None:
+    escaped = G.replace("_", "\\_")
+    assert scrub(escaped, allow=[G]) == (escaped, ())
+    assert scrub(escaped)[0] == T
+
+
+# -- precedence: a candidate apart from every winner is kept whole ------------------------------
+
+
+def cand(rank: int, start: int, end: int, label: str) -> Candidate:
+    return Candidate(rank, start, end, label, (start, end))
+
+
+def test_a_candidate_apart_from_the_winners_keeps_its_punctuation() -> None:
+    text = "abcd" + "xxxxxx" + "--ab--" + "yyyy" + "zzzzzzzzzz"  # 0-4 | 4-10 | 10-16 | 16-20
+    assert resolve(text, [cand(1, 0, 4, "w"), cand(5, 10, 16, "l")]) == (
+        Finding("w", 0, 4),
+        Finding("l", 10, 16),
+    )
+    assert resolve(text, [cand(1, 20, 30, "w"), cand(5, 10, 16, "l")]) == (
+        Finding("l", 10, 16),
+        Finding("w", 20, 30),
+    )
+
+
+def test_a_losers_pieces_end_where_it_ends_and_trim_odd_punctuation() -> None:
+    text = "abcdefghijklmnopqrstuvwxyz"
+    assert resolve(text, [cand(1, 0, 4, "w"), cand(1, 20, 24, "v"), cand(5, 0, 10, "l")]) == (
+        Finding("w", 0, 4),
+        Finding("l", 4, 10),
+        Finding("v", 20, 24),
+    )
+    assert resolve("wwww.xy", [cand(1, 0, 4, "w"), cand(5, 0, 7, "l")]) == (
+        Finding("w", 0, 4),
+        Finding("l", 5, 7),
+    )
+    # a piece of punctuation only, at the very end of the text: nothing
+    assert resolve("ab--", [cand(1, 0, 2, "w"), cand(5, 0, 4, "l")]) == (Finding("w", 0, 2),)
+
+
+# -- custom patterns ---------------------------------------------------------------------------
+
+
+def test_a_custom_pattern_redacts_its_matches_and_never_an_empty_one() -> None:
+    assert scrub("abc", extra_patterns=["x*"]) == ("abc", ())
+    assert scrub("k=abc1", extra_patterns=["abc[0-9]"]) == (
+        "k=[REDACTED:custom]",
+        (Finding("custom", 2, 6),),
+    )
+
+
+def test_an_invalid_custom_pattern_is_skipped_with_a_warning_naming_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with pytest.raises(ValueError) as refused:
+        compile_linear("(")
+    with caplog.at_level(logging.WARNING, logger="vault_sync.sanitize"):
+        assert Scrubber(extra_patterns=["("]).scrub(A)[0] == "[REDACTED:aws_key]"
+    assert [r.getMessage() for r in caplog.records] == [
+        f"sanitize: skipping invalid pattern '(': {refused.value}"
+    ]
