@@ -73,7 +73,7 @@ class Config:
             (``decision = "adr"``) or project (``"project:payments" = "payments"``, which wins);
             unmapped kinds go to the kind's plural (:func:`vault_sync.remember.folder_for`).
         ranking: ``[ranking]``: the ranking pipeline's constants
-            (:class:`vault_sync.ranking_settings.RankingSettings`; docs/ranking.md).
+            (:class:`vault_sync.ranking_settings.RankingSettings`; docs/eval.md, "Ranking stages").
     """
 
     vault: Path

@@ -1,5 +1,5 @@
 """Every constant of the ranking pipeline, named, with its default and its source; each is
-settable under ``[ranking]`` in ``vault-sync.toml`` (issue 10, item 1; docs/ranking.md).
+settable under ``[ranking]`` in ``vault-sync.toml`` (issue 10, item 1; docs/eval.md).
 
 Layer 0 (STYLE.md): a plain value and its reader, imported by the config (which reads the
 table) and by the pipeline (:mod:`vault_sync.ranking`, which reads the value). The defaults
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from types import MappingProxyType
 from typing import Any
 
 from vault_sync.errors import ConfigError
@@ -21,7 +20,7 @@ from vault_sync.errors import ConfigError
 #: rule), ``out`` a page a top hit links to. DESIGN §5.2: ``fixes`` / ``causes`` highest,
 #: typed edges above ``references`` and ``embeds``; the direction that answers "what is the
 #: current answer to this" weighs most. Chosen on ``eval typed`` dev (docs/eval.md).
-EDGE_WEIGHTS: Mapping[str, float] = MappingProxyType(
+EDGE_WEIGHTS: Mapping[str, float] = dict(
     {
         "fixes.in": 0.9,
         "fixes.out": 0.5,
@@ -46,7 +45,7 @@ EDGE_WEIGHTS: Mapping[str, float] = MappingProxyType(
 
 #: Authority by kind (DESIGN §5.4: rule / decision / procedure up, session and note neutral
 #: or lower). A kind not listed weighs 1.
-KIND_AUTHORITY: Mapping[str, float] = MappingProxyType(
+KIND_AUTHORITY: Mapping[str, float] = dict(
     {
         "rule": 1.2,
         "decision": 1.2,
@@ -61,18 +60,20 @@ KIND_AUTHORITY: Mapping[str, float] = MappingProxyType(
 )
 
 #: Authority by tag (lower-cased, without ``#``): a page its owner marked as the reference.
-TAG_AUTHORITY: Mapping[str, float] = MappingProxyType({"canonical": 1.25})
+TAG_AUTHORITY: Mapping[str, float] = dict({"canonical": 1.25})
 
 #: Status caps on authority (DESIGN §5.4): a superseded page at most 0.65, an archived or
 #: historical one at most 0.80.
-STATUS_CAPS: Mapping[str, float] = MappingProxyType(
+STATUS_CAPS: Mapping[str, float] = dict(
     {"superseded": 0.65, "archived": 0.8, "historical": 0.8}
 )
 
 
 @dataclass(frozen=True)
 class RankingSettings:
-    """The ``[ranking]`` table; every field has a default (docs/ranking.md lists them).
+    """The ``[ranking]`` table; every field has a default (docs/eval.md, "Ranking stages").
+    Plain dicts, not mapping proxies: the configuration is pickled to sync's worker
+    processes.
 
     Attributes:
         lexical_depth: BM25 hits read before the later stages (pages).
@@ -98,10 +99,10 @@ class RankingSettings:
     graph_seeds: int = 10
     graph_weight: float = 0.6
     chain_decay: float = 0.5
-    edge_weights: Mapping[str, float] = field(default_factory=lambda: EDGE_WEIGHTS)
-    kind_authority: Mapping[str, float] = field(default_factory=lambda: KIND_AUTHORITY)
-    tag_authority: Mapping[str, float] = field(default_factory=lambda: TAG_AUTHORITY)
-    status_caps: Mapping[str, float] = field(default_factory=lambda: STATUS_CAPS)
+    edge_weights: Mapping[str, float] = field(default_factory=lambda: dict(EDGE_WEIGHTS))
+    kind_authority: Mapping[str, float] = field(default_factory=lambda: dict(KIND_AUTHORITY))
+    tag_authority: Mapping[str, float] = field(default_factory=lambda: dict(TAG_AUTHORITY))
+    status_caps: Mapping[str, float] = field(default_factory=lambda: dict(STATUS_CAPS))
     authority_min: float = 0.55
     authority_max: float = 1.5
     contradicted_cap: float = 0.75
@@ -168,4 +169,4 @@ def _weights(base: Mapping[str, float], value: Any, key: str, where: str) -> Map
     out = dict(base)
     for name, weight in value.items():
         out[str(name)] = _number(weight, f"{key}.{name}", where)
-    return MappingProxyType(out)
+    return out
