@@ -64,9 +64,7 @@ TAG_AUTHORITY: Mapping[str, float] = dict({"canonical": 1.25})
 
 #: Status caps on authority (DESIGN §5.4): a superseded page at most 0.65, an archived or
 #: historical one at most 0.80.
-STATUS_CAPS: Mapping[str, float] = dict(
-    {"superseded": 0.65, "archived": 0.8, "historical": 0.8}
-)
+STATUS_CAPS: Mapping[str, float] = dict({"superseded": 0.65, "archived": 0.8, "historical": 0.8})
 
 
 @dataclass(frozen=True)
