@@ -42,13 +42,18 @@ def test_every_command_has_help_and_a_docs_entry(cli: CLI) -> None:
         assert f"## `vault-sync {command}" in docs, command
 
 
+#: Retry storm's confidence on 2026-03-10: one session and one observation (weight 1.5, each
+#: session halving the doubt), its newest evidence 8 days old (half-life 180 days).
+CONFIDENCE = round((1 - 0.5**1.5) * 0.5 ** (8 / 180), 4)
+
+
 def test_query_json_shape_is_pinned(cli: CLI, vault: Path) -> None:
-    result = cli("--vault", str(vault), "query", "retry storm", "--json")
+    result = cli("--vault", str(vault), "query", "retry storm", "--json", "--now", "2026-03-10")
     assert result.code == 0, result.err
     data = result.json()
     assert list(data) == ["query", "hits"]
     keys = ["id", "path", "title", "kind", "project", "status", "tags", "score", "snippet",
-            "highlights"]  # fmt: skip
+            "highlights", "confidence"]  # fmt: skip
     assert [list(hit) for hit in data["hits"]] == [keys] * len(data["hits"])
     hit = data["hits"][0]
     assert isinstance(hit.pop("score"), float)
@@ -63,6 +68,7 @@ def test_query_json_shape_is_pinned(cli: CLI, vault: Path) -> None:
         # plain text (no `#`, no `[[...]]`), the matched words as offsets into it
         "snippet": "Retry storm The worker retried forever. See Queue backlog.",
         "highlights": [[0, 5], [6, 11], [23, 30]],
+        "confidence": CONFIDENCE,
     }
     assert "took_ms" not in data
     assert "took_ms" in cli("--vault", str(vault), "query", "x", "--json", "--timings").json()

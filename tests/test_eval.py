@@ -224,9 +224,11 @@ def test_eval_queries_on_example_vault(tmp_path: Path) -> None:
     assert out["pages"] == 28  # as sync finds them: drafts/ and templates/ are ignored
     groups = {"keyword", "question", "cjk", "fix", "cause", "current", "contradiction"}
     assert set(out["table"]) == {"all"} | {f"group {g}" for g in groups}
-    for group in ("keyword", "cjk"):  # found by their own words: the default finds them first
-        default = out["table"][f"group {group}"]["default"]
-        assert default["hit@5"] == 1.0 and default["MRR"] == 1.0
+    for group in ("keyword", "cjk"):  # found by their own words: in the default's top 5
+        assert out["table"][f"group {group}"]["default"]["hit@5"] == 1.0
+    # "retry storm" names the bug; its fix (a canonical decision, through `fixes`) comes first
+    assert out["table"]["group keyword"]["default"]["MRR"] == 0.9
+    assert out["table"]["group cjk"]["default"]["MRR"] == 1.0
     assert out["table"]["group cjk"]["plain-bm25"]["hit@10"] == 0.0  # en_stem: no CJK
     text = run_cli("--vault", str(vault), "eval", "queries", str(queries), "--split", "dev")
     assert text.code == 0 and "12 questions" in text.out and "questions/s" in text.out

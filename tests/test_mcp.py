@@ -132,7 +132,7 @@ def test_read_only_serves_no_write_tool_and_errors_are_one_line(vault: Path) -> 
     assert names == READ_TOOLS
     assert bad.is_error
     top = ok["hits"][0]["path"]
-    assert top == "payments/Bug PAY-231 retry storm in the payment worker.md"
+    assert top == "payments/Retry policy v3.md"  # the bug's fix, through its `fixes` edge
 
 
 def test_a_secret_typed_into_a_tool_never_comes_back(vault: Path) -> None:

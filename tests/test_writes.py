@@ -427,7 +427,11 @@ def test_remember_writes_a_new_page_found_by_the_next_query(vault: Path, cli: Cl
         "Set a zq9 timeout on every call.\n"
     )
     hits = cli("--vault", str(vault), "query", "zq9", "--json").json()["hits"]
-    assert [(h["path"], h["title"]) for h in hits] == [(page["path"], "Timeouts: always 5 s?")]
+    # the bug it fixes comes in through its `fixes` edge (the ranking's graph stream)
+    assert [(h["path"], h["title"]) for h in hits] == [
+        (page["path"], "Timeouts: always 5 s?"),
+        ("bugs/Bug A.md", "Bug A"),
+    ]
 
 
 @pytest.mark.parametrize("title", ["retry-policy", "RETRY_POLICY", "Retry  Policy", "retrypolicy"])

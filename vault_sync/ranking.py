@@ -72,6 +72,9 @@ STAGE_SWITCHES: dict[str, str] = {
 }
 #: Every switch ``search(switches=...)`` and ``eval --ablate`` know, by name.
 SWITCHES: dict[str, str] = {**LEXICAL_SWITCHES, **STAGE_SWITCHES}
+#: Untyped edges (DESIGN §2): they lift a page the lexical stream found, never bring in one
+#: it did not (a page that links to a hit, or that it links to, is no answer by itself).
+UNTYPED = frozenset({"references", "embeds"})
 #: Typed edges whose far ends the rules read (supersession and contradiction).
 RULE_TYPES = frozenset({"supersedes", "superseded_by", "contradicts"})
 #: How many times deeper the lexical stream reads when a filter the index cannot apply
@@ -272,6 +275,8 @@ def _graph(run: _Run) -> None:
         chain="chain" in run.plan.stages,
     )
     for path, hit in found.items():
+        if path not in run.candidates and hit.via.type in UNTYPED:
+            continue  # a plain link only lifts a page the words found; it brings none in
         run.candidates.setdefault(path, Candidate(path)).graph = hit
 
 
