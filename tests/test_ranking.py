@@ -88,3 +88,16 @@ def test_a_ranking_table_is_read_and_the_config_still_pickles(tmp_path: Path) ->
     assert config.ranking.edge_weight("fixes", "in") == 1.0
     assert config.ranking.edge_weight("causes", "in") == 0.8
     assert pickle.loads(pickle.dumps(config)) == config
+
+
+def test_pages_the_graph_brings_obey_the_filters_as_the_index_does(
+    make_vault: Callable[..., Path], cli: Cli
+) -> None:
+    bug = BUG.replace("kind: bug", "kind: bug\ntags: [ops]")
+    fix = FIX.replace("kind: decision", "kind: decision\ntags: [Ops/Retry]")
+    cause = "---\nkind: note\ncauses: \"[[Bug flood]]\"\n---\nA cron job at midnight.\n"
+    vault = make_vault({"Bug flood.md": bug, "Rate limit.md": fix, "Cron.md": cause})
+    query = "worker floods queue"
+    assert _paths(cli, vault, query) == ["Bug flood.md", "Rate limit.md", "Cron.md"]
+    assert _paths(cli, vault, query, "--tag", "#OPS") == ["Bug flood.md", "Rate limit.md"]
+    assert _paths(cli, vault, query, "--kind", "Bug") == ["Bug flood.md"]

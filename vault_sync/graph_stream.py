@@ -5,8 +5,8 @@ more hop along ``fixes`` / ``causes`` edges (never past depth 2).
 
 Layer 4 (STYLE.md), pure: the edges come in as ``(source, type, target_path)`` rows of
 resolved links only (:meth:`vault_sync.store.Sidecar.resolved_links_touching`), so a deleted
-or unresolved target never comes back through the graph; ``exists`` drops any edge whose far
-end the sidecar does not hold.
+or unresolved target never comes back through the graph (the pipeline drops, too, any page
+the sidecar does not hold).
 """
 
 from __future__ import annotations
@@ -63,7 +63,6 @@ def graph_scores(
     edges_of: EdgesOf,
     settings: RankingSettings,
     *,
-    exists: Callable[[str], bool],
     chain: bool = False,
 ) -> dict[str, GraphHit]:
     """Score the neighbours of ``seeds``.
@@ -72,7 +71,6 @@ def graph_scores(
         seeds: ``(path, normalised lexical score in [0, 1])``, best first.
         edges_of: resolved edges touching the given paths.
         settings: edge weights, ``chain_decay``.
-        exists: whether a path is a page in the sidecar.
         chain: also walk one more ``fixes`` / ``causes`` hop from pages reached by one.
 
     Returns:
@@ -85,7 +83,7 @@ def graph_scores(
 
     def offer(path: str, score: float, via: Via, rank: int) -> None:
         key = (-score, rank, via.type)
-        if score > 0 and exists(path) and (path not in found or key < found[path][0]):
+        if score > 0 and (path not in found or key < found[path][0]):
             found[path] = (key, GraphHit(round(score, 6), via))
 
     first = _steps(edges_of(list(strength)), set(strength))

@@ -35,7 +35,7 @@ import tantivy
 from vault_sync.authority import Authority, authority
 from vault_sync.errors import QuerySyntaxError
 from vault_sync.graph_stream import GraphHit, graph_scores
-from vault_sync.index import PageIndex, stored_text
+from vault_sync.index import PageIndex, stored_text, tag_ancestors
 from vault_sync.page_dates import day_of
 from vault_sync.page_facts import (
     PageFacts,
@@ -51,6 +51,7 @@ from vault_sync.ranking_settings import RankingSettings
 from vault_sync.retrieve import SWITCHES as LEXICAL_SWITCHES
 from vault_sync.retrieve import (
     Hit,
+    filter_terms,
     hit_of,
     lexical_explain,
     lexical_plans,
@@ -231,6 +232,7 @@ class _Run:
     facts: dict[str, PageFacts] = field(default_factory=dict)
     superseded: dict[str, str] = field(default_factory=dict)
     open_against: dict[str, list[str]] = field(default_factory=dict)
+    open_edges: dict[str, int] = field(default_factory=dict)
 
     def edges_of(self, paths: Iterable[str]) -> list[tuple[str, str, str]]:
         """Resolved links touching ``paths`` (read once per path)."""
@@ -271,7 +273,6 @@ def _graph(run: _Run) -> None:
         seeds[: settings.graph_seeds],
         run.edges_of,
         settings,
-        exists=lambda _path: True,  # pages without facts are dropped after reading them
         chain="chain" in run.plan.stages,
     )
     for path, hit in found.items():
@@ -298,12 +299,14 @@ def _read_facts(run: _Run) -> None:
             run.facts.get(source), run.facts.get(target), day, run.superseded
         ):
             run.open_against.setdefault(target, []).append(source)
-            run.open_against.setdefault(source, [])
+            for side in {source, target}:
+                run.open_edges[side] = run.open_edges.get(side, 0) + 1
 
 
 def _keep(run: _Run, candidate: Candidate) -> bool:
     """The filters: ``--status`` and ``--as-of`` for every page, and the exact filters for
-    pages the graph brought (the index applied them to the lexical stream)."""
+    pages the graph brought (the index applied them to the lexical stream, with the same
+    terms: :func:`vault_sync.retrieve.filter_terms`, a tag matching its nested tags)."""
     plan, facts = run.plan, run.facts[candidate.path]
     if plan.status is not None and facts.status != plan.status:
         return False
@@ -311,14 +314,14 @@ def _keep(run: _Run, candidate: Candidate) -> bool:
         return False
     if candidate.lexical_rank is not None:
         return True
-    if plan.kind is not None and facts.kind != plan.kind.lower():
+    terms = filter_terms(plan.kind, plan.project, plan.tag)
+    if "kind" in terms and facts.kind != terms["kind"]:
         return False
-    if plan.project is not None and facts.project != plan.project:
+    if "project" in terms and facts.project != terms["project"]:
         return False
-    if plan.tag is not None:
-        tag = plan.tag.lower().lstrip("#")
-        tags = [t.lower() for t in candidate.doc.get_all("tags")] if candidate.doc else []
-        return any(t == tag or t.startswith(tag + "/") for t in tags)
+    if "tag_filter" in terms:
+        tags = candidate.doc.get_all("tags") if candidate.doc is not None else []
+        return terms["tag_filter"] in {t.lower() for t in tag_ancestors(tags)}
     return True
 
 
@@ -340,8 +343,7 @@ def _score(run: _Run, candidate: Candidate) -> None:
             contradicted_by=run.open_against.get(candidate.path, []),
         )
         multiplier *= candidate.authority.multiplier
-    opened = len(run.open_against.get(candidate.path, []))
-    opened += sum(candidate.path in v for v in run.open_against.values())
+    opened = run.open_edges.get(candidate.path, 0)
     candidate.confidence = page_confidence(facts, plan.now, opened)
     if "confidence" in plan.stages:
         candidate.confidence_factor = 1 + settings.confidence_weight * (candidate.confidence - 0.5)

@@ -71,20 +71,29 @@ def _nothing_to_search(text: str, clauses: Clauses) -> QuerySyntaxError:
     return QuerySyntaxError(f"no searchable words in query: {text.strip()!r}")
 
 
+def filter_terms(kind: str | None, project: str | None, tag: str | None) -> dict[str, str]:
+    """``{index field: exact term}`` of the filters given: a tag as written in a page
+    (``#incident``) is the tag ``incident`` (lower-cased, as ``tag_filter`` holds it), and a
+    kind is one of the lower-case kind names (``Bug`` is ``bug``)."""
+    given = {"kind": kind, "project": project, "tag_filter": tag}
+    out = {name: value for name, value in given.items() if value is not None}
+    if "kind" in out:
+        out["kind"] = out["kind"].lower()
+    if "tag_filter" in out:
+        out["tag_filter"] = out["tag_filter"].lower().lstrip("#")
+    return out
+
+
 def _filters(
     kind: str | None, project: str | None, tag: str | None
 ) -> list[tuple[tantivy.Occur, tantivy.Query]]:
-    """The exact filters as required clauses that add nothing to the score."""
+    """The exact filters (:func:`filter_terms`) as required clauses that add nothing to the
+    score."""
     fields = schema()
     out = []
-    for name, value in (("kind", kind), ("project", project), ("tag_filter", tag)):
-        if value is not None:
-            # a tag as written in a page (`#incident`) is the tag `incident`, and a kind is
-            # one of the lower-case kind names (`Bug` is `bug`)
-            term = value.lower().lstrip("#") if name == "tag_filter" else value
-            term = term.lower() if name == "kind" else term
-            exact = tantivy.Query.term_query(fields, name, term)
-            out.append((tantivy.Occur.Must, tantivy.Query.const_score_query(exact, 0.0)))
+    for name, term in filter_terms(kind, project, tag).items():
+        exact = tantivy.Query.term_query(fields, name, term)
+        out.append((tantivy.Occur.Must, tantivy.Query.const_score_query(exact, 0.0)))
     return out
 
 

@@ -42,6 +42,7 @@ from vault_sync.index.schema import (
     register_analyzers,
     schema,
     stored_text,
+    tag_ancestors,
 )
 
 __all__ = [
@@ -74,5 +75,6 @@ __all__ = [
     "schema",
     "share_files",
     "stored_text",
+    "tag_ancestors",
     "verify_checksums",
 ]
