@@ -95,7 +95,7 @@ def test_pages_the_graph_brings_obey_the_filters_as_the_index_does(
 ) -> None:
     bug = BUG.replace("kind: bug", "kind: bug\ntags: [ops]")
     fix = FIX.replace("kind: decision", "kind: decision\ntags: [Ops/Retry]")
-    cause = "---\nkind: note\ncauses: \"[[Bug flood]]\"\n---\nA cron job at midnight.\n"
+    cause = '---\nkind: note\ncauses: "[[Bug flood]]"\n---\nA cron job at midnight.\n'
     vault = make_vault({"Bug flood.md": bug, "Rate limit.md": fix, "Cron.md": cause})
     query = "worker floods queue"
     assert _paths(cli, vault, query) == ["Bug flood.md", "Rate limit.md", "Cron.md"]
