@@ -6,7 +6,9 @@ A session page carries ``title``, ``kind: session``, ``project`` and ``date`` (I
 parsed from ``session_<N>_date_time`` such as ``1:56 pm on 8 May, 2023``); its body's first
 line is the date as written, then one ``Speaker: text`` paragraph per turn ending with the
 turn's block id (``^D1-3`` for ``D1:3``). Image captions are left out. With ``unit="turn"``
-each turn is its own page, with its session's date.
+each turn is its own page, with its session's date. A question's reference day (``query
+--now``, for "last year" and "in May") is its conversation's newest session day: LoCoMo asks
+its questions after the last session and gives them no date of their own.
 
 A question is skipped (and counted) when its evidence is empty or one of its ids does not
 name a turn as written (``"D8:6; D9:17"``, ``"D"``, ``"D:11:26"`` occur): no repair, unless
@@ -139,6 +141,7 @@ def load_locomo(path: Path, *, unit: str = "session", audited: bool = False) -> 
         pages, page_of = _pages(conv, file, unit)
         vault.pages += pages
         split = "dev" if c < DEV_CONVERSATIONS else "test"
+        now = max(str(dict(page.front)["date"]) for page in pages)[:10] if pages else None
         for q, item in enumerate(conv["qa"]):
             evidence = item.get("evidence")
             fix = fixes.get((c, q))
@@ -154,7 +157,7 @@ def load_locomo(path: Path, *, unit: str = "session", audited: bool = False) -> 
             groups = ("cat 1-5", f"cat {category}") + (("cat 1-4",) if category < 5 else ())
             qid = f"{conv['sample_id']}/q{q}"
             vault.questions.append(
-                Question(qid, str(item["question"]), gold, groups, split, conv["sample_id"])
+                Question(qid, str(item["question"]), gold, groups, split, conv["sample_id"], now)
             )
     if audited:
         bench.notes.append(f"audited: corrected evidence applied to {applied} questions")

@@ -60,6 +60,7 @@ from vault_sync.retrieve import (
 )
 from vault_sync.snippets import Snippet
 from vault_sync.store import Sidecar
+from vault_sync.time_phrases import TimeSpan, closeness, time_spans
 
 #: The pipeline's own switches for ``eval --ablate`` (each turns a stage off, or ``chain``
 #: on); with the lexical stream's (:data:`vault_sync.retrieve.SWITCHES`) in :data:`SWITCHES`.
@@ -69,6 +70,7 @@ STAGE_SWITCHES: dict[str, str] = {
     " no challenger-above-target rule",
     "no-supersession": "no successor-above-superseded rule and no cap by a supersedes edge",
     "no-confidence": "confidence leaves the score alone (confidence_weight 0)",
+    "no-dates": 'time phrases in the query ("two weeks ago", "in May 2023") leave page dates alone',
     "chain": "also walk a second fixes / causes hop (depth 2)",
 }
 #: Every switch ``search(switches=...)`` and ``eval --ablate`` know, by name.
@@ -100,6 +102,8 @@ class RankPlan:
         stages: the stages switched on (``graph``, ``authority``, ``supersession``,
             ``confidence``, ``dates``, ``chain``).
         settings: the ``[ranking]`` constants.
+        spans: the days the query's time phrases name (:func:`vault_sync.time_phrases.
+            time_spans`, counted back from ``now``); empty with the date stage off.
     """
 
     lexical: QueryPlan
@@ -113,6 +117,7 @@ class RankPlan:
     now: str
     stages: frozenset[str]
     settings: RankingSettings
+    spans: tuple[TimeSpan, ...] = ()
 
     @property
     def depth(self) -> int:
@@ -169,10 +174,12 @@ def build_plan(
     on -= {name.removeprefix("no-") for name in switches if name.startswith("no-")}
     if "chain" in switches:
         on.add("chain")
+    settings = settings or RankingSettings()
+    day = _day(now, "now") or datetime.date.today().isoformat()
+    spans = time_spans(text, day) if "dates" in on and settings.date_weight > 0 else []
     return RankPlan(
-        lexical, fallback, limit, kind, project, tag, status,
-        _day(as_of, "as_of"), _day(now, "now") or datetime.date.today().isoformat(),
-        frozenset(on), settings or RankingSettings(),
+        lexical, fallback, limit, kind, project, tag, status, _day(as_of, "as_of"), day,
+        frozenset(on), settings, tuple(spans),
     )  # fmt: skip
 
 
@@ -347,6 +354,9 @@ def _score(run: _Run, candidate: Candidate) -> None:
     candidate.confidence = page_confidence(facts, plan.now, opened)
     if "confidence" in plan.stages:
         candidate.confidence_factor = 1 + settings.confidence_weight * (candidate.confidence - 0.5)
+    if plan.spans and facts.date is not None:
+        near = closeness(plan.spans, facts.date, settings.date_slack_days)
+        candidate.date_factor = 1 + settings.date_weight * near
     multiplier *= candidate.confidence_factor * candidate.date_factor
     candidate.final = round(candidate.fused * multiplier, 6)
 

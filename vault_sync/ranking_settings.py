@@ -89,8 +89,12 @@ class RankingSettings:
         confidence_weight: how much confidence moves the score: the fused score is multiplied
             by ``1 + confidence_weight * (confidence - 0.5)``; 0 leaves it out (DESIGN §5.5:
             starts at 0, raised only where ``eval`` shows it helps).
-        date_weight: the date stage's weight (a time phrase in the query matched to page
-            dates; :mod:`vault_sync.date_stage` when present), 0 leaves it out.
+        date_weight: the date stage's weight: a page's score is multiplied by
+            ``1 + date_weight * closeness`` of its day to the days the query's time phrases
+            name (:func:`vault_sync.time_phrases.closeness`); 0 leaves it out. Tuned on the
+            LoCoMo and LongMemEval dev splits (docs/eval.md, "The date stage").
+        date_slack_days: how far outside a named span (days) a page's day still counts as
+            near it, falling to 0 (at least; a span reaches half its own length).
     """
 
     lexical_depth: int = 50
@@ -106,7 +110,8 @@ class RankingSettings:
     contradicted_cap: float = 0.75
     superseded_cap: float = 0.65
     confidence_weight: float = 0.0
-    date_weight: float = 0.0
+    date_weight: float = 0.5
+    date_slack_days: float = 3.0
 
     def edge_weight(self, edge_type: str, direction: str) -> float:
         """The weight of an edge of ``edge_type`` walked in ``direction`` (``in``/``out``);
