@@ -9,6 +9,7 @@ nothing had to change (``changed: false``: the edit was already there).
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -24,8 +25,10 @@ from vault_sync.cli_common import (
     print_notice,
     vault_option,
 )
+from vault_sync.typed_text import scrub_typed
 
 if TYPE_CHECKING:
+    from vault_sync.app import Engine
     from vault_sync.edits import EditReport
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -230,7 +233,7 @@ def remember(
 
 
 @click.command("import-session")
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False))
 @click.option(
     "--format",
     "fmt",
@@ -240,21 +243,101 @@ def remember(
     help="The transcripts' format (auto: from the content).",
 )
 @click.option("--project", default=None, help="The sessions' project (default: the cwd's name).")
+@click.option(
+    "--watch",
+    "folders",
+    multiple=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    metavar="DIR",
+    help="Then import new and grown transcripts below DIR as they are written, until Ctrl-C"
+    " (repeatable; e.g. ~/.claude/projects).",
+)
+@click.option(
+    "--debounce-ms",
+    type=click.IntRange(0, 600_000),
+    default=1000,
+    show_default=True,
+    help="With --watch: import a transcript once it was quiet this long (ms).",
+)
 @_write_options
 def import_session(
     files: tuple[str, ...],
     fmt: str,
     project: str | None,
+    folders: tuple[Path, ...],
+    debounce_ms: int,
     dry_run: bool,
     vault: Path | None,
     as_json: bool,
 ) -> None:
     """Turn agent transcripts (Claude Code, Codex CLI, Gemini CLI, plain text) into
-    sanitized session pages; re-importing a session updates its page."""
-    report = engine_for(vault).write(
-        "import-session", files=list(files), fmt=fmt, project=project, dry_run=dry_run
+    sanitized session pages; re-importing a session updates its page. With --watch, keep
+    importing the transcripts written below DIR (one line per import; --json: one JSON
+    object per line)."""
+    if not files and not folders:
+        raise click.UsageError("give transcript FILEs, or --watch DIR")
+    engine = engine_for(vault)
+    if files:
+        report = engine.write(
+            "import-session", files=list(files), fmt=fmt, project=project, dry_run=dry_run
+        )
+        _show(report, as_json)
+    if folders:
+        _watch_transcripts(engine, folders, fmt, project, dry_run, as_json, debounce_ms)
+
+
+def _watch_transcripts(
+    engine: Engine,
+    folders: tuple[Path, ...],
+    fmt: str,
+    project: str | None,
+    dry_run: bool,
+    as_json: bool,
+    debounce_ms: int,
+) -> None:
+    """``import-session --watch``: :class:`~vault_sync.import_watch.TranscriptWatcher` until
+    Ctrl-C (SIGINT) or SIGTERM."""
+    import signal
+
+    from vault_sync.import_watch import MAX_DELAY_MS, TranscriptWatcher
+
+    def importer(file: str) -> dict[str, Any]:
+        report = engine.write(
+            "import-session", files=[file], fmt=fmt, project=project, dry_run=dry_run
+        )
+        print_notice(report.notice)
+        return report.as_json()
+
+    def report(answer: dict[str, Any]) -> None:
+        answer["file"] = scrub_typed(answer["file"], engine.config)
+        if "error" in answer:
+            answer["error"] = scrub_typed(answer["error"], engine.config)
+        if as_json:  # one object per line: a stream a service can read line by line
+            click.echo(json.dumps(answer, ensure_ascii=False))
+        elif "error" in answer:
+            click.echo(one_line(f"{answer['file']}: not imported: {answer['error']}"), err=True)
+        else:
+            for page in answer["pages"]:
+                done = "imported" if page["changed"] else "unchanged"
+                labels = ", ".join(sorted(set(answer["redacted"])))
+                shown = f"{answer['file']} -> {page['path']}: {done}"
+                click.echo(one_line(shown + (f" (redacted: {labels})" if labels else "")))
+        sys.stdout.flush()
+
+    watcher = TranscriptWatcher(
+        folders,
+        importer,
+        report,
+        every_file=fmt == "plain",
+        debounce_ms=debounce_ms,
+        max_delay_ms=max(MAX_DELAY_MS, debounce_ms),
     )
-    _show(report, as_json)
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: watcher.stop())
+    shown = ", ".join(str(f) for f in folders)
+    said = f"watching {shown} for transcripts; Ctrl-C to stop"
+    watcher.run(on_ready=lambda: click.echo(one_line(said), err=True))
+    click.echo("stopped", err=True)
 
 
 #: The commands this module adds to ``vault-sync``.
