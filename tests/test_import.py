@@ -29,6 +29,7 @@ CASES = {
     "claude-code.jsonl": ("claude-code", "sessions/2026-03-05-claude-5f0c2a9e.md"),
     "codex.jsonl": ("codex", "sessions/2026-03-06-codex-0199a3c4.md"),
     "gemini.json": ("gemini", "sessions/2026-03-07-gemini-c9d0e1f2.md"),
+    "gemini-0.61.jsonl": ("gemini", "sessions/2026-03-10-gemini-e7f8a9b0.md"),
     "plain.txt": ("plain", "sessions/2026-03-08-claude-notes202.md"),
 }
 
@@ -117,7 +118,7 @@ def test_a_grown_transcript_updates_its_page_and_keeps_a_persons_keys(
     assert new.count("session:5f0c2a9e-1b7d-4c3e-9a21-7d4e8b6c0f13") == 1
 
 
-@pytest.mark.parametrize("name", ["claude-code.jsonl", "codex.jsonl"])
+@pytest.mark.parametrize("name", ["claude-code.jsonl", "codex.jsonl", "gemini-0.61.jsonl"])
 def test_a_last_line_still_being_written_is_left_out(name: str, tmp_path: Path) -> None:
     text = (HERE / name).read_text(encoding="utf-8")
     cut = text[: text.rstrip("\n").rfind("\n") + 40]  # the last line, cut after 39 characters
@@ -152,7 +153,7 @@ def test_the_cli_imports_then_query_finds_the_session(
     assert out.code == 0, out.err
     answer = out.json()
     assert [p["path"] for p in answer["pages"]] == [CASES[n][1] for n in sorted(CASES)]
-    assert answer["redacted"] == ["github_token"] * 3
+    assert answer["redacted"] == ["github_token"] * 4
     assert SECRET not in out.out + out.err
     found = cli(
         "--vault", str(vault), "query", "indexer writer per batch", "--kind", "session", "--json"
