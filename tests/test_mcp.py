@@ -277,6 +277,35 @@ def test_import_session_reads_only_below_the_vendor_folders(vault: Path, tmp_pat
     )
 
 
+def test_import_session_reads_below_the_configured_roots_only(vault: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    mine = home / "transcripts" / "team"
+    mine.mkdir(parents=True)
+    vendor = home / ".claude" / "projects" / "-code-payments"
+    vendor.mkdir(parents=True)
+    fixture = next((REPO / "tests" / "transcripts").glob("claude*.jsonl"))
+    for folder in (mine, vendor):
+        shutil.copy(fixture, folder / fixture.name)
+    config = vault / "vault-sync.toml"
+    config.write_text(
+        config.read_text(encoding="utf-8") + '\n[write]\ntranscript_roots = ["~/transcripts"]\n',
+        encoding="utf-8",
+    )
+
+    async def body(client: Client) -> tuple[Any, Any]:
+        ok = await client.call_tool("import_session", {"files": [str(mine / fixture.name)]})
+        refused = await client.call_tool("import_session", {"files": str(vendor / fixture.name)})
+        return ok, refused
+
+    ok, refused = _session(vault, env={"HOME": str(home)})(body)
+    assert not ok.is_error and _json(ok)["pages"][0]["changed"] is True
+    assert _json(ok)["redacted"] == ["env_secret"]  # the fixture's placeholder token
+    assert refused.is_error and refused.content[0].text == (
+        "Error executing tool import_session: import_session reads transcripts only below"
+        " ~/transcripts"
+    )
+
+
 def test_bad_arguments_never_echo_their_values(vault: Path) -> None:
     secret = "PASSWORD=Hunter2024!"
 

@@ -17,7 +17,7 @@ client passes the server only HOME, LOGNAME, PATH, SHELL, TERM and USER.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -376,7 +376,7 @@ def _link_writes(server: MCPServer, engine: Engine) -> None:
         return write("resolve", page=page, by=by, keep=keep, dry_run=dry_run)
 
 
-def allowed_transcript(path: str, roots: Iterable[str]) -> Path:
+def allowed_transcript(path: str, roots: Sequence[str]) -> Path:
     """``path`` resolved, if it lies below one of the transcript ``roots`` (``~`` expanded,
     symlinks resolved on both sides); else a ToolError — over MCP, an agent may name only
     the vendors' own transcript folders, never an arbitrary file (issue 13)."""
@@ -385,7 +385,7 @@ def allowed_transcript(path: str, roots: Iterable[str]) -> Path:
         base = Path(root).expanduser().resolve()
         if real.is_relative_to(base) and real != base:
             return real
-    shown = ", ".join(roots)
+    shown = ", ".join(roots) or "no folder ([write] transcript_roots is empty)"
     raise ToolError(f"import_session reads transcripts only below {shown}")
 
 
@@ -404,8 +404,12 @@ def _import_tool(server: MCPServer, engine: Engine) -> None:
     ) -> dict[str, Any]:
         """Turn your own session transcript (Claude Code, Codex CLI or Gemini CLI, from their
         standard folders) into a sanitized session page, so the next agent of any vendor
-        finds what this session learned. Re-importing a session updates its page."""
-        paths = [str(allowed_transcript(f, VENDOR_ROOTS.values())) for f in _listed(files)]
+        finds what this session learned. Call it at the end of a session (or after a
+        milestone); re-importing a session updates its page. Not for other files: only
+        transcripts below the configured transcript folders are read."""
+        roots = engine.config.transcript_roots
+        roots = tuple(VENDOR_ROOTS.values()) if roots is None else roots
+        paths = [str(allowed_transcript(f, roots)) for f in _listed(files)]
         if not paths:
             raise ToolError("files must name at least one transcript")
         return write("import-session", files=paths, fmt=format, project=project, dry_run=dry_run)
