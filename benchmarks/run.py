@@ -197,7 +197,7 @@ def target_for(key: str, size: int | None) -> Target | None:
         return "≤ 3× a whole-process query", lambda f: _ratio_le(f, 3.0)
     if key == "memory.watch_idle" and size == 10_000:
         return "≤ 150 MB", lambda f: _le(f, 150)
-    if key in ("watch.visible_reader", "watch.visible_cli"):  # issue 3's goal, every size
+    if key in ("watch.visible_reader", "watch.visible_cli", "watch.visible_mcp"):  # issue 3
         return "median ≤ 250 ms, p95 ≤ 500 ms", _visible_goal
     return None
 
@@ -385,9 +385,11 @@ def measure_watch(ctx: Ctx) -> None:
     reconcile, then save -> visible (ms) for ``reps.watch_edits`` edits per method, measured
     with :mod:`watch_latency`'s functions: (a) a long-lived reader here polling ``reload()`` +
     ``search`` every 5 ms, (b) fresh ``vault-sync query WORD --json`` processes (another
-    process); and the watcher's batch apply times (ms, from its log). Baseline, measured
-    before the watcher starts: raw tantivy delete + add + commit + reload of one page in a
-    plain index of the same pages (the floor's index, one long-lived writer)."""
+    process), (c) a running ``vault-sync mcp`` server's ``query`` tool over the SDK's stdio
+    client every 5 ms (issue 13); and the watcher's batch apply times (ms, from its log).
+    Baseline, measured before the watcher starts: raw tantivy delete + add + commit + reload
+    of one page in a plain index of the same pages (the floor's index, one long-lived
+    writer)."""
     edits = ctx.reps.watch_edits
     if edits:
         raw, _floor = watch_latency.raw_tantivy_baseline(
@@ -404,11 +406,14 @@ def measure_watch(ctx: Ctx) -> None:
             reader, windows, misses_a = watch_latency.reader_latencies(
                 ctx.vault, ctx.pages, edits, WATCH_SPACING_S, WATCH_POLL_S, ctx.rng
             )
-            cli, runs, windows_b, misses_b = watch_latency.query_process_latencies(
+            cli, runs, _windows_b, misses_b = watch_latency.query_process_latencies(
                 ctx.vault, ctx.pages, edits, WATCH_SPACING_S, ctx.rng
             )
+            mcp, _trips, windows_c, misses_c = watch_latency.mcp_latencies(
+                ctx.cmd, ctx.pages, edits, WATCH_SPACING_S, WATCH_POLL_S, ctx.rng
+            )
             time.sleep(0.5)  # the last batch's log line follows its reload
-            batches = log.batch_ms(windows[0][0], windows_b[-1][1])
+            batches = log.batch_ms(windows[0][0], windows_c[-1][1])
         if proc.poll() is not None:
             raise RuntimeError(f"watch exited {proc.returncode}: {log.other[-5:]}")
     finally:
@@ -427,6 +432,11 @@ def measure_watch(ctx: Ctx) -> None:
             misses_a,
         ),
         "watch.visible_cli": ("fresh `vault-sync query --json` processes", cli, misses_b),
+        "watch.visible_mcp": (  # issue 13
+            "a running `vault-sync mcp` server's `query` tool every 5 ms",
+            mcp,
+            misses_c,
+        ),
     }
     for key, (what, values, misses) in how.items():
         lost = f", {misses} never visible" if misses else ""
@@ -674,6 +684,7 @@ ORDER = (
     "mcp.query",
     "watch.visible_reader",
     "watch.visible_cli",
+    "watch.visible_mcp",
     "watch.batch_apply",
     "memory.cold_sync",
     "memory.watch_idle",
