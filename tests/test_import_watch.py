@@ -1,8 +1,10 @@
-"""`vault-sync import-session --watch DIR` (issue 13, Build 2): a real subprocess, real
-watchdog events. A transcript written in two steps (its last line cut short, then finished)
-gives one page, updated to the golden page of the whole transcript; a Codex rollout saved by
-rename in a nested folder is imported; a file that is not a transcript is left alone; a bad
-transcript is one error line and the watcher keeps serving; Ctrl-C stops it cleanly.
+"""`vault-sync import-session --watch DIR` and `--hook` (issue 13, Build 2): a real
+subprocess, real watchdog events. A transcript written in two steps (its last line cut
+short, then finished) gives one page, updated to the golden page of the whole transcript; a
+Codex rollout saved by rename in a nested folder is imported; a file that is not a
+transcript is left alone; a bad transcript is one error line and the watcher keeps serving;
+Ctrl-C stops it cleanly. An agent's end-of-session hook input on stdin imports the
+transcript it names, its project from the hook's working directory, stdout left clean.
 
 Every wait is for a line the watcher prints (event-driven; the timeout only bounds a hang).
 """
@@ -152,9 +154,58 @@ def test_watch_takes_renames_skips_other_files_and_survives_a_bad_one(
 def test_watch_needs_an_existing_folder_and_something_to_do(vault: Path, tmp_path: Path) -> None:
     base = [sys.executable, "-m", "vault_sync", "--vault", str(vault), "import-session"]
     nothing = subprocess.run(base, capture_output=True, text=True, timeout=TIMEOUT_S)
-    assert nothing.returncode == 2 and "give transcript FILEs, or --watch DIR" in nothing.stderr
+    assert (
+        nothing.returncode == 2
+        and "give transcript FILEs, --hook, or --watch DIR" in nothing.stderr
+    )
     missing = subprocess.run(
         [*base, "--watch", str(tmp_path / "nope")], capture_output=True, text=True, timeout=60
     )
     assert missing.returncode == 2
     assert missing.stderr == f"Error: {tmp_path / 'nope'}: not a folder to watch\n"
+
+
+def test_hook_imports_the_transcript_its_input_names_with_the_cwd_as_project(
+    vault: Path, tmp_path: Path
+) -> None:
+    text = (HERE / "gemini-0.61.jsonl").read_text(encoding="utf-8").replace("@@SECRET@@", SECRET)
+    file = (
+        tmp_path
+        / ".gemini"
+        / "tmp"
+        / "9a8b7c6d"
+        / "chats"
+        / "session-2026-03-10T10-00-e7f8a9b0.jsonl"
+    )
+    file.parent.mkdir(parents=True)
+    file.write_text(text, encoding="utf-8")
+    hook = {
+        "session_id": "e7f8a9b0-1c2d-4e3f-8a4b-5c6d7e8f9a0b",
+        "transcript_path": str(file),
+        "cwd": "/home/dev/ledger",
+        "hook_event_name": "SessionEnd",
+        "timestamp": "2026-03-10T10:04:00.000Z",
+        "reason": "exit",
+    }
+    base = [sys.executable, "-m", "vault_sync", "--vault", str(vault), "import-session", "--hook"]
+    done = subprocess.run(
+        base, input=json.dumps(hook), capture_output=True, text=True, timeout=TIMEOUT_S
+    )
+    path = CASES["gemini-0.61.jsonl"][1]
+    assert (done.returncode, done.stdout) == (0, "")  # a hook's stdout stays clean
+    assert done.stderr == f"{file} -> {path}: imported (redacted: github_token)\n"
+    page = (vault / path).read_text(encoding="utf-8")
+    golden = (HERE / "gemini-0.61.expected.md").read_text(encoding="utf-8")
+    assert page == golden.replace("kind: session\n", "kind: session\nproject: ledger\n")
+    again = subprocess.run(
+        base, input=json.dumps(hook), capture_output=True, text=True, timeout=TIMEOUT_S
+    )
+    assert (again.returncode, again.stderr) == (
+        0,
+        f"{file} -> {path}: unchanged (redacted: github_token)\n",
+    )
+    bad = subprocess.run(base, input="not json", capture_output=True, text=True, timeout=TIMEOUT_S)
+    assert (bad.returncode, bad.stdout) == (2, "")
+    assert bad.stderr == (
+        "Error: --hook reads the agent's hook input on stdin: a JSON object with transcript_path\n"
+    )

@@ -526,6 +526,10 @@ from vault_sync.cli_write import COMMANDS as WRITE_COMMANDS  # noqa: E402  (agen
 for _command in WRITE_COMMANDS:
     cli.add_command(_command)
 
+from vault_sync.cli_import import import_session  # noqa: E402  (transcripts to session pages)
+
+cli.add_command(import_session)
+
 from vault_sync.cli_brief import brief  # noqa: E402  (the briefing command)
 
 cli.add_command(brief)
