@@ -18,7 +18,7 @@ import pytest
 
 from tests.conftest import REPO, Result
 from vault_sync.app import Engine
-from vault_sync.errors import TranscriptError
+from vault_sync.errors import PageExistsError, TranscriptError
 from vault_sync.session_digest import read_transcript
 
 Cli = Callable[..., Result]
@@ -210,3 +210,32 @@ def test_a_moved_session_page_is_found_by_its_evidence(vault: Path, tmp_path: Pa
         ("search/nightly rebuild session.md", False)
     ]
     assert not old.exists()
+
+
+def test_a_page_citing_the_session_as_evidence_is_not_its_session_page(
+    vault: Path, tmp_path: Path
+) -> None:
+    """An agent reinforces a rule with its own session id, then its session is imported: the
+    import makes the session page and leaves the rule alone; a page a person put at the
+    session page's path is refused in one line, unchanged."""
+    engine = Engine.open(vault)
+    session = "session:5f0c2a9e-1b7d-4c3e-9a21-7d4e8b6c0f13"
+    engine.write("reinforce", page="Retry policy v3", evidence=session)
+    rule = vault / "payments" / "Retry policy v3.md"
+    before = rule.read_bytes()
+    report = engine.write("import-session", files=[str(planted("claude-code.jsonl", tmp_path))])
+    assert [(p["path"], p["changed"]) for p in report.pages] == [
+        (CASES["claude-code.jsonl"][1], True)
+    ]
+    assert rule.read_bytes() == before
+    other = planted("codex.jsonl", tmp_path)
+    squatter = vault / CASES["codex.jsonl"][1]
+    squatter.write_text("---\nkind: note\n---\nmine\n", encoding="utf-8")
+    engine.sync()
+    with pytest.raises(PageExistsError) as caught:
+        engine.write("import-session", files=[str(other)])
+    assert str(caught.value) == (
+        f"{CASES['codex.jsonl'][1]} is not a session page (kind 'note') but holds this"
+        " session's id or path; it is left unchanged"
+    )
+    assert squatter.read_text(encoding="utf-8") == "---\nkind: note\n---\nmine\n"
