@@ -162,7 +162,10 @@ def test_watch_needs_an_existing_folder_and_something_to_do(vault: Path, tmp_pat
         [*base, "--watch", str(tmp_path / "nope")], capture_output=True, text=True, timeout=60
     )
     assert missing.returncode == 2
-    assert missing.stderr == f"Error: {tmp_path / 'nope'}: not a folder to watch\n"
+    assert missing.stderr == (
+        f"Error: {tmp_path / 'nope'}: not a folder to watch (an agent makes its folder when it"
+        " first runs: run it once, or mkdir -p the folder)\n"
+    )
 
 
 def test_hook_imports_the_transcript_its_input_names_with_the_cwd_as_project(

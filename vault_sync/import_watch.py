@@ -127,7 +127,10 @@ class TranscriptWatcher:
 
         for folder in self.folders:
             if not folder.is_dir():
-                raise TranscriptError(f"{folder}: not a folder to watch")
+                raise TranscriptError(
+                    f"{folder}: not a folder to watch (an agent makes its folder when it first"
+                    " runs: run it once, or mkdir -p the folder)"
+                )
         observer = Observer()
         handler = _Handler(self.batcher, self.wanted)
         for folder in self.folders:
