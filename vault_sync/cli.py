@@ -268,8 +268,11 @@ def _explain_lines(explain: dict[str, Any]) -> list[str]:
         f"  confidence {explain['confidence']:g} x{explain['confidence_factor']:g}"
         f" ({explain['evidence']} evidence, {explain['sessions']} sessions)"
     )
-    if explain["date_factor"] != 1:
-        lines.append(f"  date     x{explain['date_factor']:g}")
+    spans = explain["dates"]["spans"]
+    if spans:
+        named = ", ".join(f"{s['phrase']!r} {s['start']}..{s['end']}" for s in spans)
+        day = explain["dates"]["day"] or "undated"
+        lines.append(f"  date     x{explain['date_factor']:g} (page {day}; query {named})")
     lines += [f"  rule     {rule}" for rule in explain["rules"]]
     for match in explain.get("matches", []):
         terms = ", ".join(match["terms"])
