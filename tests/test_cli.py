@@ -483,3 +483,27 @@ def test_now_takes_an_iso_datetime_with_z(tmp_path: Path) -> None:
     vault = write_pages(tmp_path / "v", {"a.md": "retry storm notes\n"})
     out = run_cli("--vault", str(vault), "query", "retry", "--now", "2026-03-04T09:10:00Z")
     assert out.code == 0, out.err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["query", "retry", "--as-of", "{t}"],
+        ["query", "retry", "--now", "{t}"],
+        ["query", "retry", "--limit", "{t}"],
+        ["brief", "--budget-chars", "{t}"],
+        ["import-session", "x.jsonl", "--format", "{t}"],
+        ["resolve", "A", "--by", "{t}"],
+        ["{t}"],
+        ["query", "a", "b", "{t}"],
+        ["eval", "locomo", "/nonexistent/{t}"],
+    ],
+)
+def test_usage_errors_never_echo_a_secret(cli: CLI, vault: Path, args: list[str]) -> None:
+    """click quotes the value it refuses: the whole message is scrubbed (fresh-user report:
+    `--as-of ghp_…` came back in clear)."""
+    token = "ghp_u8jzQ2wE5rT7yU9iO1pA3sD5fG7hJ9kL1zX3"
+    out = cli("--vault", str(vault), *[a.replace("{t}", token) for a in args])
+    assert out.code == 2, out.err
+    assert token[4:16] not in out.err + out.out
+    assert "[REDACTED:github_token]" in out.err

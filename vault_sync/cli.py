@@ -10,6 +10,7 @@ so ``vault-sync query`` starts fast (DESIGN §10, issue targets on whole-process
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import sys
@@ -581,7 +582,11 @@ def main(argv: list[str] | None = None) -> None:
         click.echo("Aborted.", err=True)
         sys.exit(130)
     except click.exceptions.ClickException as exc:
-        exc.show()
+        # click quotes the value it refused (`--as-of 'ghp_…' does not match`), an unknown
+        # command, an extra argument: the whole message is scrubbed as typed text is
+        shown = io.StringIO()
+        exc.show(file=shown)
+        click.echo(scrub_typed(shown.getvalue()), err=True, nl=False)
         sys.exit(exc.exit_code)
     except VaultSyncError as exc:
         # messages may quote what was typed (a `show` reference, a query): scrubbed too
