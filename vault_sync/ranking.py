@@ -319,6 +319,13 @@ def _keep(run: _Run, candidate: Candidate) -> bool:
         return False
     if plan.as_of is not None and not in_window(facts, plan.as_of):
         return False
+    if plan.as_of is not None and candidate.graph is not None:
+        source = run.facts.get(candidate.graph.via.page)
+        if source is not None and not in_window(source, plan.as_of):
+            # a page that was not yet (or no longer) valid on that day lends no link
+            if candidate.lexical_rank is None:
+                return False
+            candidate.graph = None
     if candidate.lexical_rank is not None:
         return True
     terms = filter_terms(plan.kind, plan.project, plan.tag)
@@ -348,6 +355,7 @@ def _score(run: _Run, candidate: Candidate) -> None:
             settings,
             superseded_by=run.superseded.get(candidate.path),
             contradicted_by=run.open_against.get(candidate.path, []),
+            current_on=plan.as_of if candidate.path not in run.superseded else None,
         )
         multiplier *= candidate.authority.multiplier
     opened = run.open_edges.get(candidate.path, 0)
