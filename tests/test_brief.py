@@ -127,6 +127,43 @@ def test_no_budget_cuts_a_line_or_a_link(example: Path) -> None:
     check()
 
 
+def test_every_section_is_named_and_more_budget_never_shows_less(example: Path) -> None:
+    """Property (fresh-user report: at 700 characters "Known fixes" vanished with no line,
+    at 500 it was there): sections are cut by strict priority, each named with its "… N more"
+    line while the budget holds the names; a larger budget never shows fewer lines of any
+    section, nor fewer sections."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    engine = Engine.open(example)
+    full, _, _ = engine.brief(budget=10**9)
+    every = set(_sections(full))
+
+    def shown(budget: int) -> dict[str, int]:
+        text, _, _ = engine.brief(budget=budget)
+        return {
+            heading: sum(1 for line in lines if not line.startswith("- … "))
+            for heading, lines in _sections(text).items()
+        }
+
+    assert set(shown(600)) == every
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.integers(min_value=300, max_value=len(full)), st.integers(1, 400))
+    def check(budget: int, step: int) -> None:
+        small, large = shown(budget), shown(budget + step)
+        assert set(small) <= set(large)
+        assert all(small[h] <= large[h] for h in small)
+        if budget >= 600:
+            assert set(small) == every
+        first_cut = next((h for h in small if small[h] < len(_sections(full)[h])), None)
+        if first_cut is not None:  # strict priority: below the first cut section, no lines
+            below = list(small)[list(small).index(first_cut) + 1 :]
+            assert all(small[h] == 0 for h in below), small
+
+    check()
+
+
 def test_out_writes_once_and_leaves_an_unchanged_file_alone(example: Path, cli: Cli) -> None:
     target = example.parent / "AGENTS.md"
     first = cli("--vault", str(example), "brief", "--out", str(target), "--json")

@@ -326,8 +326,10 @@ def render(
     """The briefing text within ``budget`` characters, and per section ``{"shown", "total"}``.
 
     Sections are filled in order; a section whose lines do not all fit ends with
-    ``- … N more: `COMMAND``` (the recent lists also stop at their own caps); the closing line
-    is always there. Lines are never cut.
+    ``- … N more: `COMMAND``` (the recent lists also stop at their own caps), and a section
+    none of whose lines fits is still named, with that line alone, while the budget holds it
+    (a whole section never vanishes silently: fresh-user report); the closing line is always
+    there. Lines are never cut.
     """
     scope = f" --project {project}" if project else ""
     title = "# Memory briefing" + (f": {project}" if project else "") + "\n"
@@ -339,25 +341,45 @@ def render(
     out, used = [title, intro], len(title) + len(intro) + len(closing)
     counts: dict[str, Any] = {}
     caps = {"Recent sessions": RECENT_SESSIONS, "Recently changed pages": RECENT_PAGES}
-    for part in parts:
+    # What naming each section costs (its heading and "… N more" line): room for the names
+    # of the sections below is kept while a section above fills, so a long first section
+    # cannot push the others out unnamed; at a budget too small for all, the last go first.
+    # Priority is strict: once a section runs out of room, those below show no lines.
+    signposts = [
+        len(f"\n## {part.heading}\n- … {part.count} more: `{part.more}{scope}`\n")
+        if part.lines
+        else 0
+        for part in parts
+    ]
+    starved = False  # a section above ran out of budget: the ones below are only named
+    for at, part in enumerate(parts):
         counts[part.heading] = {"shown": 0, "total": part.count}
         if not part.lines:
             continue
         heading = f"\n## {part.heading}\n"
+        below = signposts[at + 1 :]
+        while below and used + signposts[at] + sum(below) > budget:
+            below.pop()
+        reserve = sum(below)
         cap = caps.get(part.heading, part.count)
         shown: list[str] = []
         for number, line in enumerate(part.lines):
             left = part.count - number
             more = f"- … {left - 1} more: `{part.more}{scope}`\n" if left > 1 else ""
             cost = len(heading) * (not shown) + len(line) + 1
-            if number >= cap or used + cost + len(more) > budget:
+            if number >= cap:
+                break
+            if starved or used + cost + len(more) + reserve > budget:
+                starved = True
                 break
             shown.append(line + "\n")
             used += cost
-        if not shown:
-            continue
         rest = part.count - len(shown)
         marker = f"- … {rest} more: `{part.more}{scope}`\n" if rest else ""
+        if not shown:  # not one line fits: the section is still named, with its count
+            if used + len(heading) + len(marker) + reserve > budget:
+                continue
+            used += len(heading)
         out += [heading, *shown, marker]
         used += len(marker)
         counts[part.heading]["shown"] = len(shown)
