@@ -348,6 +348,12 @@ def test_filter_mistakes_are_answered(cli: CLI, tmp_path: Path) -> None:
     project = cli("--vault", str(vault), "query", "retry", "--project", "paymnts", "--json")
     assert project.code == 0 and project.json()["hits"] == []
     assert "no page has project 'paymnts' (projects present: " in project.err
+    status = cli("--vault", str(vault), "query", "retry", "--status", "bogus")
+    assert (status.code, status.out) == (0, "no pages found\n")
+    assert status.err == (
+        "vault-sync: warning: no page has status 'bogus' (statuses present: active, archived,"
+        " historical, superseded)\n"
+    )
 
 
 def test_terminal_control_sequences_in_page_text_never_reach_the_terminal(

@@ -373,8 +373,8 @@ def query(
     )
     print_notice(notice)
     took_ms = round((time.perf_counter() - started) * 1000, 2)
-    if not hits and (kind is not None or project is not None):
-        _unknown_filters(vault, {"kind": kind, "project": project})
+    if not hits and (kind is not None or project is not None or status is not None):
+        _unknown_filters(vault, {"kind": kind, "project": project, "status": status})
     if as_json:
         echo = scrub_typed(text, config)
         out: dict[str, Any] = {"query": echo, "hits": [hit_json(h, explain) for h in hits]}
@@ -411,7 +411,7 @@ def _unknown_filters(vault: Path | None, given: dict[str, str | None]) -> None:
     for name, value in given.items():
         if value is not None and value not in present[name]:
             values = ", ".join(present[name]) or "none"
-            plural = "kinds" if name == "kind" else "projects"
+            plural = {"kind": "kinds", "status": "statuses"}.get(name, "projects")
             shown = scrub_typed(value)
             print_notice(f"warning: no page has {name} {shown!r} ({plural} present: {values})")
 

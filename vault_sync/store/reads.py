@@ -258,9 +258,13 @@ class SidecarReads:
 
     def filter_values(self) -> dict[str, list[str]]:
         """The values ``query``'s exact filters can take: ``{"kind": [...], "project":
-        [...]}``, each sorted, projects without ``None`` (for a filter that found nothing)."""
+        [...], "status": [...]}``, each sorted, projects without ``None`` (for a filter that
+        found nothing)."""
         return {
             "kind": [k for (k,) in self.db.execute("SELECT DISTINCT kind FROM pages ORDER BY 1")],
+            "status": [
+                s for (s,) in self.db.execute("SELECT DISTINCT status FROM pages ORDER BY 1")
+            ],
             "project": [
                 p
                 for (p,) in self.db.execute(
