@@ -305,3 +305,4 @@ def test_eval_html_page_holds_tables_charts_and_misses(tmp_path: Path) -> None:
     bad = run_cli("--vault", str(vault), "eval", "queries", str(queries),
                   "--html", str(tmp_path / "no" / "such" / "x.html"))  # fmt: skip
     assert bad.code == 2 and "--html" in bad.err and "cannot write" in bad.err
+    assert bad.out == ""  # refused before the run (a LoCoMo run takes a minute), not after
