@@ -30,11 +30,18 @@ from pathlib import Path
 from vault_sync.errors import StoreError
 from vault_sync.store.reads import SQL_LOOKUP_MAX_LINKS, SqlNames
 from vault_sync.store.records import FileState, PageRecord, Row
-from vault_sync.store.schema import MIGRATIONS, SCHEMA_VERSION, migrate, split_statements
+from vault_sync.store.schema import (
+    MIGRATIONS,
+    RULE_LINK_TYPES,
+    SCHEMA_VERSION,
+    migrate,
+    split_statements,
+)
 from vault_sync.store.writes import SidecarWrites
 
 __all__ = [
     "MIGRATIONS",
+    "RULE_LINK_TYPES",
     "SCHEMA_VERSION",
     "SQL_LOOKUP_MAX_LINKS",
     "FileState",
