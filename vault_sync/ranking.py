@@ -206,7 +206,8 @@ class Candidate:
         graph: its graph stream score and way in, or ``None``.
         fused: the fused score.
         authority: the authority stage's multiplier and reasons, or ``None`` when off.
-        confidence: from its evidence; ``confidence_factor`` its multiplier.
+        confidence: from its evidence (:func:`_confidence`: for the hits returned, and for
+            every candidate when the score reads it); ``confidence_factor`` its multiplier.
         date_factor: the date stage's multiplier.
         final: the score the hits are sorted by.
         rules: why the rules moved it (``placed directly above X: supersedes it``).
@@ -361,15 +362,21 @@ def _score(run: _Run, candidate: Candidate) -> None:
             contradicted_by=run.open_against.get(candidate.path, []),
         )
         multiplier *= candidate.authority.multiplier
-    opened = run.open_edges.get(candidate.path, 0)
-    candidate.confidence = page_confidence(facts, plan.now, opened)
-    if "confidence" in plan.stages:
+    if "confidence" in plan.stages and settings.confidence_weight:  # else the factor is 1
+        _confidence(run, candidate)
         candidate.confidence_factor = 1 + settings.confidence_weight * (candidate.confidence - 0.5)
     if plan.spans and facts.date is not None:
         near = closeness(plan.spans, facts.date, settings.date_slack_days)
         candidate.date_factor = 1 + settings.date_weight * near
     multiplier *= candidate.confidence_factor * candidate.date_factor
     candidate.final = round(candidate.fused * multiplier, 6)
+
+
+def _confidence(run: _Run, candidate: Candidate) -> None:
+    """The candidate's confidence from its evidence and open contradictions (reported for
+    every hit; read by the score only when ``confidence_weight`` is not 0)."""
+    opened = run.open_edges.get(candidate.path, 0)
+    candidate.confidence = page_confidence(run.facts[candidate.path], run.plan.now, opened)
 
 
 def _place(order: list[Candidate], winner: str, loser: str, why: str) -> None:
@@ -439,7 +446,10 @@ def run_plan(
             _score(run, candidate)
         kept.sort(key=lambda c: (-c.final, c.path))
         _rules(run, kept)
-        return _hits(run, searcher, kept[: plan.limit], explain=explain, snippets=snippets)
+        chosen = kept[: plan.limit]
+        for candidate in chosen:
+            _confidence(run, candidate)
+        return _hits(run, searcher, chosen, explain=explain, snippets=snippets)
 
 
 def _hits(

@@ -437,7 +437,11 @@ class PageIndex:
             if round(hits[-1][0], 6) != round(hits[min(limit, len(hits)) - 1][0], 6):
                 break
             fetch = min(fetch * 2, total)
-        rows = [(round(float(score), 6), addr, searcher.doc(addr)) for score, addr in hits]
+        # hits come best first: those below the limit-th score are out whatever their path,
+        # so only the documents at or above it are read (a tie past the cut doubled the reads)
+        cut = round(hits[min(limit, len(hits)) - 1][0], 6) if hits else 0.0
+        scored = [(round(float(score), 6), addr) for score, addr in hits]
+        rows = [(score, addr, searcher.doc(addr)) for score, addr in scored if score >= cut]
         rows.sort(key=lambda row: (-row[0], stored_text(row[2], "path")))
         return rows[:limit]
 
