@@ -77,9 +77,13 @@ def test_rule_links_come_from_their_own_index_and_match_the_resolved_links(
             ("B.md", "supersedes", "A.md"),
         ]
         assert store.rule_links_touching(["C.md", "D.md"]) == [("C.md", "contradicts", "B.md")]
+        assert store.resolved_links_touching(["D.md"]) == [
+            ("D.md", "causes", "C.md"),
+            ("D.md", "embeds", "C.md"),
+        ]
         for paths in (["A.md"], ["B.md", "D.md"], ["A.md", "B.md", "C.md", "D.md"], []):
             every = store.resolved_links_touching(paths)
-            rules = [tuple(r) for r in every if r["type"] in RULE_LINK_TYPES]
+            rules = [edge for edge in every if edge[1] in RULE_LINK_TYPES]
             assert store.rule_links_touching(paths) == sorted(rules), paths
         plan = store.db.execute(
             f"EXPLAIN QUERY PLAN SELECT source, type, target_path FROM links"

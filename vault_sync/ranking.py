@@ -249,8 +249,7 @@ class _Run:
         missing = wanted - self.edges.keys()
         for path in missing:
             self.edges[path] = []
-        for row in self.sidecar.resolved_links_touching(sorted(missing)):
-            edge = (row["source"], row["type"], row["target_path"])
+        for edge in self.sidecar.resolved_links_touching(sorted(missing)):
             for end in (edge[0], edge[2]):
                 if end in missing:
                     self.edges[end].append(edge)

@@ -337,39 +337,31 @@ class SidecarReads:
             paths,
         )
 
-    def resolved_links_touching(self, paths: Sequence[str]) -> list[sqlite3.Row]:
-        """Resolved links (source, type, target_path) from or into the pages at ``paths``,
-        each once, by source, target and type: the ranking's graph stream and its
-        supersession and contradiction rules. Unresolved links (no page) never appear; a
-        link to itself neither."""
-        out = self._in_paths(
-            "SELECT DISTINCT source, type, target_path FROM links WHERE target_path IS NOT NULL"
-            " AND source != target_path AND source IN ({marks})",
-            paths,
-        )
-        out += self._in_paths(
-            "SELECT DISTINCT source, type, target_path FROM links WHERE target_path IS NOT NULL"
-            " AND source != target_path AND target_path IN ({marks})",
-            paths,
-        )
-        unique = {(r["source"], r["type"], r["target_path"]): r for r in out}
-        return [unique[k] for k in sorted(unique)]
+    def resolved_links_touching(self, paths: Sequence[str]) -> list[tuple[str, str, str]]:
+        """Resolved links ``(source, type, target_path)`` from or into the pages at ``paths``,
+        each once, sorted: the ranking's graph stream and its supersession and contradiction
+        rules. Unresolved links (no page) never appear; a link to itself neither."""
+        return self._links_touching("target_path IS NOT NULL", paths)
 
-    def rule_links_touching(self, paths: Sequence[str]) -> list[tuple[str, str, str]]:
-        """``(source, type, target_path)`` of the resolved ``supersedes``, ``superseded_by``
-        and ``contradicts`` links from or into the pages at ``paths``, each once, sorted; no
-        link to itself. What :meth:`resolved_links_touching` gives of those types, read from
-        the covering partial indexes of :data:`~vault_sync.store.schema.RULE_LINKS_WHERE`:
-        the ranking's rules read them for every candidate page."""
+    def _links_touching(self, where: str, paths: Sequence[str]) -> list[tuple[str, str, str]]:
+        """``(source, type, target_path)`` of the links matching ``where`` from or into the
+        pages at ``paths``, each once, sorted; no link to itself."""
         found: set[tuple[str, str, str]] = set()
         for end in ("source", "target_path"):
             sql = (
-                f"SELECT source, type, target_path FROM links WHERE {RULE_LINKS_WHERE}"
+                f"SELECT source, type, target_path FROM links WHERE {where}"
                 f" AND source != target_path AND {end} IN ({{marks}})"
             )
             for chunk in _chunks(paths):
                 found.update(self.db.execute(sql.format(marks=_marks(chunk)), chunk))
         return sorted(found)
+
+    def rule_links_touching(self, paths: Sequence[str]) -> list[tuple[str, str, str]]:
+        """What :meth:`resolved_links_touching` gives of the ``supersedes``,
+        ``superseded_by`` and ``contradicts`` links, read from the covering partial indexes
+        of :data:`~vault_sync.store.schema.RULE_LINKS_WHERE` alone: the ranking's rules read
+        them for every candidate page."""
+        return self._links_touching(RULE_LINKS_WHERE, paths)
 
     def pages_with_evidence(self, kind: str, source: str) -> list[str]:
         """Paths of the pages citing evidence ``kind:source`` (``session:ID``), by path."""
