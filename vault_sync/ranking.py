@@ -26,7 +26,7 @@ The stages, in order (each a function below naming its source):
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -378,10 +378,13 @@ def _confidence(run: _Run, candidate: Candidate) -> None:
     candidate.confidence = page_confidence(run.facts[candidate.path], run.plan.now, opened)
 
 
-def _place(order: list[Candidate], winner: str, loser: str, why: str) -> None:
-    """Move ``winner`` directly above ``loser`` when it is below it."""
+def _place(order: list[Candidate], present: Set[str], winner: str, loser: str, why: str) -> None:
+    """Move ``winner`` directly above ``loser`` when it is below it (``present``: the paths
+    in ``order``, which moves do not change; most pairs have an end outside it)."""
+    if winner not in present or loser not in present:
+        return
     at = {c.path: n for n, c in enumerate(order)}
-    if winner not in at or loser not in at or at[winner] < at[loser]:
+    if at[winner] < at[loser]:
         return
     moved = order.pop(at[winner])
     order.insert(at[loser], moved)
@@ -403,7 +406,7 @@ def _rules(run: _Run, order: list[Candidate]) -> None:
         ]
     rank = {c.path: n for n, c in enumerate(order)}
     for winner, loser, why in sorted(pairs, key=lambda p: (rank.get(p[1], 1 << 30), p)):
-        _place(order, winner, loser, why)
+        _place(order, rank.keys(), winner, loser, why)
 
 
 def run_plan(
