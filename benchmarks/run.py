@@ -16,8 +16,10 @@ the shared folder is never written), one after another:
   for a long-lived reader here and for fresh ``vault-sync query`` processes, beside a raw
   tantivy delete + add + commit + reload (:func:`measure_watch`);
 - ``store``: bytes of ``set-*/index/`` and ``sidecar.sqlite*`` of the active set;
-- ``query``: in process (one ``open_reader``; ``reader.search(q, limit=10)``) for a
-  one-word, multi-word, phrase and CJK query, words picked from the vault's own pages; as a
+- ``query``: in process (one ``open_reader``; ``reader.search(q, limit=10)``, the ranked
+  pipeline ``vault-sync query`` runs, with the graph and authority stages on, checked) for a
+  one-word, multi-word, phrase and CJK query, words picked from the vault's own pages, and
+  for reference the lexical stream alone (``retrieve.search``); as a
   whole ``vault-sync query WORD --json`` process beside ``python -c pass``; baselines
   ``rg -il WORD`` (``grep -ril`` when ``rg`` is not on PATH; ``benchmarks/setup.sh``, run by
   ``./run bench``, installs it from Debian) and SQLite FTS5 (bm25, top 10) over the same page
@@ -497,8 +499,14 @@ def _fts_query(q: str) -> str:
 
 
 def measure_query(ctx: Ctx) -> None:
+    """In-process queries through the path ``vault-sync query`` takes (``engine.search`` ->
+    ``Reader.search`` -> the ranked pipeline, :mod:`vault_sync.ranking`, with the vault's
+    ``[ranking]`` settings: graph and authority on), beside FTS5 over the same texts; the
+    lexical stream alone for reference; then whole processes."""
+    from vault_sync import retrieve
     from vault_sync.config import load_config
     from vault_sync.engine import open_reader
+    from vault_sync.ranking import build_plan
 
     queries = pick_queries(ctx)
     ctx.extra["queries"] = queries
@@ -528,17 +536,38 @@ def measure_query(ctx: Ctx) -> None:
             rows = db.execute(fts_sql, (_fts_query(q),)).fetchall()
             fts_ms.append((time.perf_counter() - t) * 1000)
         ctx.fig(f"query.fts.{kind}", f"FTS5 bm25 top 10, {kind}", fts_ms)
+        stages = build_plan(q, settings=reader.config.ranking).stages
+        if not {"graph", "authority"} <= stages:
+            raise RuntimeError(f"the ranked query runs without graph or authority: {stages}")
         reader.search(q, limit=10)  # first search outside the timing (lazy loads)
         ms: list[float] = []
         for _ in range(ctx.reps.query_inproc):
             t = time.perf_counter()
             found = reader.search(q, limit=10)
             ms.append((time.perf_counter() - t) * 1000)
-        hits[kind] = {"query": q, "hits": len(found), "fts_hits": len(rows)}
+        lexical: list[float] = []
+        for _ in range(ctx.reps.query_inproc):
+            t = time.perf_counter()
+            words = retrieve.search(reader.index, q, limit=10)
+            lexical.append((time.perf_counter() - t) * 1000)
+        hits[kind] = {
+            "query": q,
+            "hits": len(found),
+            "lexical_hits": len(words),
+            "fts_hits": len(rows),
+            "stages": sorted(stages),
+        }
         ctx.fig(
             f"query.inproc.{kind}",
-            f"`query` in process, {kind} `{q}` (p95 {{p95}}; {len(found)} hits, FTS5 {len(rows)})",
+            f"`query` in process (ranked: graph + authority), {kind} `{q}`"
+            f" (p95 {{p95}}; {len(found)} hits, FTS5 {len(rows)})",
             ms,
+            baseline_key=f"query.fts.{kind}",
+        )
+        ctx.fig(
+            f"query.lexical.{kind}",
+            f"lexical stream alone (`retrieve.search`), {kind} (p95 {{p95}})",
+            lexical,
             baseline_key=f"query.fts.{kind}",
         )
     db.close()
@@ -667,6 +696,10 @@ ORDER = (
     "query.inproc.multi-word",
     "query.inproc.phrase",
     "query.inproc.CJK",
+    "query.lexical.one-word",
+    "query.lexical.multi-word",
+    "query.lexical.phrase",
+    "query.lexical.CJK",
     "query.cli",
     "query.cli_vs_grep",
     "write.reinforce",
@@ -795,8 +828,30 @@ def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
+def measures_named(names: str | None) -> list[Callable[[Ctx], None]]:
+    """The :data:`MEASURES` that ``--only`` names (``sync,query``: ``measure_`` dropped), in
+    their order; all of them for ``None``.
+
+    Raises:
+        SystemExit: a name no measure has.
+    """
+    if names is None:
+        return list(MEASURES)
+    known = {m.__name__.removeprefix("measure_"): m for m in MEASURES}
+    wanted = {n.strip() for n in names.split(",") if n.strip()}
+    if unknown := wanted - known.keys():
+        raise SystemExit(f"--only: unknown measures {sorted(unknown)}; known: {sorted(known)}")
+    return [m for name, m in known.items() if name in wanted]
+
+
 def measure_vault(
-    name: str, vault: Path, work: Path, size: int | None, reps: Reps, seed: int
+    name: str,
+    vault: Path,
+    work: Path,
+    size: int | None,
+    reps: Reps,
+    seed: int,
+    measures: Sequence[Callable[[Ctx], None]] = MEASURES,
 ) -> dict[str, Any]:
     ctx = Ctx(
         name=name,
@@ -808,7 +863,9 @@ def measure_vault(
     )
     load_pages(ctx)
     log(f"{name}: {len(ctx.pages)} pages")
-    for measure in MEASURES:
+    if measure_sync not in measures:  # the others read the stores a sync makes
+        run_measured([*ctx.cmd, "sync", "--json"])
+    for measure in measures:
         t = time.perf_counter()
         measure(ctx)
         log(f"  {measure.__name__}: {time.perf_counter() - t:.1f} s")
@@ -823,7 +880,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None, help="write the results here")
     parser.add_argument("--quick", action="store_true", help="one run each (CI smoke)")
     parser.add_argument("--keep", action="store_true", help="keep the temp folder")
+    parser.add_argument(
+        "--only",
+        default=None,
+        help="run only these measures, comma separated (sync, store, watch, query, write,"
+        " brief, mcp); without sync, one unmeasured sync makes the stores first",
+    )
     args = parser.parse_args(argv)
+    measures = measures_named(args.only)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     reps = Reps.quick() if args.quick else Reps()
     started = time.perf_counter()
@@ -837,6 +901,7 @@ def main(argv: list[str] | None = None) -> int:
             "corpora": args.corpora,
             "seed": args.seed,
             "quick": args.quick,
+            "only": args.only,
             "reps": vars(reps),
         },
         "vaults": {},
@@ -858,7 +923,7 @@ def main(argv: list[str] | None = None) -> int:
             generate(vault, size, args.seed)
             log(f"generated {size} pages in {time.perf_counter() - t:.1f} s")
             result["vaults"][f"generated {size:,}"] = measure_vault(
-                f"generated {size:,}", vault, work, size, reps, args.seed
+                f"generated {size:,}", vault, work, size, reps, args.seed, measures
             )
             result["vaults"][f"generated {size:,}"]["generate_s"] = round(
                 time.perf_counter() - t, 1
@@ -874,7 +939,7 @@ def main(argv: list[str] | None = None) -> int:
                 work = work_root / name
                 shutil.copytree(src, work / "vault", ignore=shutil.ignore_patterns(".vault-sync"))
                 result["vaults"][name] = measure_vault(
-                    name, work / "vault", work, None, reps, args.seed
+                    name, work / "vault", work, None, reps, args.seed, measures
                 )
                 if not args.keep:
                     shutil.rmtree(work, ignore_errors=True)
