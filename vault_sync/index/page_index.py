@@ -429,8 +429,11 @@ class PageIndex:
         total = searcher.num_docs
         if not total:
             return []
-        fetch = min(limit + 1, total)
-        while True:  # fetch past the cut until the score there differs, so ties sort by path
+        # past the cut, until the score there differs, so ties sort by path; twice the limit
+        # at first: a tie at the cut is common (one search more, as costly as the first: every
+        # match is scored again), and fetching more costs about nothing
+        fetch = min(2 * limit + 1, total)
+        while True:
             hits = searcher.search(query, limit=fetch).hits
             if len(hits) < fetch or fetch >= total:
                 break
