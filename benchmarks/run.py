@@ -35,12 +35,14 @@ rows and appends it to :data:`MEASURES`; targets live in :data:`TARGETS`.
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import json
 import math
 import os
 import random
 import re
+import resource
 import shutil
 import sqlite3
 import statistics
@@ -498,6 +500,42 @@ def _fts_query(q: str) -> str:
     return " AND ".join(f'"{w}"' for w in q.split())
 
 
+def timed_calls(call: Callable[[], Any], n: int) -> tuple[list[float], list[float]]:
+    """``n`` calls: (wall ms, CPU ms of this thread) of each. On a shared machine the wall
+    time also counts waiting for a core; the CPU time is this call's own work (both kept)."""
+    wall: list[float] = []
+    cpu: list[float] = []
+    for _ in range(n):
+        t, c = time.perf_counter(), time.thread_time()
+        call()
+        cpu.append((time.thread_time() - c) * 1000)
+        wall.append((time.perf_counter() - t) * 1000)
+    return wall, cpu
+
+
+def timed_processes(cmd: Sequence[str], n: int) -> tuple[list[float], list[float]]:
+    """``n`` runs of ``cmd``: (wall ms, CPU ms of the child: user + system, from the
+    children's rusage) of each."""
+    wall: list[float] = []
+    cpu: list[float] = []
+    for _ in range(n):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        wall.append(benchlib.timed_run(cmd)[0])
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        used = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        cpu.append(used * 1000)
+    return wall, cpu
+
+
+def cpu_summary(cpu: Sequence[float]) -> dict[str, Any]:
+    """The CPU-time fields of a figure (``{cpu}`` in its label shows the median)."""
+    return {
+        "cpu_median": round(statistics.median(cpu), 3),
+        "cpu_p95": round(benchlib.percentile(cpu, 0.95), 3),
+        "cpu_raw": [round(v, 2) for v in cpu],
+    }
+
+
 def measure_query(ctx: Ctx) -> None:
     """In-process queries through the path ``vault-sync query`` takes (``engine.search`` ->
     ``Reader.search`` -> the ranked pipeline, :mod:`vault_sync.ranking`, with the vault's
@@ -510,6 +548,7 @@ def measure_query(ctx: Ctx) -> None:
 
     queries = pick_queries(ctx)
     ctx.extra["queries"] = queries
+    ctx.extra["loadavg_before_query"] = [round(v, 2) for v in os.getloadavg()]
     # baseline: SQLite FTS5 over the same page texts (a temp db; bm25, top 10)
     db_path = ctx.work / "fts.sqlite"
     db_path.unlink(missing_ok=True)
@@ -540,16 +579,12 @@ def measure_query(ctx: Ctx) -> None:
         if not {"graph", "authority"} <= stages:
             raise RuntimeError(f"the ranked query runs without graph or authority: {stages}")
         reader.search(q, limit=10)  # first search outside the timing (lazy loads)
-        ms: list[float] = []
-        for _ in range(ctx.reps.query_inproc):
-            t = time.perf_counter()
-            found = reader.search(q, limit=10)
-            ms.append((time.perf_counter() - t) * 1000)
-        lexical: list[float] = []
-        for _ in range(ctx.reps.query_inproc):
-            t = time.perf_counter()
-            words = retrieve.search(reader.index, q, limit=10)
-            lexical.append((time.perf_counter() - t) * 1000)
+        ms, cpu = timed_calls(functools.partial(reader.search, q, limit=10), ctx.reps.query_inproc)
+        found = reader.search(q, limit=10)
+        lexical, lexical_cpu = timed_calls(
+            functools.partial(retrieve.search, reader.index, q, limit=10), ctx.reps.query_inproc
+        )
+        words = retrieve.search(reader.index, q, limit=10)
         hits[kind] = {
             "query": q,
             "hits": len(found),
@@ -560,34 +595,35 @@ def measure_query(ctx: Ctx) -> None:
         ctx.fig(
             f"query.inproc.{kind}",
             f"`query` in process (ranked: graph + authority), {kind} `{q}`"
-            f" (p95 {{p95}}; {len(found)} hits, FTS5 {len(rows)})",
+            f" (p95 {{p95}}; CPU {{cpu}}; {len(found)} hits, FTS5 {len(rows)})",
             ms,
             baseline_key=f"query.fts.{kind}",
+            **cpu_summary(cpu),
         )
         ctx.fig(
             f"query.lexical.{kind}",
-            f"lexical stream alone (`retrieve.search`), {kind} (p95 {{p95}})",
+            f"lexical stream alone (`retrieve.search`), {kind} (p95 {{p95}}; CPU {{cpu}})",
             lexical,
             baseline_key=f"query.fts.{kind}",
+            **cpu_summary(lexical_cpu),
         )
     db.close()
     db_path.unlink(missing_ok=True)
     ctx.extra["query_hits"] = hits
     # whole processes: python -c pass, vault-sync query WORD --json, rg/grep -il WORD
     word = queries["one-word"]
-    py = [benchlib.timed_run([sys.executable, "-c", "pass"])[0] for _ in range(ctx.reps.query_cli)]
-    ctx.fig("query.python", "`python -c pass`", py)
-    cli: list[float] = []
-    for _ in range(ctx.reps.query_cli):
-        ms_, out = benchlib.timed_run([*ctx.cmd, "query", word, "--json"])
-        cli.append(ms_)
+    py, py_cpu = timed_processes([sys.executable, "-c", "pass"], ctx.reps.query_cli)
+    ctx.fig("query.python", "`python -c pass` (CPU {cpu})", py, **cpu_summary(py_cpu))
+    cli, cli_cpu = timed_processes([*ctx.cmd, "query", word, "--json"], ctx.reps.query_cli)
+    out = benchlib.timed_run([*ctx.cmd, "query", word, "--json"])[1]
     if not json.loads(out.stdout)["hits"]:
         raise RuntimeError(f"CLI query {word!r} found nothing")
     ctx.fig(
         "query.cli",
-        f"`vault-sync query {word} --json` (whole process)",
+        f"`vault-sync query {word} --json` (whole process; CPU {{cpu}})",
         cli,
         baseline_key="query.python",
+        **cpu_summary(cli_cpu),
     )
     rg = shutil.which("rg")
     grep_cmd = (
@@ -736,18 +772,25 @@ def _num(value: float | None, unit: str) -> str:
     return f"{value:,.1f} {unit}"
 
 
+def _label(figure: dict[str, Any]) -> str:
+    """A figure's label with its ``{p95}`` and ``{cpu}`` (CPU median) filled in."""
+    label = str(figure["label"]).replace("{p95}", _num(figure.get("p95"), figure["unit"]))
+    return label.replace("{cpu}", _num(figure.get("cpu_median"), figure["unit"]))
+
+
 def rows_for(name: str, figures: dict[str, dict[str, Any]]) -> list[list[str]]:
     keys = [k for k in ORDER if k in figures]
     keys += [k for k in figures if k not in keys and not k.startswith(HIDDEN_PREFIXES)]
     rows = []
     for key in keys:
         f = figures[key]
-        label = f["label"].replace("{p95}", _num(f.get("p95"), f["unit"]))
+        label = _label(f)
         measured = _num(f["value"], f["unit"])
         if "baseline" in f:
             base_fig = next((g for g in figures.values() if g["label"] == f["baseline"]), None)
             unit = base_fig["unit"] if base_fig else f["unit"]
-            baseline = f"{f['baseline']}: {_num(f['baseline_value'], unit)}"
+            base_label = _label(base_fig) if base_fig else f["baseline"]
+            baseline = f"{base_label}: {_num(f['baseline_value'], unit)}"
         else:
             baseline = ""
         ratio = f"{f['ratio']:.2f}×" if f.get("ratio") is not None else ""
