@@ -16,8 +16,10 @@ the shared folder is never written), one after another:
   for a long-lived reader here and for fresh ``vault-sync query`` processes, beside a raw
   tantivy delete + add + commit + reload (:func:`measure_watch`);
 - ``store``: bytes of ``set-*/index/`` and ``sidecar.sqlite*`` of the active set;
-- ``query``: in process (one ``open_reader``; ``reader.search(q, limit=10)``) for a
-  one-word, multi-word, phrase and CJK query, words picked from the vault's own pages; as a
+- ``query``: in process (one ``open_reader``; ``reader.search(q, limit=10)``, the ranked
+  pipeline ``vault-sync query`` runs, with the graph and authority stages on, checked) for a
+  one-word, multi-word, phrase and CJK query, words picked from the vault's own pages, and
+  for reference the lexical stream alone (``retrieve.search``); as a
   whole ``vault-sync query WORD --json`` process beside ``python -c pass``; baselines
   ``rg -il WORD`` (``grep -ril`` when ``rg`` is not on PATH; ``benchmarks/setup.sh``, run by
   ``./run bench``, installs it from Debian) and SQLite FTS5 (bm25, top 10) over the same page
@@ -33,12 +35,14 @@ rows and appends it to :data:`MEASURES`; targets live in :data:`TARGETS`.
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import json
 import math
 import os
 import random
 import re
+import resource
 import shutil
 import sqlite3
 import statistics
@@ -508,12 +512,55 @@ def _fts_query(q: str) -> str:
     return " AND ".join(f'"{w}"' for w in q.split())
 
 
+def timed_calls(call: Callable[[], Any], n: int) -> tuple[list[float], list[float]]:
+    """``n`` calls: (wall ms, CPU ms of this thread) of each. On a shared machine the wall
+    time also counts waiting for a core; the CPU time is this call's own work (both kept)."""
+    wall: list[float] = []
+    cpu: list[float] = []
+    for _ in range(n):
+        t, c = time.perf_counter(), time.thread_time()
+        call()
+        cpu.append((time.thread_time() - c) * 1000)
+        wall.append((time.perf_counter() - t) * 1000)
+    return wall, cpu
+
+
+def timed_processes(cmd: Sequence[str], n: int) -> tuple[list[float], list[float]]:
+    """``n`` runs of ``cmd``: (wall ms, CPU ms of the child: user + system, from the
+    children's rusage) of each."""
+    wall: list[float] = []
+    cpu: list[float] = []
+    for _ in range(n):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        wall.append(benchlib.timed_run(cmd)[0])
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        used = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        cpu.append(used * 1000)
+    return wall, cpu
+
+
+def cpu_summary(cpu: Sequence[float]) -> dict[str, Any]:
+    """The CPU-time fields of a figure (``{cpu}`` in its label shows the median)."""
+    return {
+        "cpu_median": round(statistics.median(cpu), 3),
+        "cpu_p95": round(benchlib.percentile(cpu, 0.95), 3),
+        "cpu_raw": [round(v, 2) for v in cpu],
+    }
+
+
 def measure_query(ctx: Ctx) -> None:
+    """In-process queries through the path ``vault-sync query`` takes (``engine.search`` ->
+    ``Reader.search`` -> the ranked pipeline, :mod:`vault_sync.ranking`, with the vault's
+    ``[ranking]`` settings: graph and authority on), beside FTS5 over the same texts; the
+    lexical stream alone for reference; then whole processes."""
+    from vault_sync import retrieve
     from vault_sync.config import load_config
     from vault_sync.engine import open_reader
+    from vault_sync.ranking import build_plan
 
     queries = pick_queries(ctx)
     ctx.extra["queries"] = queries
+    ctx.extra["loadavg_before_query"] = [round(v, 2) for v in os.getloadavg()]
     # baseline: SQLite FTS5 over the same page texts (a temp db; bm25, top 10)
     db_path = ctx.work / "fts.sqlite"
     db_path.unlink(missing_ok=True)
@@ -540,37 +587,55 @@ def measure_query(ctx: Ctx) -> None:
             rows = db.execute(fts_sql, (_fts_query(q),)).fetchall()
             fts_ms.append((time.perf_counter() - t) * 1000)
         ctx.fig(f"query.fts.{kind}", f"FTS5 bm25 top 10, {kind}", fts_ms)
+        stages = build_plan(q, settings=reader.config.ranking).stages
+        if not {"graph", "authority"} <= stages:
+            raise RuntimeError(f"the ranked query runs without graph or authority: {stages}")
         reader.search(q, limit=10)  # first search outside the timing (lazy loads)
-        ms: list[float] = []
-        for _ in range(ctx.reps.query_inproc):
-            t = time.perf_counter()
-            found = reader.search(q, limit=10)
-            ms.append((time.perf_counter() - t) * 1000)
-        hits[kind] = {"query": q, "hits": len(found), "fts_hits": len(rows)}
+        ms, cpu = timed_calls(functools.partial(reader.search, q, limit=10), ctx.reps.query_inproc)
+        found = reader.search(q, limit=10)
+        lexical, lexical_cpu = timed_calls(
+            functools.partial(retrieve.search, reader.index, q, limit=10), ctx.reps.query_inproc
+        )
+        words = retrieve.search(reader.index, q, limit=10)
+        hits[kind] = {
+            "query": q,
+            "hits": len(found),
+            "lexical_hits": len(words),
+            "fts_hits": len(rows),
+            "stages": sorted(stages),
+        }
         ctx.fig(
             f"query.inproc.{kind}",
-            f"`query` in process, {kind} `{q}` (p95 {{p95}}; {len(found)} hits, FTS5 {len(rows)})",
+            f"`query` in process (ranked: graph + authority), {kind} `{q}`"
+            f" (p95 {{p95}}; CPU {{cpu}}; {len(found)} hits, FTS5 {len(rows)})",
             ms,
             baseline_key=f"query.fts.{kind}",
+            **cpu_summary(cpu),
+        )
+        ctx.fig(
+            f"query.lexical.{kind}",
+            f"lexical stream alone (`retrieve.search`), {kind} (p95 {{p95}}; CPU {{cpu}})",
+            lexical,
+            baseline_key=f"query.fts.{kind}",
+            **cpu_summary(lexical_cpu),
         )
     db.close()
     db_path.unlink(missing_ok=True)
     ctx.extra["query_hits"] = hits
     # whole processes: python -c pass, vault-sync query WORD --json, rg/grep -il WORD
     word = queries["one-word"]
-    py = [benchlib.timed_run([sys.executable, "-c", "pass"])[0] for _ in range(ctx.reps.query_cli)]
-    ctx.fig("query.python", "`python -c pass`", py)
-    cli: list[float] = []
-    for _ in range(ctx.reps.query_cli):
-        ms_, out = benchlib.timed_run([*ctx.cmd, "query", word, "--json"])
-        cli.append(ms_)
+    py, py_cpu = timed_processes([sys.executable, "-c", "pass"], ctx.reps.query_cli)
+    ctx.fig("query.python", "`python -c pass` (CPU {cpu})", py, **cpu_summary(py_cpu))
+    cli, cli_cpu = timed_processes([*ctx.cmd, "query", word, "--json"], ctx.reps.query_cli)
+    out = benchlib.timed_run([*ctx.cmd, "query", word, "--json"])[1]
     if not json.loads(out.stdout)["hits"]:
         raise RuntimeError(f"CLI query {word!r} found nothing")
     ctx.fig(
         "query.cli",
-        f"`vault-sync query {word} --json` (whole process)",
+        f"`vault-sync query {word} --json` (whole process; CPU {{cpu}})",
         cli,
         baseline_key="query.python",
+        **cpu_summary(cli_cpu),
     )
     rg = shutil.which("rg")
     grep_cmd = (
@@ -684,6 +749,10 @@ ORDER = (
     "query.inproc.multi-word",
     "query.inproc.phrase",
     "query.inproc.CJK",
+    "query.lexical.one-word",
+    "query.lexical.multi-word",
+    "query.lexical.phrase",
+    "query.lexical.CJK",
     "query.cli",
     "query.cli_vs_grep",
     "write.reinforce",
@@ -722,19 +791,25 @@ def _num(value: float | None, unit: str) -> str:
     return f"{value:,.1f} {unit}"
 
 
+def _label(figure: dict[str, Any]) -> str:
+    """A figure's label with its ``{p95}`` and ``{cpu}`` (CPU median) filled in."""
+    label = str(figure["label"]).replace("{p95}", _num(figure.get("p95"), figure["unit"]))
+    return label.replace("{cpu}", _num(figure.get("cpu_median"), figure["unit"]))
+
+
 def rows_for(name: str, figures: dict[str, dict[str, Any]]) -> list[list[str]]:
     keys = [k for k in ORDER if k in figures]
     keys += [k for k in figures if k not in keys and not k.startswith(HIDDEN_PREFIXES)]
     rows = []
     for key in keys:
         f = figures[key]
-        label = f["label"].replace("{p95}", _num(f.get("p95"), f["unit"]))
+        label = _label(f)
         measured = _num(f["value"], f["unit"])
         if "baseline" in f:
             base_fig = next((g for g in figures.values() if g["label"] == f["baseline"]), None)
             unit = base_fig["unit"] if base_fig else f["unit"]
-            p95 = _num(base_fig.get("p95"), unit) if base_fig else "–"
-            baseline = f"{f['baseline'].replace('{p95}', p95)}: {_num(f['baseline_value'], unit)}"
+            base_label = _label(base_fig) if base_fig else f["baseline"]
+            baseline = f"{base_label}: {_num(f['baseline_value'], unit)}"
         else:
             baseline = ""
         ratio = f"{f['ratio']:.2f}×" if f.get("ratio") is not None else ""
@@ -815,8 +890,30 @@ def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
+def measures_named(names: str | None) -> list[Callable[[Ctx], None]]:
+    """The :data:`MEASURES` that ``--only`` names (``sync,query``: ``measure_`` dropped), in
+    their order; all of them for ``None``.
+
+    Raises:
+        SystemExit: a name no measure has.
+    """
+    if names is None:
+        return list(MEASURES)
+    known = {m.__name__.removeprefix("measure_"): m for m in MEASURES}
+    wanted = {n.strip() for n in names.split(",") if n.strip()}
+    if unknown := wanted - known.keys():
+        raise SystemExit(f"--only: unknown measures {sorted(unknown)}; known: {sorted(known)}")
+    return [m for name, m in known.items() if name in wanted]
+
+
 def measure_vault(
-    name: str, vault: Path, work: Path, size: int | None, reps: Reps, seed: int
+    name: str,
+    vault: Path,
+    work: Path,
+    size: int | None,
+    reps: Reps,
+    seed: int,
+    measures: Sequence[Callable[[Ctx], None]] = MEASURES,
 ) -> dict[str, Any]:
     ctx = Ctx(
         name=name,
@@ -828,7 +925,9 @@ def measure_vault(
     )
     load_pages(ctx)
     log(f"{name}: {len(ctx.pages)} pages")
-    for measure in MEASURES:
+    if measure_sync not in measures:  # the others read the stores a sync makes
+        run_measured([*ctx.cmd, "sync", "--json"])
+    for measure in measures:
         t = time.perf_counter()
         measure(ctx)
         log(f"  {measure.__name__}: {time.perf_counter() - t:.1f} s")
@@ -843,7 +942,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None, help="write the results here")
     parser.add_argument("--quick", action="store_true", help="one run each (CI smoke)")
     parser.add_argument("--keep", action="store_true", help="keep the temp folder")
+    parser.add_argument(
+        "--only",
+        default=None,
+        help="run only these measures, comma separated (sync, store, watch, query, write,"
+        " brief, mcp); without sync, one unmeasured sync makes the stores first",
+    )
     args = parser.parse_args(argv)
+    measures = measures_named(args.only)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     reps = Reps.quick() if args.quick else Reps()
     started = time.perf_counter()
@@ -857,6 +963,7 @@ def main(argv: list[str] | None = None) -> int:
             "corpora": args.corpora,
             "seed": args.seed,
             "quick": args.quick,
+            "only": args.only,
             "reps": vars(reps),
         },
         "vaults": {},
@@ -878,7 +985,7 @@ def main(argv: list[str] | None = None) -> int:
             generate(vault, size, args.seed)
             log(f"generated {size} pages in {time.perf_counter() - t:.1f} s")
             result["vaults"][f"generated {size:,}"] = measure_vault(
-                f"generated {size:,}", vault, work, size, reps, args.seed
+                f"generated {size:,}", vault, work, size, reps, args.seed, measures
             )
             result["vaults"][f"generated {size:,}"]["generate_s"] = round(
                 time.perf_counter() - t, 1
@@ -894,7 +1001,7 @@ def main(argv: list[str] | None = None) -> int:
                 work = work_root / name
                 shutil.copytree(src, work / "vault", ignore=shutil.ignore_patterns(".vault-sync"))
                 result["vaults"][name] = measure_vault(
-                    name, work / "vault", work, None, reps, args.seed
+                    name, work / "vault", work, None, reps, args.seed, measures
                 )
                 if not args.keep:
                     shutil.rmtree(work, ignore_errors=True)

@@ -30,6 +30,8 @@ _CONTEXT_CHARS = 2048
 _WORD_SLACK = 24
 
 _LETTER = re.compile(r"[^\W_]")
+#: A run of blanks, shown as one space (``\s`` is what ``str.isspace`` calls a blank).
+_BLANKS = re.compile(r"\s+")
 
 
 @dataclass(frozen=True)
@@ -95,22 +97,18 @@ def _cut(plain: Plain, start: int, end: int, marks: list[tuple[int, int]]) -> Sn
         for a, b in sorted(marks)
         if start <= a < b <= end and not any(lo < b and a < hi for lo, hi in plain.protected)
     ]
-    out: list[str] = []
-    where = [0] * (end - start + 1)  # source offset - start -> offset in out
-    for k in range(end - start):
-        where[k] = len(out)
-        ch = text[start + k]
-        if not ch.isspace():
-            out.append(ch)
-        elif out and out[-1] != " ":
-            out.append(" ")
-    where[end - start] = len(out)
-    body = "".join(out).rstrip()
+    segment = text[start:end]
+    lead = 1 if segment[:1].isspace() else 0  # a leading blank run is dropped
+
+    def where(k: int) -> int:  # offset in the collapsed text of segment[k]
+        return len(_BLANKS.sub(" ", segment[:k])) - (lead if k else 0)
+
+    body = _BLANKS.sub(" ", segment)[lead:].rstrip()
     head = ELLIPSIS if _LETTER.search(text, 0, start) else ""
     tail = ELLIPSIS if _LETTER.search(text, end) else ""
     spans: list[tuple[int, int]] = []
     for a, b in keep:
-        x, y = where[a - start] + len(head), min(where[b - start], len(body)) + len(head)
+        x, y = where(a - start) + len(head), min(where(b - start), len(body)) + len(head)
         if x < y and not (spans and x < spans[-1][1]):
             spans.append((x, y))
     return Snippet(f"{head}{body}{tail}", tuple(spans))
