@@ -138,12 +138,23 @@ class Reps:
     fts: int = 20
     #: edits per save -> visible method under watch (and raw tantivy updates for its baseline)
     watch_edits: int = 30
+    #: edits per watcher (without, then with a ``[[brief.targets]]`` entry) for the briefing
+    #: refresh of issue 12
+    brief_watch_edits: int = 15
 
     @classmethod
     def quick(cls) -> Reps:
         """The CI smoke's repetitions: one whole-process run of each figure, 3 watch edits."""
         return cls(
-            cold=1, small=1, rebuild=1, query_inproc=10, query_cli=2, grep=1, fts=5, watch_edits=3
+            cold=1,
+            small=1,
+            rebuild=1,
+            query_inproc=10,
+            query_cli=2,
+            grep=1,
+            fts=5,
+            watch_edits=3,
+            brief_watch_edits=3,
         )
 
 
@@ -193,6 +204,8 @@ def target_for(key: str, size: int | None) -> Target | None:
         return "faster than `rg`/`grep -il`", lambda f: _ratio_le(f, 0.999)
     if key == "brief.cli" and size == 10_000:  # issue 12
         return "≤ 2× a whole-process query", lambda f: _ratio_le(f, 2.0)
+    if key == "watch.brief_refresh" and size == 10_000:  # issue 12
+        return "median ≤ 100 ms added", lambda f: _le(f, 100)
     if key == "mcp.query" and size == 10_000:  # issue 13
         return "median ≤ 10 ms", lambda f: _le(f, 10)
     if key == "write.reinforce" and size == 10_000:  # issue 11
@@ -623,6 +636,91 @@ def measure_brief(ctx: Ctx) -> None:
     ctx.fig("brief.cli", "`vault-sync brief` (whole process)", runs, baseline_key="query.cli")
 
 
+#: Seconds between saves while the briefing refresh is measured: one batch (and its
+#: refresh) per save, never two saves in one batch.
+BRIEF_WATCH_SPACING_S = 1.0
+#: The briefing target the second watcher refreshes (a whole file inside the vault, which
+#: the scan leaves out: no loop).
+BRIEF_TARGET = "AGENTS.md"
+
+
+def _watch_batches(ctx: Ctx, edits: int) -> list[dict[str, Any]]:
+    """Start ``vault-sync watch --json-log`` on the vault, append a unique word to ``edits``
+    random pages one at a time (each after the batch of the previous one is logged, at least
+    :data:`BRIEF_WATCH_SPACING_S` apart), stop it; returns the logged non-reconcile batch
+    lines (``ms``: the apply; ``brief_ms``: the targets' refresh after it, when configured).
+
+    Raises:
+        RuntimeError: the watcher exited, or a save's batch was not logged within 15 s.
+    """
+    proc, log = benchlib.start_watcher([*ctx.cmd, "watch", "--json-log"])
+    try:
+        benchlib.wait_for_watcher(ctx.vault, proc, log)
+        time.sleep(1.0)  # the start-up reconcile's line, if any, is out
+        start = time.perf_counter()
+        for n in range(edits):
+            seen = len(log.lines)
+            saved = time.perf_counter()
+            page = ctx.rng.choice(ctx.pages)
+            benchlib.write_page_append(page, f"briefwatch{n}q{ctx.rng.randrange(10**9)}")
+            while not any(not line.get("reconcile") for _, line in log.lines[seen:]):
+                if proc.poll() is not None:
+                    raise RuntimeError(f"watch exited {proc.returncode}: {log.other[-5:]}")
+                if time.perf_counter() - saved > 15:
+                    raise RuntimeError(f"no batch logged for a save of {page}")
+                time.sleep(0.01)
+            time.sleep(max(0.0, BRIEF_WATCH_SPACING_S - (time.perf_counter() - saved)))
+    finally:
+        benchlib.stop_process(proc)
+    return [line for at, line in log.lines if at >= start and not line.get("reconcile")]
+
+
+def measure_brief_watch(ctx: Ctx) -> None:
+    """Issue 12: what the ``[[brief.targets]]`` refresh adds to a watcher's batch. Two real
+    watchers one after the other, the same saves (a word appended to a random page, one
+    batch each): first with no target (the baseline: its batch apply, ``ms``), then with a
+    whole-file target ``AGENTS.md`` in the vault (``brief_ms``: the refresh after each
+    batch, logged by the watcher). The vault's ``vault-sync.toml`` is restored after."""
+    edits = ctx.reps.brief_watch_edits
+    if not edits:
+        return
+    config = ctx.vault / "vault-sync.toml"
+    before = config.read_text(encoding="utf-8") if config.exists() else None
+    plain = _watch_batches(ctx, edits)
+    target = f'\n[[brief.targets]]\npath = "{BRIEF_TARGET}"\nmode = "file"\n'
+    config.write_text((before or "") + target, encoding="utf-8")
+    try:
+        briefed = _watch_batches(ctx, edits)
+    finally:
+        if before is None:
+            config.unlink()
+        else:
+            config.write_text(before, encoding="utf-8")
+        (ctx.vault / BRIEF_TARGET).unlink(missing_ok=True)
+    ctx.fig(
+        "watch.batch_plain",
+        "`watch` batch apply, no brief target",
+        [float(line["ms"]) for line in plain] or None,
+    )
+    refresh = [float(line["brief_ms"]) for line in briefed if "brief_ms" in line]
+    ctx.fig(
+        "watch.brief_refresh",
+        f"`[[brief.targets]]` refresh after a `watch` batch (`brief_ms`; p95 {{p95}};"
+        f" {len(refresh)} batches)",
+        refresh or None,
+        baseline_key="watch.batch_plain",
+    )
+    ctx.fig(
+        "watch.batch_with_brief",
+        "`watch` batch apply + brief refresh (p95 {p95})",
+        [float(line["ms"]) + float(line.get("brief_ms", 0)) for line in briefed] or None,
+        baseline_key="watch.batch_plain",
+    )
+    errors = [line["brief_error"] for line in briefed if "brief_error" in line]
+    if errors:
+        raise RuntimeError(f"brief refresh failed under watch: {errors[0]}")
+
+
 def measure_mcp(ctx: Ctx) -> None:
     """``query`` through a running ``vault-sync mcp`` server over the SDK's stdio client:
     the round trip an agent sees, beside the in-process query of the same word (issue 13:
@@ -668,6 +766,7 @@ MEASURES: list[Callable[[Ctx], None]] = [
     measure_query,
     measure_write,
     measure_brief,
+    measure_brief_watch,
     measure_mcp,
 ]
 
@@ -688,6 +787,9 @@ ORDER = (
     "query.cli_vs_grep",
     "write.reinforce",
     "brief.cli",
+    "watch.brief_refresh",
+    "watch.batch_with_brief",
+    "watch.batch_plain",
     "mcp.query",
     "mcp.no_hit",
     "watch.visible_reader",
@@ -815,8 +917,37 @@ def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
+#: ``--only`` names (``measure_NAME``) whose figures are ratios to ``query``'s.
+NEEDS_QUERY = frozenset({"write", "brief"})
+
+
+def chosen_measures(only: str | None) -> list[Callable[[Ctx], None]]:
+    """The measures ``--only`` names (comma separated, ``measure_`` left off: ``write,brief``),
+    in :data:`MEASURES` order, with ``query`` added when a chosen one is a ratio to it; all
+    of them for ``None``.
+
+    Raises:
+        SystemExit: an unknown name.
+    """
+    if only is None:
+        return list(MEASURES)
+    names = {n.strip() for n in only.split(",") if n.strip()}
+    known = {m.__name__.removeprefix("measure_") for m in MEASURES}
+    if names - known:
+        raise SystemExit(f"--only: unknown {sorted(names - known)}; known: {sorted(known)}")
+    if names & NEEDS_QUERY:
+        names.add("query")
+    return [m for m in MEASURES if m.__name__.removeprefix("measure_") in names]
+
+
 def measure_vault(
-    name: str, vault: Path, work: Path, size: int | None, reps: Reps, seed: int
+    name: str,
+    vault: Path,
+    work: Path,
+    size: int | None,
+    reps: Reps,
+    seed: int,
+    measures: Sequence[Callable[[Ctx], None]] = tuple(MEASURES),
 ) -> dict[str, Any]:
     ctx = Ctx(
         name=name,
@@ -828,7 +959,9 @@ def measure_vault(
     )
     load_pages(ctx)
     log(f"{name}: {len(ctx.pages)} pages")
-    for measure in MEASURES:
+    if measure_sync not in measures:  # the others read the stores: one unmeasured sync
+        run_measured([*ctx.cmd, "sync", "--json"])
+    for measure in measures:
         t = time.perf_counter()
         measure(ctx)
         log(f"  {measure.__name__}: {time.perf_counter() - t:.1f} s")
@@ -843,7 +976,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None, help="write the results here")
     parser.add_argument("--quick", action="store_true", help="one run each (CI smoke)")
     parser.add_argument("--keep", action="store_true", help="keep the temp folder")
+    parser.add_argument(
+        "--only",
+        default=None,
+        help="only these measures, comma separated (sync, store, watch, query, write, brief,"
+        " brief_watch, mcp; write and brief bring query, their baseline)",
+    )
     args = parser.parse_args(argv)
+    measures = chosen_measures(args.only)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     reps = Reps.quick() if args.quick else Reps()
     started = time.perf_counter()
@@ -857,6 +997,7 @@ def main(argv: list[str] | None = None) -> int:
             "corpora": args.corpora,
             "seed": args.seed,
             "quick": args.quick,
+            "only": args.only,
             "reps": vars(reps),
         },
         "vaults": {},
@@ -878,7 +1019,7 @@ def main(argv: list[str] | None = None) -> int:
             generate(vault, size, args.seed)
             log(f"generated {size} pages in {time.perf_counter() - t:.1f} s")
             result["vaults"][f"generated {size:,}"] = measure_vault(
-                f"generated {size:,}", vault, work, size, reps, args.seed
+                f"generated {size:,}", vault, work, size, reps, args.seed, measures
             )
             result["vaults"][f"generated {size:,}"]["generate_s"] = round(
                 time.perf_counter() - t, 1
@@ -894,7 +1035,7 @@ def main(argv: list[str] | None = None) -> int:
                 work = work_root / name
                 shutil.copytree(src, work / "vault", ignore=shutil.ignore_patterns(".vault-sync"))
                 result["vaults"][name] = measure_vault(
-                    name, work / "vault", work, None, reps, args.seed
+                    name, work / "vault", work, None, reps, args.seed, measures
                 )
                 if not args.keep:
                     shutil.rmtree(work, ignore_errors=True)
