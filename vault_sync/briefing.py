@@ -80,7 +80,8 @@ def assemble(pages: dict[str, PageFacts], links: Iterable[Any]) -> Facts:
     other pages are left out)."""
     # The reference day: the newest page date or validity start (a page valid from a day
     # holds that day as a fact of the vault; an end date may lie in the future, so not those).
-    days = [d for p in pages.values() for d in (p.date, day_of(p.valid_from)) if d]
+    days = [p.date for p in pages.values() if p.date]
+    days += [d for p in pages.values() if p.valid_from and (d := day_of(p.valid_from))]
     facts = Facts(pages, day=max(days, default=None))
     edges = []
     for link in links:

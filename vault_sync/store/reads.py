@@ -276,8 +276,7 @@ class SidecarReads:
     def page_generations(self) -> dict[str, int]:
         """``{path: generation}`` of every stored page: the generation of the batch that last
         wrote its row (and its evidence, tags, links), by path."""
-        sql = "SELECT path, generation FROM pages ORDER BY path"
-        return {str(path): int(generation) for path, generation in self.db.execute(sql)}
+        return dict(self.db.execute("SELECT path, generation FROM pages ORDER BY path"))
 
     def duplicate_ids(self) -> list[tuple[str, list[str]]]:
         """``(id key, sorted paths)`` for each id key more than one page has, by key."""
