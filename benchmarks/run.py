@@ -1,6 +1,6 @@
 """The benchmark runner of issue 5: every figure beside its same-run baseline, ratio and target.
 
-    python benchmarks/run.py --sizes 1000,10000 [--corpora] [--json OUT] [--quick]
+    python benchmarks/run.py --sizes 1000,10000 [--corpora] [--json OUT] [--quick] [--only M,..]
 
 For each generated size (:func:`generate_vault.generate`, ``--seed``, default 1) and, with
 ``--corpora``, each Markdown vault in ``/work/shared/corpora`` (copied to a temp folder first;
@@ -21,7 +21,14 @@ the shared folder is never written), one after another:
   whole ``vault-sync query WORD --json`` process beside ``python -c pass``; baselines
   ``rg -il WORD`` (``grep -ril`` when ``rg`` is not on PATH; ``benchmarks/setup.sh``, run by
   ``./run bench``, installs it from Debian) and SQLite FTS5 (bm25, top 10) over the same page
-  texts.
+  texts;
+- ``write``, ``brief``: a whole ``reinforce`` and a whole ``brief`` process beside the whole
+  ``query`` (issues 11, 12); ``brief_watch``: the ``[[brief.targets]]`` refresh a watcher runs
+  after a batch (its ``brief_ms``) beside a watcher's batch apply with no target
+  (:func:`measure_brief_watch`);
+- ``mcp``: ``query`` through a running ``vault-sync mcp`` server (issue 13).
+
+``--only`` runs some measures (:func:`chosen_measures`).
 
 Prints one Markdown table (vault, figure, measured, baseline, ratio, target, verdict) and
 writes everything as JSON with ``--json``. Never fails on a timing: exit 0 unless an error.
@@ -574,9 +581,11 @@ def measure_query(ctx: Ctx) -> None:
     py = [benchlib.timed_run([sys.executable, "-c", "pass"])[0] for _ in range(ctx.reps.query_cli)]
     ctx.fig("query.python", "`python -c pass`", py)
     cli: list[float] = []
+    cli_cpu: list[float] = []
     for _ in range(ctx.reps.query_cli):
-        ms_, out = benchlib.timed_run([*ctx.cmd, "query", word, "--json"])
+        ms_, cpu_, out = benchlib.cpu_timed_run([*ctx.cmd, "query", word, "--json"])
         cli.append(ms_)
+        cli_cpu.append(cpu_)
     if not json.loads(out.stdout)["hits"]:
         raise RuntimeError(f"CLI query {word!r} found nothing")
     ctx.fig(
@@ -585,6 +594,7 @@ def measure_query(ctx: Ctx) -> None:
         cli,
         baseline_key="query.python",
     )
+    ctx.fig("query.cli_cpu", f"`vault-sync query {word} --json`, CPU time (user + sys)", cli_cpu)
     rg = shutil.which("rg")
     grep_cmd = (
         [rg, "-il", word, str(ctx.vault)]
@@ -612,28 +622,34 @@ def measure_write(ctx: Ctx) -> None:
     edit the page, then apply it to both stores), beside the whole-process ``query`` above.
     Each run reinforces another page of the vault (a copy: the benchmark's own)."""
     runs: list[float] = []
+    cpu: list[float] = []
     pages = sorted(ctx.texts)
     for n in range(ctx.reps.query_cli):
         page = pages[(n * 7919) % len(pages)]
-        ms_, out = benchlib.timed_run(
+        ms_, cpu_, out = benchlib.cpu_timed_run(
             [*ctx.cmd, "reinforce", page, "--evidence", f"session:bench-{n}", "--json"]
         )
         if out.returncode != 0 or not json.loads(out.stdout)["pages"][0]["changed"]:
             raise RuntimeError(f"reinforce {page!r} failed: {out.stderr.strip()}")
         runs.append(ms_)
+        cpu.append(cpu_)
     ctx.fig(
         "write.reinforce",
         "`vault-sync reinforce PAGE --evidence …` (whole process)",
         runs,
         baseline_key="query.cli",
     )
+    ctx.fig("write.reinforce_cpu", "`reinforce`, CPU time", cpu, baseline_key="query.cli_cpu")
 
 
 def measure_brief(ctx: Ctx) -> None:
     """``vault-sync brief`` (default budget, to stdout) as a whole process, beside the
     whole-process one-word ``query`` above (issue 12: goal <= 2x at 10k pages)."""
-    runs = [benchlib.timed_run([*ctx.cmd, "brief"])[0] for _ in range(ctx.reps.query_cli)]
+    timed = [benchlib.cpu_timed_run([*ctx.cmd, "brief"]) for _ in range(ctx.reps.query_cli)]
+    runs = [ms for ms, _, _ in timed]
     ctx.fig("brief.cli", "`vault-sync brief` (whole process)", runs, baseline_key="query.cli")
+    cpu = [cpu for _, cpu, _ in timed]
+    ctx.fig("brief.cli_cpu", "`brief`, CPU time", cpu, baseline_key="query.cli_cpu")
 
 
 #: Seconds between saves while the briefing refresh is measured: one batch (and its
@@ -785,8 +801,11 @@ ORDER = (
     "query.inproc.CJK",
     "query.cli",
     "query.cli_vs_grep",
+    "query.cli_cpu",
     "write.reinforce",
+    "write.reinforce_cpu",
     "brief.cli",
+    "brief.cli_cpu",
     "watch.brief_refresh",
     "watch.batch_with_brief",
     "watch.batch_plain",
