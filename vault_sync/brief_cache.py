@@ -5,12 +5,13 @@ A briefing reads every page's facts (:func:`vault_sync.briefing.gather`: ~10,000
 evidence and a :class:`~vault_sync.page_facts.PageFacts` each, most of a refresh's time). A
 page's facts come from its own ``pages`` row and evidence rows only, which a sync writes
 together, stamping the row with the batch's generation. So after the first refresh only the
-pages written since (generation above the one last read) are read again, pages no longer
-stored are dropped, and the typed links are read in full each time (a new page can resolve
-links of pages not written). Another store set (a rebuild) is read in full. The result is
-the same :class:`~vault_sync.briefing.Facts` a full read gives (``tests/test_brief.py``).
+pages written since (generation above the one last read) are read again; when fewer pages
+are stored than that leaves, the full list of paths says which went; the typed links are read
+in full each time (a new page can resolve links of pages not written). Another store set (a
+rebuild) is read in full. The result is the same :class:`~vault_sync.briefing.Facts` a full
+read gives (``tests/test_brief.py``).
 
-Layer 4 (STYLE.md), beside :mod:`vault_sync.briefing`: reads the sidecar through its queries.
+Layer 5 (STYLE.md), beside :mod:`vault_sync.briefing`: reads the sidecar through its queries.
 """
 
 from __future__ import annotations
@@ -47,20 +48,21 @@ class FactsCache:
         return assemble(pages, sidecar.typed_links(LINK_TYPES))
 
     def _pages_now(self, sidecar: Sidecar) -> dict[str, PageFacts]:
-        # The generation first: a batch committed while this reads is read again next time.
-        generation = sidecar.generation
         if sidecar.path != self._sidecar:
+            generation = sidecar.generation  # first: a batch committed meanwhile is read again
             self._pages = facts_from_rows(sidecar.fact_rows(), sidecar.evidence_rows())
-        else:
-            stored = sidecar.page_generations()
-            fresh = [p for p, g in stored.items() if g > self._generation or p not in self._pages]
-            if fresh or len(stored) != len(self._pages):
-                read = read_facts(sidecar, fresh)
-                known = self._pages
-                self._pages = {
-                    p: read[p] if p in read else known[p]
-                    for p in stored  # by path, as a full read orders them
-                    if p in read or p in known
-                }
-        self._sidecar, self._generation = sidecar.path, generation
-        return self._pages
+            self._sidecar, self._generation = sidecar.path, generation
+            return self._pages
+        generation, fresh, stored = sidecar.written_since(self._generation)
+        pages = self._pages
+        added = [path for path in fresh if path not in pages]
+        if stored != len(pages) + len(added):  # pages went (or came unseen): list them all
+            kept = set(sidecar.page_paths())
+            fresh += [path for path in kept if path not in pages and path not in fresh]
+            pages = {path: page for path, page in pages.items() if path in kept}
+            added = [path for path in fresh if path not in pages]
+        pages.update(read_facts(sidecar, fresh))
+        if added or len(pages) != len(self._pages):  # by path, as a full read orders them
+            pages = {path: pages[path] for path in sorted(pages)}
+        self._pages, self._generation = pages, generation
+        return pages
