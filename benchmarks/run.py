@@ -727,6 +727,11 @@ def measure_brief_watch(ctx: Ctx) -> None:
         baseline_key="watch.batch_plain",
     )
     ctx.fig(
+        "watch.brief_refresh_cpu",
+        "the same refreshes, CPU time of the watcher's thread (`brief_cpu_ms`)",
+        [float(line["brief_cpu_ms"]) for line in briefed if "brief_cpu_ms" in line] or None,
+    )
+    ctx.fig(
         "watch.batch_with_brief",
         "`watch` batch apply + brief refresh (p95 {p95})",
         [float(line["ms"]) + float(line.get("brief_ms", 0)) for line in briefed] or None,
@@ -807,6 +812,7 @@ ORDER = (
     "brief.cli",
     "brief.cli_cpu",
     "watch.brief_refresh",
+    "watch.brief_refresh_cpu",
     "watch.batch_with_brief",
     "watch.batch_plain",
     "mcp.query",

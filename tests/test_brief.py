@@ -245,6 +245,7 @@ def test_the_watcher_refreshes_the_targets_and_never_syncs_its_own_briefing(
     watcher = engine.watcher(lambda line: None)
     line = watcher.apply(Batch({"payments/Replay a failed charge.md"}))
     assert line is not None and line["changed"] == 1 and "brief_error" not in line
+    assert line["brief_ms"] >= 0 and line["brief_cpu_ms"] >= 0  # the refresh, timed
     after = (vault / "BRIEF.md").read_text(encoding="utf-8")
     assert "[[Replay a failed charge]]" in before and "[[Replay a failed charge]]" not in after
     assert watcher.apply(Batch({"BRIEF.md"})) is None  # its own file: nothing to sync
