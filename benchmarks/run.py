@@ -1,6 +1,6 @@
 """The benchmark runner of issue 5: every figure beside its same-run baseline, ratio and target.
 
-    python benchmarks/run.py --sizes 1000,10000 [--corpora] [--json OUT] [--quick]
+    python benchmarks/run.py --sizes 1000,10000 [--corpora] [--json OUT] [--quick] [--only M,..]
 
 For each generated size (:func:`generate_vault.generate`, ``--seed``, default 1) and, with
 ``--corpora``, each Markdown vault in ``/work/shared/corpora`` (copied to a temp folder first;
@@ -23,7 +23,14 @@ the shared folder is never written), one after another:
   whole ``vault-sync query WORD --json`` process beside ``python -c pass``; baselines
   ``rg -il WORD`` (``grep -ril`` when ``rg`` is not on PATH; ``benchmarks/setup.sh``, run by
   ``./run bench``, installs it from Debian) and SQLite FTS5 (bm25, top 10) over the same page
-  texts.
+  texts;
+- ``write``, ``brief``: a whole ``reinforce`` and a whole ``brief`` process beside the whole
+  ``query`` (issues 11, 12); ``brief_watch``: the ``[[brief.targets]]`` refresh a watcher runs
+  after a batch (its ``brief_ms``) beside a watcher's batch apply with no target
+  (:func:`measure_brief_watch`);
+- ``mcp``: ``query`` through a running ``vault-sync mcp`` server (issue 13).
+
+``--only`` runs some measures (:func:`chosen_measures`).
 
 Prints one Markdown table (vault, figure, measured, baseline, ratio, target, verdict) and
 writes everything as JSON with ``--json``. Never fails on a timing: exit 0 unless an error.
@@ -142,12 +149,23 @@ class Reps:
     fts: int = 20
     #: edits per save -> visible method under watch (and raw tantivy updates for its baseline)
     watch_edits: int = 30
+    #: edits per watcher (without, then with a ``[[brief.targets]]`` entry) for the briefing
+    #: refresh of issue 12
+    brief_watch_edits: int = 15
 
     @classmethod
     def quick(cls) -> Reps:
         """The CI smoke's repetitions: one whole-process run of each figure, 3 watch edits."""
         return cls(
-            cold=1, small=1, rebuild=1, query_inproc=10, query_cli=2, grep=1, fts=5, watch_edits=3
+            cold=1,
+            small=1,
+            rebuild=1,
+            query_inproc=10,
+            query_cli=2,
+            grep=1,
+            fts=5,
+            watch_edits=3,
+            brief_watch_edits=3,
         )
 
 
@@ -197,6 +215,8 @@ def target_for(key: str, size: int | None) -> Target | None:
         return "faster than `rg`/`grep -il`", lambda f: _ratio_le(f, 0.999)
     if key == "brief.cli" and size == 10_000:  # issue 12
         return "≤ 2× a whole-process query", lambda f: _ratio_le(f, 2.0)
+    if key == "watch.brief_refresh" and size == 10_000:  # issue 12
+        return "median ≤ 100 ms added", lambda f: _le(f, 100)
     if key == "mcp.query" and size == 10_000:  # issue 13
         return "median ≤ 10 ms", lambda f: _le(f, 10)
     if key == "write.reinforce" and size == 10_000:  # issue 11
@@ -637,6 +657,7 @@ def measure_query(ctx: Ctx) -> None:
         baseline_key="query.python",
         **cpu_summary(cli_cpu),
     )
+    ctx.fig("query.cli_cpu", f"`vault-sync query {word} --json`, CPU time (user + sys)", cli_cpu)
     rg = shutil.which("rg")
     grep_cmd = (
         [rg, "-il", word, str(ctx.vault)]
@@ -664,28 +685,124 @@ def measure_write(ctx: Ctx) -> None:
     edit the page, then apply it to both stores), beside the whole-process ``query`` above.
     Each run reinforces another page of the vault (a copy: the benchmark's own)."""
     runs: list[float] = []
+    cpu: list[float] = []
     pages = sorted(ctx.texts)
     for n in range(ctx.reps.query_cli):
         page = pages[(n * 7919) % len(pages)]
-        ms_, out = benchlib.timed_run(
+        ms_, cpu_, out = benchlib.cpu_timed_run(
             [*ctx.cmd, "reinforce", page, "--evidence", f"session:bench-{n}", "--json"]
         )
         if out.returncode != 0 or not json.loads(out.stdout)["pages"][0]["changed"]:
             raise RuntimeError(f"reinforce {page!r} failed: {out.stderr.strip()}")
         runs.append(ms_)
+        cpu.append(cpu_)
     ctx.fig(
         "write.reinforce",
         "`vault-sync reinforce PAGE --evidence …` (whole process)",
         runs,
         baseline_key="query.cli",
     )
+    ctx.fig("write.reinforce_cpu", "`reinforce`, CPU time", cpu, baseline_key="query.cli_cpu")
 
 
 def measure_brief(ctx: Ctx) -> None:
     """``vault-sync brief`` (default budget, to stdout) as a whole process, beside the
     whole-process one-word ``query`` above (issue 12: goal <= 2x at 10k pages)."""
-    runs = [benchlib.timed_run([*ctx.cmd, "brief"])[0] for _ in range(ctx.reps.query_cli)]
+    timed = [benchlib.cpu_timed_run([*ctx.cmd, "brief"]) for _ in range(ctx.reps.query_cli)]
+    runs = [ms for ms, _, _ in timed]
     ctx.fig("brief.cli", "`vault-sync brief` (whole process)", runs, baseline_key="query.cli")
+    cpu = [cpu for _, cpu, _ in timed]
+    ctx.fig("brief.cli_cpu", "`brief`, CPU time", cpu, baseline_key="query.cli_cpu")
+
+
+#: Seconds between saves while the briefing refresh is measured: one batch (and its
+#: refresh) per save, never two saves in one batch.
+BRIEF_WATCH_SPACING_S = 1.0
+#: The briefing target the second watcher refreshes (a whole file inside the vault, which
+#: the scan leaves out: no loop).
+BRIEF_TARGET = "AGENTS.md"
+
+
+def _watch_batches(ctx: Ctx, edits: int) -> list[dict[str, Any]]:
+    """Start ``vault-sync watch --json-log`` on the vault, append a unique word to ``edits``
+    random pages one at a time (each after the batch of the previous one is logged, at least
+    :data:`BRIEF_WATCH_SPACING_S` apart), stop it; returns the logged non-reconcile batch
+    lines (``ms``: the apply; ``brief_ms``: the targets' refresh after it, when configured).
+
+    Raises:
+        RuntimeError: the watcher exited, or a save's batch was not logged within 15 s.
+    """
+    proc, log = benchlib.start_watcher([*ctx.cmd, "watch", "--json-log"])
+    try:
+        benchlib.wait_for_watcher(ctx.vault, proc, log)
+        time.sleep(1.0)  # the start-up reconcile's line, if any, is out
+        start = time.perf_counter()
+        for n in range(edits):
+            seen = len(log.lines)
+            saved = time.perf_counter()
+            page = ctx.rng.choice(ctx.pages)
+            benchlib.write_page_append(page, f"briefwatch{n}q{ctx.rng.randrange(10**9)}")
+            while not any(not line.get("reconcile") for _, line in log.lines[seen:]):
+                if proc.poll() is not None:
+                    raise RuntimeError(f"watch exited {proc.returncode}: {log.other[-5:]}")
+                if time.perf_counter() - saved > 15:
+                    raise RuntimeError(f"no batch logged for a save of {page}")
+                time.sleep(0.01)
+            time.sleep(max(0.0, BRIEF_WATCH_SPACING_S - (time.perf_counter() - saved)))
+    finally:
+        benchlib.stop_process(proc)
+    return [line for at, line in log.lines if at >= start and not line.get("reconcile")]
+
+
+def measure_brief_watch(ctx: Ctx) -> None:
+    """Issue 12: what the ``[[brief.targets]]`` refresh adds to a watcher's batch. Two real
+    watchers one after the other, the same saves (a word appended to a random page, one
+    batch each): first with no target (the baseline: its batch apply, ``ms``), then with a
+    whole-file target ``AGENTS.md`` in the vault (``brief_ms``: the refresh after each
+    batch, logged by the watcher). The vault's ``vault-sync.toml`` is restored after."""
+    edits = ctx.reps.brief_watch_edits
+    if not edits:
+        return
+    config = ctx.vault / "vault-sync.toml"
+    before = config.read_text(encoding="utf-8") if config.exists() else None
+    plain = _watch_batches(ctx, edits)
+    target = f'\n[[brief.targets]]\npath = "{BRIEF_TARGET}"\nmode = "file"\n'
+    config.write_text((before or "") + target, encoding="utf-8")
+    try:
+        briefed = _watch_batches(ctx, edits)
+    finally:
+        if before is None:
+            config.unlink()
+        else:
+            config.write_text(before, encoding="utf-8")
+        (ctx.vault / BRIEF_TARGET).unlink(missing_ok=True)
+    ctx.fig(
+        "watch.batch_plain",
+        "`watch` batch apply, no brief target",
+        [float(line["ms"]) for line in plain] or None,
+    )
+    refresh = [float(line["brief_ms"]) for line in briefed if "brief_ms" in line]
+    ctx.fig(
+        "watch.brief_refresh",
+        f"`[[brief.targets]]` refresh after a `watch` batch (`brief_ms`; p95 {{p95}};"
+        f" {len(refresh)} batches)",
+        refresh or None,
+        baseline_key="watch.batch_plain",
+    )
+    ctx.fig(
+        "watch.brief_refresh_cpu",
+        "the same refreshes, CPU time of the watcher's thread (`brief_cpu_ms`)",
+        [float(line["brief_cpu_ms"]) for line in briefed if "brief_cpu_ms" in line] or None,
+    )
+    ctx.fig(
+        "watch.batch_with_brief",
+        "`watch` batch apply + brief refresh (p95 {p95})",
+        [float(line["ms"]) + float(line.get("brief_ms", 0)) for line in briefed] or None,
+        baseline_key="watch.batch_plain",
+    )
+    errors = [line["brief_error"] for line in briefed if "brief_error" in line]
+    if errors:
+        raise RuntimeError(f"brief refresh failed under watch: {errors[0]}")
 
 
 def measure_mcp(ctx: Ctx) -> None:
@@ -733,6 +850,7 @@ MEASURES: list[Callable[[Ctx], None]] = [
     measure_query,
     measure_write,
     measure_brief,
+    measure_brief_watch,
     measure_mcp,
 ]
 
@@ -755,8 +873,15 @@ ORDER = (
     "query.lexical.CJK",
     "query.cli",
     "query.cli_vs_grep",
+    "query.cli_cpu",
     "write.reinforce",
+    "write.reinforce_cpu",
     "brief.cli",
+    "brief.cli_cpu",
+    "watch.brief_refresh",
+    "watch.brief_refresh_cpu",
+    "watch.batch_with_brief",
+    "watch.batch_plain",
     "mcp.query",
     "mcp.no_hit",
     "watch.visible_reader",
@@ -890,20 +1015,27 @@ def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def measures_named(names: str | None) -> list[Callable[[Ctx], None]]:
-    """The :data:`MEASURES` that ``--only`` names (``sync,query``: ``measure_`` dropped), in
-    their order; all of them for ``None``.
+#: ``--only`` names (``measure_NAME``) whose figures are ratios to ``query``'s.
+NEEDS_QUERY = frozenset({"write", "brief"})
+
+
+def chosen_measures(only: str | None) -> list[Callable[[Ctx], None]]:
+    """The measures ``--only`` names (comma separated, ``measure_`` left off: ``write,brief``),
+    in :data:`MEASURES` order, with ``query`` added when a chosen one is a ratio to it; all
+    of them for ``None``.
 
     Raises:
-        SystemExit: a name no measure has.
+        SystemExit: an unknown name.
     """
-    if names is None:
+    if only is None:
         return list(MEASURES)
-    known = {m.__name__.removeprefix("measure_"): m for m in MEASURES}
-    wanted = {n.strip() for n in names.split(",") if n.strip()}
-    if unknown := wanted - known.keys():
-        raise SystemExit(f"--only: unknown measures {sorted(unknown)}; known: {sorted(known)}")
-    return [m for name, m in known.items() if name in wanted]
+    names = {n.strip() for n in only.split(",") if n.strip()}
+    known = {m.__name__.removeprefix("measure_") for m in MEASURES}
+    if names - known:
+        raise SystemExit(f"--only: unknown {sorted(names - known)}; known: {sorted(known)}")
+    if names & NEEDS_QUERY:
+        names.add("query")
+    return [m for m in MEASURES if m.__name__.removeprefix("measure_") in names]
 
 
 def measure_vault(
@@ -913,7 +1045,7 @@ def measure_vault(
     size: int | None,
     reps: Reps,
     seed: int,
-    measures: Sequence[Callable[[Ctx], None]] = MEASURES,
+    measures: Sequence[Callable[[Ctx], None]] = tuple(MEASURES),
 ) -> dict[str, Any]:
     ctx = Ctx(
         name=name,
@@ -925,7 +1057,7 @@ def measure_vault(
     )
     load_pages(ctx)
     log(f"{name}: {len(ctx.pages)} pages")
-    if measure_sync not in measures:  # the others read the stores a sync makes
+    if measure_sync not in measures:  # the others read the stores: one unmeasured sync
         run_measured([*ctx.cmd, "sync", "--json"])
     for measure in measures:
         t = time.perf_counter()
@@ -945,11 +1077,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--only",
         default=None,
-        help="run only these measures, comma separated (sync, store, watch, query, write,"
-        " brief, mcp); without sync, one unmeasured sync makes the stores first",
+        help="only these measures, comma separated (sync, store, watch, query, write, brief,"
+        " brief_watch, mcp; write and brief bring query, their baseline)",
     )
     args = parser.parse_args(argv)
-    measures = measures_named(args.only)
+    measures = chosen_measures(args.only)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     reps = Reps.quick() if args.quick else Reps()
     started = time.perf_counter()

@@ -50,6 +50,7 @@ LAYERS = {
     "watch": 5,
     "import_watch": 5,
     "briefing": 5,
+    "brief_cache": 5,
     "engine": 6,
     "progress": 0,
     "stopwords": 0,
@@ -127,6 +128,7 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
     ("cli_eval", "cli_common"),
     ("cli_write", "cli_common"),
     ("cli", "cli_brief"),
+    ("brief_cache", "briefing"),  # the watcher's kept page facts, assembled as briefing does
     ("cli", "mcp_server"),
     ("mcp_server", "cli_common"),
     ("cli_brief", "cli_common"),

@@ -282,6 +282,7 @@ def test_the_watcher_refreshes_the_targets_and_never_syncs_its_own_briefing(
     watcher = engine.watcher(lambda line: None)
     line = watcher.apply(Batch({"payments/Replay a failed charge.md"}))
     assert line is not None and line["changed"] == 1 and "brief_error" not in line
+    assert line["brief_ms"] >= 0 and line["brief_cpu_ms"] >= 0  # the refresh, timed
     after = (vault / "BRIEF.md").read_text(encoding="utf-8")
     assert "[[Replay a failed charge]]" in before and "[[Replay a failed charge]]" not in after
     assert watcher.apply(Batch({"BRIEF.md"})) is None  # its own file: nothing to sync
@@ -340,3 +341,41 @@ def test_undated_contradictions_and_pages_without_text_read_plainly(tmp_path: Pa
     # the target of an open contradiction says by whom, in the standing answers too
     assert _challengers(facts) == {"B.md": [a]}
     assert _answer(b, "Says.", [a]) == "- [[B]] (rule, 0 evidence; contradicted by [[A]]): Says."
+
+
+def test_the_watchers_kept_facts_equal_a_full_read_after_every_kind_of_change(
+    tmp_path: Path,
+) -> None:
+    from vault_sync import briefing
+    from vault_sync.brief_cache import FactsCache
+
+    vault = tmp_path / "example-vault"
+    shutil.copytree(REPO / "example-vault", vault, ignore=shutil.ignore_patterns(".vault-sync"))
+    engine = Engine.open(vault)
+    engine.sync()
+    cache = FactsCache()
+
+    def same() -> None:
+        for project in (None, "payments"):
+            kept, _ = engine.read(lambda r, p=project: cache.gather(r.sidecar, p))
+            full, _ = engine.read(lambda r, p=project: briefing.gather(r.sidecar, p))
+            assert kept == full
+            assert list(kept.pages) == list(full.pages)  # by path, as a full read
+            assert engine.brief(project=project, facts=cache) == engine.brief(project=project)
+
+    same()
+    engine.write("reinforce", page="Retry policy v3", evidence="session:kept-1", at="2027-01-02")
+    same()  # a page written: its evidence and date, and the vault's newest day
+    (vault / "payments" / "Brand new rule.md").write_text(
+        "---\nkind: rule\nstatus: active\ndate: 2027-02-03\n---\nAlways new.\n", encoding="utf-8"
+    )
+    engine.sync()
+    same()  # a page added
+    (vault / "payments" / "Retry policy v1.md").unlink()
+    engine.sync()
+    same()  # a page gone
+    (vault / "payments" / "Charge queue.md").rename(vault / "search" / "Charge queue.md")
+    engine.sync()
+    same()  # a page moved (into another project)
+    engine.rebuild()
+    same()  # another store set

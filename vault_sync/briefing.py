@@ -64,15 +64,27 @@ class Facts:
     superseded: dict[str, str] = field(default_factory=dict)
 
 
+#: The typed links a briefing reads (contradictions, fixes, supersession).
+LINK_TYPES = ("contradicts", "fixes", "supersedes", "superseded_by")
+
+
 def gather(sidecar: Sidecar, project: str | None = None) -> Facts:
     """Read what a briefing needs from the sidecar (one project's pages, or all)."""
     pages = facts_from_rows(sidecar.fact_rows(project), sidecar.evidence_rows())
+    return assemble(pages, sidecar.typed_links(LINK_TYPES))
+
+
+def assemble(pages: dict[str, PageFacts], links: Iterable[Any]) -> Facts:
+    """The :class:`Facts` of ``pages`` (by path: every page the briefing covers) and the
+    sidecar's ``links`` of :data:`LINK_TYPES` (:meth:`Sidecar.typed_links` rows; links from
+    other pages are left out)."""
     # The reference day: the newest page date or validity start (a page valid from a day
     # holds that day as a fact of the vault; an end date may lie in the future, so not those).
-    days = [d for p in pages.values() for d in (p.date, day_of(p.valid_from)) if d]
+    days = [p.date for p in pages.values() if p.date]
+    days += [d for p in pages.values() if p.valid_from and (d := day_of(p.valid_from))]
     facts = Facts(pages, day=max(days, default=None))
     edges = []
-    for link in sidecar.typed_links(("contradicts", "fixes", "supersedes", "superseded_by")):
+    for link in links:
         if link["source"] not in pages:
             continue
         edge = (link["source"], link["target_path"], link["target_text"])
@@ -288,36 +300,53 @@ def _contradictions(facts: Facts) -> list[str]:
     return sorted(lines)
 
 
-def _fixes(facts: Facts) -> list[str]:
+class _Lines(Sequence[str]):
+    """A section's lines, each made from its item when read: a budget shows a few dozen of
+    thousands (a 10,000-page vault has ~9,000 dated pages, ~1,000 open bugs)."""
+
+    def __init__(self, items: Sequence[Any], line: Callable[[Any], str]):
+        self.items, self.line = items, line
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self.line(item) for item in self.items[index]]
+        return self.line(self.items[index])
+
+
+def _fixes(facts: Facts) -> Sequence[str]:
     day = facts.day
     bugs = sorted(p.path for p in facts.pages.values() if p.kind == "bug" and active(p, day))
-    fixers: dict[str, list[str]] = {}
+    open_bugs = set(bugs)
+    fixers: dict[str, set[str]] = {}
     for source, target, _ in facts.fixes:
-        if target in bugs:
-            fixers.setdefault(target, []).append(source)
-    lines = []
-    for bug in bugs:
-        found = sorted(set(fixers.get(bug, [])))
+        if target in open_bugs:
+            fixers.setdefault(target, set()).add(source)
+
+    def line(bug: str) -> str:
+        found = sorted(fixers.get(bug, ()))
         links = ", ".join(wikilink(facts.pages[f]) for f in found)
         shown = f"fixed by {links}" if found else "no known fix yet"
-        lines.append(f"- {wikilink(facts.pages[bug])}: {shown}")
-    return lines
+        return f"- {wikilink(facts.pages[bug])}: {shown}"
+
+    return _Lines(bugs, line)
 
 
-def _sessions(facts: Facts) -> list[str]:
+def _session_line(p: PageFacts) -> str:
+    by = f" ({_safe(p.agent)})" if p.agent and p.agent.strip() else ""
+    return f"- {p.date} {wikilink(p)}{by}"
+
+
+def _sessions(facts: Facts) -> Sequence[str]:
     sessions = [p for p in facts.pages.values() if p.kind == "session" and p.date]
-    _newest_first(sessions)
-    lines = []
-    for p in sessions:
-        by = f" ({_safe(p.agent)})" if p.agent and p.agent.strip() else ""
-        lines.append(f"- {p.date} {wikilink(p)}{by}")
-    return lines
+    return _Lines(_newest_first(sessions), _session_line)
 
 
-def _changed(facts: Facts) -> list[str]:
+def _changed(facts: Facts) -> Sequence[str]:
     changed = [p for p in facts.pages.values() if p.kind != "session" and p.date]
-    _newest_first(changed)
-    return [f"- {p.date} {wikilink(p)} ({p.kind})" for p in changed]
+    return _Lines(_newest_first(changed), lambda p: f"- {p.date} {wikilink(p)} ({p.kind})")
 
 
 def render(

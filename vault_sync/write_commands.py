@@ -12,8 +12,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from vault_sync import agent_input, edits, remember, session_digest, session_page
+from vault_sync import agent_input, edits, remember
 from vault_sync.agent_input import EvidenceInput
 from vault_sync.config import Config
 from vault_sync.confine import confined
@@ -22,9 +23,11 @@ from vault_sync.errors import AgentInputError, PageExistsError, PageNotFoundErro
 from vault_sync.page import name_key
 from vault_sync.parser.frontmatter import frontmatter_map
 from vault_sync.sanitize import Scrubber
-from vault_sync.session_page import SessionPage
 from vault_sync.splice import splice_key
 from vault_sync.store import Sidecar
+
+if TYPE_CHECKING:  # the session modules (and the transcript readers) load only for imports
+    from vault_sync.session_page import SessionPage
 
 
 def _scrubbed_evidence(entry: EvidenceInput, clean: Callable[[str], str]) -> EvidenceInput:
@@ -284,6 +287,8 @@ def import_session(
         AgentInputError: an empty ``--project``.
     """
 
+    from vault_sync import session_digest, session_page
+
     def clean(text: str) -> str:
         return edits.scrubbed(config, text, report) if text else text
 
@@ -319,6 +324,8 @@ def _session_edit(config: Config, sidecar: Sidecar, page: SessionPage) -> Edit:
         PageExistsError: the page found, or the file at the session page's path, is not a
             ``kind: session`` page on disk (left unchanged).
     """
+    from vault_sync import session_page
+
     found = [
         path
         for path in sidecar.pages_with_evidence("session", page.evidence.split(":", 1)[1])

@@ -289,6 +289,19 @@ class SidecarReads:
         """Every stored page's path."""
         return [path for (path,) in self.db.execute("SELECT path FROM pages")]
 
+    def written_since(self, generation: int) -> tuple[int, list[str], int]:
+        """``(generation, paths, pages)`` from one snapshot: the last complete generation,
+        the pages whose rows (and evidence, tags, links) a batch of a later generation than
+        ``generation`` wrote, and how many pages are stored."""
+        self.db.execute("BEGIN")  # a read transaction: the three answers agree
+        try:
+            now = self.generation
+            sql = "SELECT path FROM pages WHERE generation > ?"
+            paths = [str(path) for (path,) in self.db.execute(sql, (generation,))]
+            return now, paths, self._count("SELECT count(*) FROM pages")
+        finally:
+            self.db.execute("COMMIT")
+
     def duplicate_ids(self) -> list[tuple[str, list[str]]]:
         """``(id key, sorted paths)`` for each id key more than one page has, by key."""
         groups: dict[str, list[str]] = {}
