@@ -16,7 +16,7 @@ import pytest
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 
-from tests.conftest import REPO
+from tests.conftest import REPO, run_cli
 
 READ_TOOLS = {"query", "show", "related", "brief", "status", "lint"}
 WRITE_TOOLS = {"remember", "reinforce", "link", "unlink", "supersede", "resolve", "import_session"}
@@ -370,3 +370,30 @@ def test_bad_arguments_never_echo_their_values(vault: Path) -> None:
     )
     assert texts[1] == "Error executing tool show: bad arguments: page (missing)"
     assert all("Hunter2024" not in t and "IOSFODNN7ABCDEFG" not in t for t in texts), texts
+
+
+def test_a_tool_error_leaves_stderr_quiet(vault: Path, tmp_path: Path) -> None:
+    """Fresh-user report: the SDK logged every tool error as a multi-line INFO box on the
+    server's stderr (which agents' hosts show or log); the error goes to the caller only."""
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    assert run_cli("--vault", str(vault), "sync").code == 0
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "vault_sync", "--vault", str(vault), "mcp"]
+    )
+    errlog = tmp_path / "stderr.txt"
+
+    async def main() -> Any:
+        with errlog.open("w") as err:
+            async with (
+                stdio_client(params, errlog=err) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                return await session.call_tool("show", {"page": "no such page"})
+
+    result = asyncio.run(main())
+    assert result.is_error
+    assert "no page matches 'no such page'" in result.content[0].text
+    assert errlog.read_text() == ""

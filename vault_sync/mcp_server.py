@@ -174,7 +174,8 @@ def build_server(vault: Path | str | None, *, read_only: bool = False) -> MCPSer
         ConfigError: no vault found, or a bad ``vault-sync.toml``.
     """
     engine = Engine.open(vault)
-    server = _Server("vault-sync", instructions=INSTRUCTIONS)
+    # WARNING: the SDK logs every tool error as a multi-line INFO box on stderr
+    server = _Server("vault-sync", instructions=INSTRUCTIONS, log_level="WARNING")
     server.config = engine.config
     _search_tools(server, engine)
     _page_tools(server, engine)
