@@ -247,6 +247,13 @@ def test_configured_targets_are_written_checked_and_never_churned(
         assert again.out.count("up to date") == 2, again.out
         assert stamps == [agents.stat().st_mtime_ns, (example / "BRIEF.md").stat().st_mtime_ns]
         assert cli(*base, "--check").code == 0
+        # a target's budget and project are its own: the options are refused, not ignored
+        refused = cli(*base, "--budget-chars", "-5")
+        assert (refused.code, refused.err.splitlines()[-1] + "\n") == (2, (
+            "Error: --budget-chars apply to --out or stdout; each [[brief.targets]] entry has"
+            " its own project and budget (print one with --out -)\n"
+        ))  # fmt: skip
+        assert stamps == [agents.stat().st_mtime_ns, (example / "BRIEF.md").stat().st_mtime_ns]
     finally:
         (example / "vault-sync.local.toml").unlink()
         (example / "BRIEF.md").unlink(missing_ok=True)
