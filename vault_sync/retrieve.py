@@ -24,6 +24,7 @@ from typing import Any
 
 import tantivy
 
+from vault_sync import passages
 from vault_sync.errors import QuerySyntaxError
 from vault_sync.index import (
     MAX_TOKEN_BYTES,
@@ -31,6 +32,7 @@ from vault_sync.index import (
     schema,
     stored_text,
 )
+from vault_sync.index.page_index import Row
 from vault_sync.query_fields import (
     BM25_B,
     BM25_K1,
@@ -53,6 +55,7 @@ SWITCHES: dict[str, str] = {
     "no-word-pairs": "no phrase bonus for two adjacent content words",
     "cjk-one-clause": "a CJK run is one clause, its bigrams OR-ed in each field",
     "boosts-before": "headings 2, no CJK headings, CJK names 1.1, code parts 0.8 (the old boosts)",
+    "no-passages": "no best-passage score: a page is scored as one whole body (passages.py)",
 }
 #: The field boosts before ``eval`` measured them (switch ``title-boost-3``).
 _BOOSTS_BEFORE_EVAL = {"title": 3.0, "names_cjk": 3.0, "name": 2.0, "name_cjk": 2.0}
@@ -117,6 +120,7 @@ def build_query(
     tag: str | None = None,
     rules: ClauseRules = DEFAULT_RULES,
     boosts: Mapping[str, float] | None = None,
+    passage_weight: float | None = None,
 ) -> QueryPlan:
     """Build the query for user text: the one place user input is interpreted.
 
@@ -138,6 +142,8 @@ def build_query(
             found nothing.
         boosts: field boosts to use instead of :data:`FIELD_BOOSTS`' (by field name; the
             rest keep their default), e.g. for tuning with ``eval``.
+        passage_weight: weight of the best passage (:mod:`vault_sync.passages`), default
+            :data:`vault_sync.passages.PASSAGE_WEIGHT`; 0 turns the stage off.
 
     Raises:
         QuerySyntaxError: an empty query, one with no searchable word
@@ -158,7 +164,10 @@ def build_query(
     if not (clauses.should or clauses.must):
         raise _nothing_to_search(text, clauses)
     query = _combined(clauses, _filters(kind, project, tag))
-    return QueryPlan(query, tuple(clauses.parts), tuple(clauses.literals), MappingProxyType(used))
+    weight = passages.PASSAGE_WEIGHT if passage_weight is None else passage_weight
+    return QueryPlan(
+        query, tuple(clauses.parts), tuple(clauses.literals), MappingProxyType(used), weight
+    )
 
 
 # --------------------------------------------------------------------------- hits
@@ -321,7 +330,7 @@ def run_query(
     if limit < 1:
         raise ValueError(f"limit must be at least 1, not {limit}")
     with index.searching() as searcher:
-        rows = index.top_documents(searcher, plan.query, limit)
+        rows = lexical_rows(index, searcher, plan, limit)
         if not rows:
             return []
         generator = snippet_generator(searcher, plan) if snippets else None
@@ -331,6 +340,20 @@ def run_query(
             details = lexical_explain(plan, searcher, addr, score) if explain else None
             hits.append(hit_of(doc, score, snippet, details))
         return hits
+
+
+def lexical_rows(
+    index: PageIndex, searcher: tantivy.Searcher, plan: QueryPlan, limit: int
+) -> list[Row]:
+    """The best ``limit`` pages of a plan, ``(score, address, document)`` sorted by
+    ``(-score, path)``: tantivy's BM25F, then the best passage of each
+    (:func:`vault_sync.passages.rerank`, weighted ``plan.passage_weight``).
+
+    Raises:
+        IndexCorruptError: the index could not be read.
+    """
+    rows = index.top_documents(searcher, plan.query, limit)
+    return passages.rerank(searcher, plan.parts, rows, plan.passage_weight)
 
 
 def _switched(switches: frozenset[str], boosts: Mapping[str, float] | None) -> dict[str, Any]:
@@ -351,7 +374,10 @@ def _switched(switches: frozenset[str], boosts: Mapping[str, float] | None) -> d
         word_pairs="no-word-pairs" not in switches,
         cjk_bigrams="cjk-one-clause" not in switches,
     )
-    return {"rules": rules, "boosts": boosts}
+    options: dict[str, Any] = {"rules": rules, "boosts": boosts}
+    if "no-passages" in switches:
+        options["passage_weight"] = 0.0
+    return options
 
 
 def search(
