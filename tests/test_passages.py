@@ -74,3 +74,15 @@ def test_sections_cut_before_each_heading_line() -> None:
     ]
     assert sections("# Only\nbody") == ["# Only\nbody"]
     assert sections("\n\n# A\nx") == ["# A\nx"]
+
+
+def test_a_double_dash_word_is_looked_for_not_excluded(tmp_path: Path) -> None:
+    # `silverbullet --single` (silverbullet-docs dev) excluded every page holding "single"
+    pages = [
+        Page(path="manager.md", id="m", title="Manager", body="Run silverbullet --single here."),
+        Page(path="tls.md", id="t", title="TLS", body="Run silverbullet behind a proxy."),
+        *FILLER,
+    ]
+    index = make_index(tmp_path / "ix", pages)
+    assert paths(index, "silverbullet --single") == ["manager.md", "tls.md"]
+    assert paths(index, "silverbullet -single") == ["tls.md"]
