@@ -483,3 +483,30 @@ def test_now_takes_an_iso_datetime_with_z(tmp_path: Path) -> None:
     vault = write_pages(tmp_path / "v", {"a.md": "retry storm notes\n"})
     out = run_cli("--vault", str(vault), "query", "retry", "--now", "2026-03-04T09:10:00Z")
     assert out.code == 0, out.err
+
+
+def test_titles_from_the_file_stem_or_the_first_h1_through_the_config(
+    cli: CLI, tmp_path: Path
+) -> None:
+    # issue 16, item 1: a SilverBullet-style page (first H1 a section) is named by its file;
+    # `title_from = "h1"` in vault-sync.toml names it by its first H1, and changing the key
+    # re-reads the pages on the next sync
+    vault = tmp_path / "vault"
+    (vault / "Library").mkdir(parents=True)
+    (vault / "Library" / "Query.md").write_text("# Why\n\nA lantern query.\n", encoding="utf-8")
+    (vault / "Titled.md").write_text("---\ntitle: Kept\n---\n# Other\nlantern\n", "utf-8")
+
+    def titles() -> dict[str, str]:
+        result = cli("--vault", str(vault), "query", "lantern", "--json")
+        assert result.code == 0, result.err
+        return {h["path"]: h["title"] for h in result.json()["hits"]}
+
+    assert cli("--vault", str(vault), "sync").code == 0
+    assert titles() == {"Library/Query.md": "Query", "Titled.md": "Kept"}
+    (vault / "vault-sync.toml").write_text('title_from = "h1"\n', encoding="utf-8")
+    assert cli("--vault", str(vault), "sync").code == 0
+    assert titles() == {"Library/Query.md": "Why", "Titled.md": "Kept"}
+    (vault / "vault-sync.toml").write_text('title_from = "heading"\n', encoding="utf-8")
+    bad = cli("--vault", str(vault), "sync")
+    assert bad.code != 0 and bad.err.count("\n") == 1
+    assert """key 'title_from' must be "stem" or "h1" (got 'heading')""" in bad.err
