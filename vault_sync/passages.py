@@ -41,7 +41,9 @@ _HEADING = re.compile(r"^#{1,6}\s", re.MULTILINE)
 _CACHED = 4096
 
 #: One section as an analyzer sees it: its token counts, adjacent-pair counts and length.
-_Counts = tuple[Counter[str], Counter[tuple[str, ...]], int]
+_Counts = tuple[dict[str, int], dict[tuple[str, ...], int], int]
+#: The query's words by analyzer name: ``({token: idf}, {(token, token): idf})``.
+_Lookup = dict[str, tuple[dict[str, float], dict[tuple[str, ...], float]]]
 _CACHE: OrderedDict[tuple[str, str, str], list[_Counts]] = OrderedDict()
 
 
@@ -87,7 +89,7 @@ def _terms(parts: Sequence[FieldQuery], searcher: tantivy.Searcher) -> list[_Ter
 
 def _counts(text: str, name: str) -> _Counts:
     tokens = analyzer(name).analyze(text)
-    return Counter(tokens), Counter(itertools.pairwise(tokens)), len(tokens)
+    return dict(Counter(tokens)), dict(Counter(itertools.pairwise(tokens))), len(tokens)
 
 
 def _cached(doc: tantivy.Document, name: str) -> list[_Counts]:
@@ -98,27 +100,29 @@ def _cached(doc: tantivy.Document, name: str) -> list[_Counts]:
         _CACHE.move_to_end(key)
         return hit
     cut = sections(stored_text(doc, "body"))
-    if name:
-        counts = [_counts(text, name) for text in cut]
-    else:
-        counts = [(Counter(), Counter(), 0)] * min(len(cut), 2)
+    empty: _Counts = ({}, {}, 0)
+    counts = [_counts(text, name) for text in cut] if name else [empty] * min(len(cut), 2)
     _CACHE[key] = counts
     if len(_CACHE) > _CACHED:
         _CACHE.popitem(last=False)
     return counts
 
 
-def _score(section: dict[str, _Counts], terms: list[_Term], avg: dict[str, float]) -> float:
+def _score(section: dict[str, _Counts], terms: _Lookup, avg: dict[str, float]) -> float:
     """BM25 of one section (its counts by analyzer name), sections as the documents."""
     score = 0.0
-    for term in terms:
-        if term.analyzer not in section:
+    for name, (singles, pairs) in terms.items():
+        if name not in section:
             continue
-        unigrams, pairs, length = section[term.analyzer]
-        tf = unigrams[term.tokens[0]] if len(term.tokens) == 1 else pairs[term.tokens]
-        if tf:
-            norm = BM25_K1 * (1 - BM25_B + BM25_B * length / avg[term.analyzer])
-            score += term.idf * tf * (BM25_K1 + 1) / (tf + norm)
+        unigrams, bigrams, length = section[name]
+        norm = BM25_K1 * (1 - BM25_B + BM25_B * length / avg[name])
+        # a keys view & a keys view walks the smaller side in C: most sections match no word
+        for key in singles.keys() & unigrams.keys():
+            tf = unigrams[key]
+            score += singles[key] * tf * (BM25_K1 + 1) / (tf + norm)
+        for pair in pairs.keys() & bigrams.keys():
+            tf = bigrams[pair]
+            score += pairs[pair] * tf * (BM25_K1 + 1) / (tf + norm)
     return score
 
 
@@ -153,8 +157,15 @@ def rerank(
                 lengths[name].append(count[2])
         pages.append(page)
     avg = {name: max(sum(v) / len(v), 1.0) if v else 1.0 for name, v in lengths.items()}
+    lookup: _Lookup = {name: ({}, {}) for name in names}
+    for term in terms:
+        singles, pairs = lookup[term.analyzer]
+        if len(term.tokens) == 1:
+            singles[term.tokens[0]] = term.idf
+        else:
+            pairs[term.tokens] = term.idf
     out = [
-        (round(score + weight * max((_score(s, terms, avg) for s in page), default=0.0), 6),
+        (round(score + weight * max((_score(s, lookup, avg) for s in page), default=0.0), 6),
          addr, doc)
         for (score, addr, doc), page in zip(rows, pages, strict=True)
     ]  # fmt: skip
