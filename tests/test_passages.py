@@ -86,3 +86,16 @@ def test_a_double_dash_word_is_looked_for_not_excluded(tmp_path: Path) -> None:
     index = make_index(tmp_path / "ix", pages)
     assert paths(index, "silverbullet --single") == ["manager.md", "tls.md"]
     assert paths(index, "silverbullet -single") == ["tls.md"]
+
+
+def test_a_long_cjk_page_snippet_comes_from_its_answering_section(tmp_path: Path) -> None:
+    # tantivy's snippet generator highlights only the English-analyzed body, where a CJK
+    # question's bigrams are no words: it showed the combat rules' intro, not the section
+    intro = "## 战斗\n\n战斗的混乱局面，一个战斗轮约6秒的时间，敌人与你。\n\n"
+    rules = "\n\n".join(f"## 规则{i}\n\n" + "关于游戏的其他规则说明。" * 20 for i in range(10))
+    rules += "\n\n## 借机攻击\n\n当你看见的敌人离开你的触及范围时，你可以借机攻击。\n"
+    index = make_index(tmp_path / "ix", [Page(path="战斗.md", id="c", title="战斗",
+                                              body=intro + rules), *FILLER])  # fmt: skip
+    (hit,) = search(index, "敌人离开触及范围时能攻击吗", limit=1)
+    assert "借机**攻击** 当你看见的**敌人离开**你的**触及范围**时" in hit.marked_snippet()
+    assert "战斗轮" not in hit.snippet

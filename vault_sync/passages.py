@@ -10,7 +10,8 @@ body words with the candidates' sections as the documents, and the best section'
 added to the page's, weighted :data:`PASSAGE_WEIGHT` (the max-passage evidence of passage
 retrieval: Callan 1994; Kaszkiel & Zobel 1997). Only the lexical stream's best pages are
 looked at, and nothing is added when none of them has two sections (conversation sessions,
-LoCoMo and LongMemEval pages, rank as before).
+LoCoMo and LongMemEval pages, rank as before). :func:`best_section` also places a long
+page's snippet in the section that answers (``retrieve.snippet_of``).
 """
 
 from __future__ import annotations
@@ -36,15 +37,15 @@ PASSAGE_WEIGHT = 1.0
 #: The fields whose words are looked for in sections, by the analyzer that cuts a section.
 _PASSAGE_FIELDS = {"body": EN_ANALYZER, "body_cjk": CJK_ANALYZER}
 _HEADING = re.compile(r"^#{1,6}\s", re.MULTILINE)
-#: Pages cut and counted, by ``(path, content hash, analyzer)``: a long-lived process (the MCP
-#: server, ``eval``) asks about the same pages again. At most :data:`_CACHED` entries.
+#: Pages cut and counted, by ``(path, hash of the body text, analyzer)``: a long-lived process
+#: (the MCP server, ``eval``) asks about the same pages again. At most :data:`_CACHED` entries.
 _CACHED = 4096
 
 #: One section as an analyzer sees it: its token counts, adjacent-pair counts and length.
 _Counts = tuple[dict[str, int], dict[tuple[str, ...], int], int]
 #: The query's words by analyzer name: ``({token: idf}, {(token, token): idf})``.
 _Lookup = dict[str, tuple[dict[str, float], dict[tuple[str, ...], float]]]
-_CACHE: OrderedDict[tuple[str, str, str], list[_Counts]] = OrderedDict()
+_CACHE: OrderedDict[tuple[str, int, str], list[_Counts]] = OrderedDict()
 
 
 @dataclass(frozen=True)
@@ -56,23 +57,36 @@ class _Term:
     idf: float
 
 
-def sections(body: str) -> list[str]:
-    """The body cut before each Markdown heading line; the text before the first heading is
-    a section of its own unless blank."""
+def section_spans(body: str) -> list[tuple[int, int]]:
+    """``(start, end)`` character offsets of each section of ``body``: cut before each
+    Markdown heading line; the text before the first heading is a section of its own unless
+    blank."""
     starts = [0, *(m.start() for m in _HEADING.finditer(body) if m.start())]
-    cut = [body[a:b] for a, b in itertools.pairwise([*starts, len(body)])]
-    return [s for s in cut if s.strip()]
+    cut = itertools.pairwise([*starts, len(body)])
+    return [(a, b) for a, b in cut if body[a:b].strip()]
 
 
-def _terms(parts: Sequence[FieldQuery], searcher: tantivy.Searcher) -> list[_Term]:
-    """The query's body words: each single English token, each CJK unigram or bigram, once,
-    with its idf over the pages (tantivy's BM25 idf, ``ln(1 + (N - df + 0.5) / (df + 0.5))``)."""
-    total = max(searcher.num_docs, 1)
+def sections(body: str) -> list[str]:
+    """The text of each of :func:`section_spans`."""
+    return [body[a:b] for a, b in section_spans(body)]
+
+
+def _wanted(parts: Sequence[FieldQuery]) -> list[tuple[str, tuple[str, ...]]]:
+    """The query's body words, ``(field, tokens)``: each single English token, each CJK
+    unigram or bigram, once."""
     wanted: dict[tuple[str, tuple[str, ...]], None] = {}
     for part in parts:
         most = 2 if part.field == "body_cjk" else 1
         if part.field in _PASSAGE_FIELDS and 1 <= len(part.tokens) <= most:
             wanted[(part.field, part.tokens)] = None
+    return list(wanted)
+
+
+def query_terms(parts: Sequence[FieldQuery], searcher: tantivy.Searcher) -> list[_Term]:
+    """The query's body words (:func:`_wanted`) with their idf over the pages (tantivy's
+    BM25 idf, ``ln(1 + (N - df + 0.5) / (df + 0.5))``)."""
+    total = max(searcher.num_docs, 1)
+    wanted = _wanted(parts)
     out = []
     for field, tokens in wanted:
         if len(tokens) == 1:
@@ -95,11 +109,12 @@ def _counts(text: str, name: str) -> _Counts:
 def _cached(doc: tantivy.Document, name: str) -> list[_Counts]:
     """Each section of a stored page counted by analyzer ``name``; for ``name`` ``""``, up to
     two empty entries (only how many sections there are, which is cheap)."""
-    key = (stored_text(doc, "path"), stored_text(doc, "hash"), name)
+    body = stored_text(doc, "body")
+    key = (stored_text(doc, "path"), hash(body), name)
     if (hit := _CACHE.get(key)) is not None:
         _CACHE.move_to_end(key)
         return hit
-    cut = sections(stored_text(doc, "body"))
+    cut = sections(body)
     empty: _Counts = ({}, {}, 0)
     counts = [_counts(text, name) for text in cut] if name else [empty] * min(len(cut), 2)
     _CACHE[key] = counts
@@ -126,6 +141,39 @@ def _score(section: dict[str, _Counts], terms: _Lookup, avg: dict[str, float]) -
     return score
 
 
+def _lookup(terms: Sequence[_Term]) -> _Lookup:
+    """The terms by analyzer name, single tokens apart from pairs, each with its idf."""
+    lookup: _Lookup = {}
+    for term in terms:
+        singles, pairs = lookup.setdefault(term.analyzer, ({}, {}))
+        if len(term.tokens) == 1:
+            singles[term.tokens[0]] = term.idf
+        else:
+            pairs[term.tokens] = term.idf
+    return lookup
+
+
+def best_section(terms: Sequence[_Term], doc: tantivy.Document) -> tuple[int, int] | None:
+    """``(start, end)`` character offsets of the best-scoring section of a stored page for
+    the query's :func:`query_terms` (BM25, the page's sections as the documents: the
+    snippet's place), or ``None`` for a page of one section or none matching."""
+    body = stored_text(doc, "body")
+    spans = section_spans(body)
+    if len(spans) < 2 or not terms:
+        return None
+    cjk = has_cjk(body)
+    page: list[dict[str, _Counts]] = [{} for _ in spans]
+    for name in {t.analyzer for t in terms if t.analyzer != CJK_ANALYZER or cjk}:
+        for section, count in zip(page, _cached(doc, name), strict=True):
+            section[name] = count
+    names = {name for section in page for name in section}
+    avg = {n: max(sum(s[n][2] for s in page) / len(page), 1.0) for n in names}
+    lookup = _lookup(terms)
+    scores = [_score(section, lookup, avg) for section in page]
+    best = max(range(len(spans)), key=lambda i: (scores[i], -i))
+    return spans[best] if scores[best] > 0 else None
+
+
 def rerank(
     searcher: tantivy.Searcher, parts: Sequence[FieldQuery], rows: list[Row], weight: float
 ) -> list[Row]:
@@ -141,7 +189,7 @@ def rerank(
     """
     if not weight or not any(len(_cached(doc, "")) > 1 for _s, _a, doc in rows):
         return rows
-    terms = _terms(parts, searcher)
+    terms = query_terms(parts, searcher)
     if not terms:
         return rows
     names = {t.analyzer for t in terms}
@@ -157,13 +205,7 @@ def rerank(
                 lengths[name].append(count[2])
         pages.append(page)
     avg = {name: max(sum(v) / len(v), 1.0) if v else 1.0 for name, v in lengths.items()}
-    lookup: _Lookup = {name: ({}, {}) for name in names}
-    for term in terms:
-        singles, pairs = lookup[term.analyzer]
-        if len(term.tokens) == 1:
-            singles[term.tokens[0]] = term.idf
-        else:
-            pairs[term.tokens] = term.idf
+    lookup = _lookup(terms)
     out = [
         (round(score + weight * max((_score(s, lookup, avg) for s in page), default=0.0), 6),
          addr, doc)

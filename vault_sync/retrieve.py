@@ -231,25 +231,40 @@ def hit_of(
     )
 
 
-def snippet_generator(searcher: tantivy.Searcher, plan: QueryPlan) -> tantivy.SnippetGenerator:
-    """tantivy's snippet generator for the plan's query over ``body``."""
+@dataclass(frozen=True)
+class Snippets:
+    """What cutting a query's snippets needs: tantivy's generator for the plan's query over
+    ``body``, and the query's body words with their idf (:func:`vault_sync.passages.query_terms`,
+    empty when the plan has no passage weight) to find a long page's answering section."""
+
+    generator: tantivy.SnippetGenerator
+    terms: tuple[Any, ...]
+
+
+def snippet_generator(searcher: tantivy.Searcher, plan: QueryPlan) -> Snippets:
+    """The :class:`Snippets` of a plan."""
     generator = tantivy.SnippetGenerator.create(searcher, plan.query, schema(), "body")
     generator.set_max_num_chars(SNIPPET_MAX_CHARS)
-    return generator
+    terms = passages.query_terms(plan.parts, searcher) if plan.passage_weight else []
+    return Snippets(generator, tuple(terms))
 
 
-def snippet_of(
-    generator: tantivy.SnippetGenerator, doc: tantivy.Document, plan: QueryPlan
-) -> Snippet:
-    """The hit's snippet: tantivy chooses the passage, :mod:`vault_sync.snippets` shows it."""
+def snippet_of(snippets: Snippets, doc: tantivy.Document, plan: QueryPlan) -> Snippet:
+    """The hit's snippet: tantivy chooses the passage, inside the section of a long page that
+    scores best for the query (:func:`vault_sync.passages.best_section`) when it has one;
+    :mod:`vault_sync.snippets` shows it."""
     body = stored_text(doc, "body")
-    snippet = generator.snippet_from_doc(doc)
-    marks = snippet.highlighted()
-    if not marks:
-        return make_snippet(body, None, [], plan.literals)
-    frag = snippet.fragment_range()
-    spans = [(frag.start + r.start, frag.start + r.end) for r in marks]
-    return make_snippet(body, (frag.start, frag.end), spans, plan.literals)
+    section = passages.best_section(snippets.terms, doc)
+    for where in ([section] if section else []) + [None]:
+        start = 0 if where is None else len(body[: where[0]].encode())
+        target = doc if where is None else tantivy.Document(body=[body[where[0] : where[1]]])
+        snippet = snippets.generator.snippet_from_doc(target)
+        if marks := snippet.highlighted():
+            frag = snippet.fragment_range()
+            spans = [(start + frag.start + r.start, start + frag.start + r.end) for r in marks]
+            return make_snippet(body, (start + frag.start, start + frag.end), spans, plan.literals)
+    # tantivy highlights no CJK word of the section (its body copy is English-analyzed)
+    return make_snippet(body, None, [], plan.literals, near=section[0] if section else 0)
 
 
 _TERM_CONTEXT = re.compile(r'^Term=Term\(field=\d+, type=Str, "(.*)"\)$')
