@@ -87,6 +87,7 @@ LAYERS = {
     "cli_write": 8,
     "cli_brief": 8,
     "page_dates": 1,
+    "time_phrases": 1,
     "typed_text": 3,
     "brief_targets": 3,
     "confidence": 1,
