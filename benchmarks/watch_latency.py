@@ -205,6 +205,50 @@ def query_process_latencies(
     return out, runs, windows, misses
 
 
+def mcp_latencies(
+    cmd: list[str],
+    pages: list[Path],
+    edits: int,
+    spacing: float,
+    poll_s: float,
+    rng: random.Random,
+) -> tuple[list[float], list[float], list[tuple[float, float]], int]:
+    """(c): a running ``vault-sync mcp --read-only`` server (``cmd``: the command with its
+    ``--vault``), talked to through the MCP SDK's stdio client as an agent does; after each
+    of ``edits`` edits its ``query`` tool is called every ``poll_s`` s until a hit comes
+    back. Returns (save -> the answer that finds it, in ms; every ``query`` round trip in
+    ms; the (write, found) windows in s; the misses)."""
+    import asyncio
+
+    from mcp.client import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    params = StdioServerParameters(command=cmd[0], args=[*cmd[1:], "mcp", "--read-only"])
+    trips: list[float] = []
+
+    async def measure() -> tuple[list[float], list[tuple[float, float]], int]:
+        loop = asyncio.get_running_loop()
+        async with Client(params, read_timeout_seconds=120) as client:
+            await client.call_tool("query", {"text": "warm"})  # the first opens the stores
+
+            def found_at(word: str) -> float | None:  # in a worker thread: the edit loop
+                started = time.perf_counter()
+                call = client.call_tool("query", {"text": word, "limit": 1})
+                result = asyncio.run_coroutine_threadsafe(call, loop).result(TIMEOUT_S)
+                now = time.perf_counter()
+                trips.append((now - started) * 1000)
+                if result.is_error or result.structured_content is None:
+                    raise RuntimeError(f"MCP query failed: {result.content}")
+                return now if result.structured_content["hits"] else None
+
+            return await asyncio.to_thread(
+                edit_latencies, pages, edits, spacing, rng, "zqlatc", found_at, poll_s
+            )
+
+    out, windows, misses = asyncio.run(measure())
+    return out, trips, windows, misses
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     rng = random.Random(args.seed * 7919 + 1)
     work = Path(tempfile.mkdtemp(prefix="vs-watch-bench-"))

@@ -292,11 +292,14 @@ def test_out_to_a_folder_is_one_line_not_a_traceback(example: Path, cli: Cli) ->
 
 
 def test_undated_contradictions_and_pages_without_text_read_plainly(tmp_path: Path) -> None:
-    from vault_sync.briefing import Facts, PageFacts, _answer, _contradictions
+    from vault_sync.briefing import Facts, PageFacts, _answer, _challengers, _contradictions
 
     a = PageFacts("A.md", "A", "rule", "active", None, None, None, None)
     b = PageFacts("B.md", "B", "rule", "active", None, None, None, None)
     facts = Facts({"A.md": a, "B.md": b}, contradicts=[("A.md", "B.md", "B")])
     assert _contradictions(facts) == ["- [[A]] contradicts [[B]] (neither is dated)"]
-    assert _answer(a, "") == "- [[A]] (rule, 0 evidence)"
-    assert _answer(a, "Says so.") == "- [[A]] (rule, 0 evidence): Says so."
+    assert _answer(a, "", []) == "- [[A]] (rule, 0 evidence)"
+    assert _answer(a, "Says so.", []) == "- [[A]] (rule, 0 evidence): Says so."
+    # the target of an open contradiction says by whom, in the standing answers too
+    assert _challengers(facts) == {"B.md": [a]}
+    assert _answer(b, "Says.", [a]) == "- [[B]] (rule, 0 evidence; contradicted by [[A]]): Says."

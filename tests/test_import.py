@@ -18,7 +18,7 @@ import pytest
 
 from tests.conftest import REPO, Result
 from vault_sync.app import Engine
-from vault_sync.errors import TranscriptError
+from vault_sync.errors import PageExistsError, TranscriptError
 from vault_sync.session_digest import read_transcript
 
 Cli = Callable[..., Result]
@@ -29,6 +29,7 @@ CASES = {
     "claude-code.jsonl": ("claude-code", "sessions/2026-03-05-claude-5f0c2a9e.md"),
     "codex.jsonl": ("codex", "sessions/2026-03-06-codex-0199a3c4.md"),
     "gemini.json": ("gemini", "sessions/2026-03-07-gemini-c9d0e1f2.md"),
+    "gemini-0.61.jsonl": ("gemini", "sessions/2026-03-10-gemini-e7f8a9b0.md"),
     "plain.txt": ("plain", "sessions/2026-03-08-claude-notes202.md"),
 }
 
@@ -117,7 +118,7 @@ def test_a_grown_transcript_updates_its_page_and_keeps_a_persons_keys(
     assert new.count("session:5f0c2a9e-1b7d-4c3e-9a21-7d4e8b6c0f13") == 1
 
 
-@pytest.mark.parametrize("name", ["claude-code.jsonl", "codex.jsonl"])
+@pytest.mark.parametrize("name", ["claude-code.jsonl", "codex.jsonl", "gemini-0.61.jsonl"])
 def test_a_last_line_still_being_written_is_left_out(name: str, tmp_path: Path) -> None:
     text = (HERE / name).read_text(encoding="utf-8")
     cut = text[: text.rstrip("\n").rfind("\n") + 40]  # the last line, cut after 39 characters
@@ -152,7 +153,7 @@ def test_the_cli_imports_then_query_finds_the_session(
     assert out.code == 0, out.err
     answer = out.json()
     assert [p["path"] for p in answer["pages"]] == [CASES[n][1] for n in sorted(CASES)]
-    assert answer["redacted"] == ["github_token"] * 3
+    assert answer["redacted"] == ["github_token"] * 4
     assert SECRET not in out.out + out.err
     found = cli(
         "--vault", str(vault), "query", "indexer writer per batch", "--kind", "session", "--json"
@@ -209,3 +210,32 @@ def test_a_moved_session_page_is_found_by_its_evidence(vault: Path, tmp_path: Pa
         ("search/nightly rebuild session.md", False)
     ]
     assert not old.exists()
+
+
+def test_a_page_citing_the_session_as_evidence_is_not_its_session_page(
+    vault: Path, tmp_path: Path
+) -> None:
+    """An agent reinforces a rule with its own session id, then its session is imported: the
+    import makes the session page and leaves the rule alone; a page a person put at the
+    session page's path is refused in one line, unchanged."""
+    engine = Engine.open(vault)
+    session = "session:5f0c2a9e-1b7d-4c3e-9a21-7d4e8b6c0f13"
+    engine.write("reinforce", page="Retry policy v3", evidence=session)
+    rule = vault / "payments" / "Retry policy v3.md"
+    before = rule.read_bytes()
+    report = engine.write("import-session", files=[str(planted("claude-code.jsonl", tmp_path))])
+    assert [(p["path"], p["changed"]) for p in report.pages] == [
+        (CASES["claude-code.jsonl"][1], True)
+    ]
+    assert rule.read_bytes() == before
+    other = planted("codex.jsonl", tmp_path)
+    squatter = vault / CASES["codex.jsonl"][1]
+    squatter.write_text("---\nkind: note\n---\nmine\n", encoding="utf-8")
+    engine.sync()
+    with pytest.raises(PageExistsError) as caught:
+        engine.write("import-session", files=[str(other)])
+    assert str(caught.value) == (
+        f"{CASES['codex.jsonl'][1]} is not a session page (kind 'note') but holds this"
+        " session's id or path; it is left unchanged"
+    )
+    assert squatter.read_text(encoding="utf-8") == "---\nkind: note\n---\nmine\n"

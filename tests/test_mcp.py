@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 import sys
 from collections.abc import Awaitable, Callable
@@ -103,6 +104,9 @@ def test_tools_writes_and_a_ranked_query_over_a_real_stdio_client(vault: Path) -
     schema = out["tools"]["remember"].input_schema
     assert set(schema["required"]) == {"title", "kind"}
     assert "when you learn" not in out["tools"]["query"].description  # each its own text
+    for name, tool in out["tools"].items():  # when to use it, and when not (issue 13)
+        text = " ".join((tool.description or "").split())
+        assert "Use it " in text and "Not " in text, (name, text)
     assert (
         out["remember"]["pages"][0]["path"] == "gotchas/Zeppelin queues need a dead-letter topic.md"
     )
@@ -154,6 +158,46 @@ def test_a_secret_typed_into_a_tool_never_comes_back(vault: Path) -> None:
     texts = _session(vault)(body)
     assert texts and all(token[4:16] not in t for t in texts)
     assert token[4:16] not in (vault / "notes" / "Token note.md").read_text(encoding="utf-8")
+
+
+def test_reads_answer_while_another_writer_holds_the_lock_and_writes_wait(
+    vault: Path,
+) -> None:
+    """Another process (here: this test) holds the writer lock: every read tool answers; a
+    write waits ``lock_timeout_s`` and returns the documented lock-wait line, and the server
+    keeps serving — the write goes through once the lock is free."""
+    from vault_sync.app import Engine
+    from vault_sync.engine import writer_lock
+
+    config = vault / "vault-sync.toml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace("lock_timeout_s = 10\n", "lock_timeout_s = 1\n"), "utf-8")
+    engine = Engine.open(vault)
+    engine.sync()
+    reads = (
+        ("query", {"text": "retry storm"}),
+        ("show", {"page": "Retry policy v3"}),
+        ("related", {"page": "Retry policy v3"}),
+        ("brief", {"budget_chars": 2000}),
+        ("status", {}),
+        ("lint", {}),
+    )
+    write = ("reinforce", {"page": "Retry policy v3", "evidence": "session:locked-1"})
+
+    async def body(client: Client) -> tuple[list[Any], Any, Any]:
+        with writer_lock(engine.config):
+            answers = [await client.call_tool(name, args) for name, args in reads]
+            waited = await client.call_tool(*write)
+        return answers, waited, await client.call_tool(*write)
+
+    answers, waited, done = _session(vault)(body)
+    assert [a.is_error for a in answers] == [False] * len(reads)
+    assert _json(answers[0])["hits"][0]["path"] == "payments/Retry policy v3.md"
+    assert waited.is_error and waited.content[0].text == (
+        "Error executing tool reinforce: the vault is being written by pid"
+        f" {os.getpid()} ({' '.join(sys.argv[:2])}); waited 1 s (config lock_timeout_s)"
+    )
+    assert [p["changed"] for p in _json(done)["pages"]] == [True]
 
 
 def _mixed_load(vault: Path, seconds: float, seed: int) -> None:
@@ -274,6 +318,35 @@ def test_import_session_reads_only_below_the_vendor_folders(vault: Path, tmp_pat
     assert refused.content[0].text == (
         "Error executing tool import_session: import_session reads transcripts only below"
         " ~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp"
+    )
+
+
+def test_import_session_reads_below_the_configured_roots_only(vault: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    mine = home / "transcripts" / "team"
+    mine.mkdir(parents=True)
+    vendor = home / ".claude" / "projects" / "-code-payments"
+    vendor.mkdir(parents=True)
+    fixture = next((REPO / "tests" / "transcripts").glob("claude*.jsonl"))
+    for folder in (mine, vendor):
+        shutil.copy(fixture, folder / fixture.name)
+    config = vault / "vault-sync.toml"
+    config.write_text(
+        config.read_text(encoding="utf-8") + '\n[write]\ntranscript_roots = ["~/transcripts"]\n',
+        encoding="utf-8",
+    )
+
+    async def body(client: Client) -> tuple[Any, Any]:
+        ok = await client.call_tool("import_session", {"files": [str(mine / fixture.name)]})
+        refused = await client.call_tool("import_session", {"files": str(vendor / fixture.name)})
+        return ok, refused
+
+    ok, refused = _session(vault, env={"HOME": str(home)})(body)
+    assert not ok.is_error and _json(ok)["pages"][0]["changed"] is True
+    assert _json(ok)["redacted"] == ["env_secret"]  # the fixture's placeholder token
+    assert refused.is_error and refused.content[0].text == (
+        "Error executing tool import_session: import_session reads transcripts only below"
+        " ~/transcripts"
     )
 
 

@@ -3,11 +3,19 @@ on small hand-written vaults (real index, real sidecar, the CLI as a subprocess)
 
 from __future__ import annotations
 
+import json
 import pickle
+import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from tests.conftest import Result
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import REPO, Result
+from vault_sync.confidence import Support, confidence
 from vault_sync.config import load_config
 
 Cli = Callable[..., Result]
@@ -101,3 +109,130 @@ def test_pages_the_graph_brings_obey_the_filters_as_the_index_does(
     assert _paths(cli, vault, query) == ["Bug flood.md", "Rate limit.md", "Cron.md"]
     assert _paths(cli, vault, query, "--tag", "#OPS") == ["Bug flood.md", "Rate limit.md"]
     assert _paths(cli, vault, query, "--kind", "Bug") == ["Bug flood.md"]
+
+
+@pytest.mark.parametrize(
+    ("page", "edit"),
+    [
+        ("Storm.md", ("kind: observation", "kind: observation\nstatus: archived")),
+        ("Storm.md", ("kind: observation", "kind: observation\nstatus: superseded")),
+        ("Storm.md", ("kind: observation", "kind: observation\nvalid_to: 2020-01-01")),
+        ("Retry rule.md", ("kind: rule", "kind: rule\nstatus: archived")),
+        ("Retry rule.md", ("kind: rule", "kind: rule\nvalid_to: 2020-01-01")),
+        ("Storm v2.md", ("", '---\nsupersedes: "[[Storm]]"\n---\nStorms are gone.\n')),
+        ("Rule v2.md", ("", '---\nsupersedes: "[[Retry rule]]"\n---\nAt most three.\n')),
+    ],
+    ids=[
+        "challenger-archived", "challenger-superseded", "challenger-out-of-window",
+        "target-archived", "target-out-of-window", "challenger-superseded-by-edge",
+        "target-superseded-by-edge",
+    ],
+)  # fmt: skip
+def test_each_way_of_settling_a_contradiction_lifts_its_cap(
+    make_vault: Callable[..., Path], cli: Cli, page: str, edit: tuple[str, str]
+) -> None:
+    """DESIGN §5.4, issue 10 item 5: either side superseded (status or edge), archived or
+    outside its window, settles the contradiction: no cap on the target, no rank rule."""
+    vault = make_vault({"Retry rule.md": RULE, "Storm.md": OBS})
+
+    def target() -> dict[str, Any]:
+        out = cli("--vault", str(vault), "query", "retry", "--explain", "--json")
+        assert out.code == 0, out.err
+        hits = {hit["path"]: hit["explain"] for hit in out.json()["hits"]}
+        return hits["Retry rule.md"]
+
+    before = target()
+    assert before["authority"]["reasons"] == [
+        "kind rule x1.2",
+        "contradicted by Storm.md (open): cap 0.75",
+    ]
+    old, new = edit
+    text = (vault / page).read_text() if old else ""
+    (vault / page).write_text(text.replace(old, new, 1) if old else new)
+    assert cli("--vault", str(vault), "sync").code == 0
+    after = target()
+    assert not any("contradicted" in reason for reason in after["authority"]["reasons"])
+    assert not any("challenger" in rule for rule in after["rules"])
+
+
+def test_the_chain_option_walks_two_hops_and_never_a_third(
+    make_vault: Callable[..., Path], cli: Cli
+) -> None:
+    """Bug <- causes Mid <- causes Root <- causes Deep: one hop by default, two with --chain,
+    never three (issue 10, item 3)."""
+
+    def cause(target: str, words: str) -> str:
+        return f'---\nkind: note\ncauses: "[[{target}]]"\n---\n{words}\n'
+
+    vault = make_vault(
+        {
+            "Bug flood.md": BUG,
+            "Mid.md": cause("Bug flood", "A cron job at noon."),
+            "Root.md": cause("Mid", "Someone set the timer."),
+            "Deep.md": cause("Root", "A config file."),
+        }
+    )
+    query = "worker floods queue"
+    assert _paths(cli, vault, query) == ["Bug flood.md", "Mid.md"]
+    assert _paths(cli, vault, query, "--chain") == ["Bug flood.md", "Mid.md", "Root.md"]
+    out = cli("--vault", str(vault), "query", query, "--chain", "--explain", "--json")
+    via = {hit["path"]: hit["explain"]["graph_via"] for hit in out.json()["hits"]}
+    assert via["Root.md"] == {"from": "Mid.md", "type": "causes", "direction": "in", "depth": 2}
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    sessions=st.integers(min_value=0, max_value=60),
+    other=st.integers(min_value=0, max_value=60),
+    age=st.one_of(st.none(), st.integers(min_value=-30, max_value=5000)),
+    contradictions=st.integers(min_value=0, max_value=5),
+)
+def test_more_supporting_sessions_never_lower_confidence(
+    sessions: int, other: int, age: int | None, contradictions: int
+) -> None:
+    """Property (issue 10, item 6): one more distinct session never lowers confidence; more
+    evidence of other kinds neither; an open contradiction never raises it; always in [0, 1)."""
+    base = confidence(Support(sessions, other, age, contradictions))
+    assert 0.0 <= base < 1.0
+    assert confidence(Support(sessions + 1, other, age, contradictions)) >= base
+    assert confidence(Support(sessions, other + 1, age, contradictions)) >= base
+    assert confidence(Support(sessions, other, age, contradictions + 1)) <= base
+
+
+def _shape(value: Any) -> Any:
+    """A JSON value's shape: keys in order, lists by their first item, leaves by kind."""
+    if isinstance(value, dict):
+        return {key: _shape(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_shape(value[0])] if value else []
+    return "number" if isinstance(value, int | float) else type(value).__name__
+
+
+def test_example_vault_retry_storm_and_the_explain_shape_docs_cli_gives(
+    tmp_path: Path, cli: Cli
+) -> None:
+    """Issue 10, must show: the fix (Retry policy v3) comes through its fixes edge and the
+    superseded v1 and v2 rank below it; the explain JSON has exactly the shape docs/cli.md
+    shows (field_boosts and matches compared by their items' shape)."""
+    vault = tmp_path / "example-vault"
+    shutil.copytree(REPO / "example-vault", vault, ignore=shutil.ignore_patterns(".vault-sync"))
+    assert cli("--vault", str(vault), "sync").code == 0
+    out = cli("--vault", str(vault), "query", "retry storm last March", "--explain", "--json",
+              "--now", "2026-03-10", "--limit", "20")  # fmt: skip
+    assert out.code == 0, out.err
+    hits = out.json()["hits"]
+    titles = [hit["title"] for hit in hits]
+    top = hits[0]["explain"]
+    assert titles[0] == "Retry policy v3"
+    assert top["graph_via"]["type"] == "fixes"
+    assert titles.index("Retry policy v3") < titles.index("Retry policy v2")
+    assert titles.index("Retry policy v2") < titles.index("Retry policy v1")
+    old = hits[titles.index("Retry policy v2")]["explain"]["authority"]["reasons"]
+    assert any(reason.endswith("cap 0.65") for reason in old)
+    docs = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
+    block = docs.split('```json\n"explain": ', 1)[1].split("\n```", 1)[0]
+    documented = json.loads(block)
+    assert _shape(top) == _shape(documented) | {
+        "field_boosts": {key: "number" for key in top["field_boosts"]}
+    }
+    assert top["dates"]["spans"] == documented["dates"]["spans"]

@@ -193,7 +193,7 @@ def sections(
     scores = {p.path: page_confidence(p, facts, edges) for p in standing}
     standing.sort(key=lambda p: p.path)  # the tie-break; the stable sort below keeps it
     standing.sort(key=lambda p: (scores[p.path], p.sessions, p.newest_evidence), reverse=True)
-    answers = _Answers(standing[: budget // MIN_LINE_CHARS + 1], bodies)
+    answers = _Answers(standing[: budget // MIN_LINE_CHARS + 1], bodies, _challengers(facts))
     return [
         Section("Standing answers", answers, 'vault-sync query "<topic>"', len(standing)),
         Section("Open contradictions", _contradictions(facts), "vault-sync lint"),
@@ -209,8 +209,14 @@ class _Answers(Sequence[str]):
 
     CHUNK = 32
 
-    def __init__(self, pages: list[PageFacts], bodies: Callable[[Iterable[str]], dict[str, str]]):
+    def __init__(
+        self,
+        pages: list[PageFacts],
+        bodies: Callable[[Iterable[str]], dict[str, str]],
+        challengers: dict[str, list[PageFacts]],
+    ):
         self.pages, self.bodies, self.built = pages, bodies, list[str]()
+        self.challengers = challengers
 
     def __len__(self) -> int:
         return len(self.pages)
@@ -221,14 +227,30 @@ class _Answers(Sequence[str]):
         while index >= len(self.built) and len(self.built) < len(self.pages):
             chunk = self.pages[len(self.built) : len(self.built) + self.CHUNK]
             texts = self.bodies(p.path for p in chunk)
-            self.built += [_answer(p, summary(p, texts.get(p.path, ""))) for p in chunk]
+            self.built += [
+                _answer(p, summary(p, texts.get(p.path, "")), self.challengers.get(p.path, []))
+                for p in chunk
+            ]
         return self.built[index]
 
 
-def _answer(page: PageFacts, said: str) -> str:
-    """One standing answer's line; a page with nothing to summarise ends at its count."""
-    head = f"- {wikilink(page)} ({page.kind}, {len(page.evidence)} evidence)"
+def _answer(page: PageFacts, said: str, challengers: list[PageFacts]) -> str:
+    """One standing answer's line; a page with nothing to summarise ends at its count. The
+    target of an open contradiction says by whom, so an agent reading only this section
+    does not follow it unwarned (the pair is under "Open contradictions" too)."""
+    against = "".join(f"; contradicted by {wikilink(c)}" for c in challengers)
+    head = f"- {wikilink(page)} ({page.kind}, {len(page.evidence)} evidence{against})"
     return f"{head}: {said}" if said else head
+
+
+def _challengers(facts: Facts) -> dict[str, list[PageFacts]]:
+    """``{target path: challenger pages}`` of the open ``contradicts`` edges, each list by
+    path (a page named twice counts once)."""
+    out: dict[str, dict[str, PageFacts]] = {}
+    for source, target, _ in facts.contradicts:
+        if target is not None and _open_contradiction(facts, source, target):
+            out.setdefault(target, {})[source] = facts.pages[source]
+    return {path: [found[p] for p in sorted(found)] for path, found in out.items()}
 
 
 def _newest_first(pages: list[PageFacts]) -> list[PageFacts]:

@@ -268,8 +268,11 @@ def _explain_lines(explain: dict[str, Any]) -> list[str]:
         f"  confidence {explain['confidence']:g} x{explain['confidence_factor']:g}"
         f" ({explain['evidence']} evidence, {explain['sessions']} sessions)"
     )
-    if explain["date_factor"] != 1:
-        lines.append(f"  date     x{explain['date_factor']:g}")
+    spans = explain["dates"]["spans"]
+    if spans:
+        named = ", ".join(f"{s['phrase']!r} {s['start']}..{s['end']}" for s in spans)
+        day = explain["dates"]["day"] or "undated"
+        lines.append(f"  date     x{explain['date_factor']:g} (page {day}; query {named})")
     lines += [f"  rule     {rule}" for rule in explain["rules"]]
     for match in explain.get("matches", []):
         terms = ", ".join(match["terms"])
@@ -526,6 +529,10 @@ from vault_sync.cli_write import COMMANDS as WRITE_COMMANDS  # noqa: E402  (agen
 
 for _command in WRITE_COMMANDS:
     cli.add_command(_command)
+
+from vault_sync.cli_import import import_session  # noqa: E402  (transcripts to session pages)
+
+cli.add_command(import_session)
 
 from vault_sync.cli_brief import brief  # noqa: E402  (the briefing command)
 

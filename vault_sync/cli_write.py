@@ -31,13 +31,13 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _write_options(func: F) -> F:
+def write_options(func: F) -> F:
     """``--dry-run``, ``--json`` and ``--vault``, which every write command takes."""
     func = click.option("--dry-run", is_flag=True, help="Show the diff; write nothing.")(func)
     return vault_option(json_option(func))
 
 
-def _show(report: EditReport, as_json: bool) -> None:
+def show_report(report: EditReport, as_json: bool) -> None:
     """Print a write's report: JSON, or per page its diff (or that nothing changed)."""
     print_notice(report.notice)
     if as_json:
@@ -62,7 +62,7 @@ def _show(report: EditReport, as_json: bool) -> None:
 )
 @click.option("--at", default=None, help="When (ISO 8601 date or datetime).")
 @click.option("--note", default=None, help="A short note kept with the evidence.")
-@_write_options
+@write_options
 def reinforce(
     page: str,
     evidence: str,
@@ -76,33 +76,33 @@ def reinforce(
     report = engine_for(vault).write(
         "reinforce", page=page, evidence=evidence, at=at, note=note, dry_run=dry_run
     )
-    _show(report, as_json)
+    show_report(report, as_json)
 
 
 @click.command()
 @click.argument("page")
 @click.option("--evidence", required=True, help="KIND:SOURCE of the entry to remove.")
-@_write_options
+@write_options
 def retract(page: str, evidence: str, dry_run: bool, vault: Path | None, as_json: bool) -> None:
     """Remove a wrong evidence entry from PAGE."""
-    _show(
+    show_report(
         engine_for(vault).write("retract", page=page, evidence=evidence, dry_run=dry_run), as_json
     )
 
 
 @click.command()
 @click.argument("page")
-@_write_options
+@write_options
 def archive(page: str, dry_run: bool, vault: Path | None, as_json: bool) -> None:
     """Set PAGE's status to archived (it leaves the standing answers)."""
-    _show(engine_for(vault).write("archive", page=page, dry_run=dry_run), as_json)
+    show_report(engine_for(vault).write("archive", page=page, dry_run=dry_run), as_json)
 
 
 @click.command()
 @click.argument("source")
 @click.argument("relation")
 @click.argument("target")
-@_write_options
+@write_options
 def link(
     source: str, relation: str, target: str, dry_run: bool, vault: Path | None, as_json: bool
 ) -> None:
@@ -110,14 +110,14 @@ def link(
     report = engine_for(vault).write(
         "link", source=source, relation=relation, target=target, dry_run=dry_run
     )
-    _show(report, as_json)
+    show_report(report, as_json)
 
 
 @click.command()
 @click.argument("source")
 @click.argument("relation")
 @click.argument("target")
-@_write_options
+@write_options
 def unlink(
     source: str, relation: str, target: str, dry_run: bool, vault: Path | None, as_json: bool
 ) -> None:
@@ -125,16 +125,16 @@ def unlink(
     report = engine_for(vault).write(
         "unlink", source=source, relation=relation, target=target, remove=True, dry_run=dry_run
     )
-    _show(report, as_json)
+    show_report(report, as_json)
 
 
 @click.command()
 @click.argument("old")
 @click.argument("new")
-@_write_options
+@write_options
 def supersede(old: str, new: str, dry_run: bool, vault: Path | None, as_json: bool) -> None:
     """Mark OLD as superseded by NEW (both pages are edited)."""
-    _show(engine_for(vault).write("supersede", old=old, new=new, dry_run=dry_run), as_json)
+    show_report(engine_for(vault).write("supersede", old=old, new=new, dry_run=dry_run), as_json)
 
 
 @click.command()
@@ -147,14 +147,14 @@ def supersede(old: str, new: str, dry_run: bool, vault: Path | None, as_json: bo
     help="What happens to the page not kept.",
 )
 @click.option("--keep", default=None, help="The side that wins (default: PAGE).")
-@_write_options
+@write_options
 def resolve(
     page: str, by: str, keep: str | None, dry_run: bool, vault: Path | None, as_json: bool
 ) -> None:
     """Settle a contradiction of PAGE: the kept side wins, the other is superseded or
     archived, and the contradicts links between them are removed."""
     report = engine_for(vault).write("resolve", page=page, by=by, keep=keep, dry_run=dry_run)
-    _show(report, as_json)
+    show_report(report, as_json)
 
 
 def _body(body: str | None, body_file: Path | None) -> str:
@@ -196,7 +196,7 @@ def _body(body: str | None, body_file: Path | None) -> str:
     help="Read the text from a file, or - for stdin.",
 )
 @click.option("--update", is_flag=True, help="If the title names a page, add to that page.")
-@_write_options
+@write_options
 def remember(
     title: str,
     kind: str,
@@ -226,35 +226,7 @@ def remember(
         update=update,
         dry_run=dry_run,
     )
-    _show(report, as_json)
-
-
-@click.command("import-session")
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["auto", "claude-code", "codex", "gemini", "plain"]),
-    default="auto",
-    show_default=True,
-    help="The transcripts' format (auto: from the content).",
-)
-@click.option("--project", default=None, help="The sessions' project (default: the cwd's name).")
-@_write_options
-def import_session(
-    files: tuple[str, ...],
-    fmt: str,
-    project: str | None,
-    dry_run: bool,
-    vault: Path | None,
-    as_json: bool,
-) -> None:
-    """Turn agent transcripts (Claude Code, Codex CLI, Gemini CLI, plain text) into
-    sanitized session pages; re-importing a session updates its page."""
-    report = engine_for(vault).write(
-        "import-session", files=list(files), fmt=fmt, project=project, dry_run=dry_run
-    )
-    _show(report, as_json)
+    show_report(report, as_json)
 
 
 #: The commands this module adds to ``vault-sync``.
@@ -267,5 +239,4 @@ COMMANDS = (
     unlink,
     supersede,
     resolve,
-    import_session,
 )

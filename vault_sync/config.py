@@ -69,6 +69,10 @@ class Config:
             ``[brief]`` table (per-clone overrides), else from ``vault-sync.toml``.
         session_max_chars: ``[write] session_max_chars``: the most characters of an
             imported session page's body (``import-session``; default 40,000).
+        transcript_roots: ``[write] transcript_roots``: the folders (``~/`` allowed) below
+            which the MCP ``import_session`` tool may read transcripts; ``None`` (the
+            default) is the vendors' own folders
+            (:data:`vault_sync.transcript.VENDOR_ROOTS`).
         write_folders: ``[write] folders``: where ``remember`` puts a new page, by kind
             (``decision = "adr"``) or project (``"project:payments" = "payments"``, which wins);
             unmapped kinds go to the kind's plural (:func:`vault_sync.remember.folder_for`).
@@ -90,6 +94,7 @@ class Config:
     sanitize_allow: tuple[str, ...] = ()
     write_folders: Mapping[str, str] = field(default_factory=dict)
     session_max_chars: int = 40_000  # SESSION_MAX_CHARS
+    transcript_roots: tuple[str, ...] | None = None
     brief_targets: tuple[BriefTarget, ...] = ()
     ranking: RankingSettings = field(default_factory=RankingSettings)
 
@@ -282,7 +287,7 @@ def load_config(vault: Path) -> Config:
     watch = _expect(data.get("watch", {}), dict, "watch", path)
     sanitize = _expect(data.get("sanitize", {}), dict, "sanitize", path)
     write = _expect(data.get("write", {}), dict, "write", path)
-    _reject_unknown(write, {"folders", "session_max_chars"}, "write.", path)
+    _reject_unknown(write, {"folders", "session_max_chars", "transcript_roots"}, "write.", path)
     folders = _expect(write.get("folders", {}), dict, "write.folders", path)
     for name, folder in folders.items():
         _expect(folder, str, f"write.folders.{name}", path)
@@ -310,6 +315,11 @@ def load_config(vault: Path) -> Config:
         sanitize_allow=_str_list(sanitize.get("allow", []), "sanitize.allow", path),
         write_folders=dict(folders),
         session_max_chars=_session_max_chars(write, path),
+        transcript_roots=(
+            _str_list(write["transcript_roots"], "write.transcript_roots", path)
+            if "transcript_roots" in write
+            else None
+        ),
         brief_targets=targets,
         ranking=read_ranking(data.get("ranking", {}), str(path)),
     )

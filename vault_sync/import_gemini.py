@@ -1,16 +1,25 @@
-"""Gemini CLI recorded sessions: ``~/.gemini/tmp/<project-hash>/chats/session-*.json``
-(issue 13).
+"""Gemini CLI recorded sessions: ``~/.gemini/tmp/<project-hash>/chats/session-*.jsonl``
+(and the older ``session-*.json``) (issue 13).
 
-One JSON object a file, rewritten whole as the session goes: the ``ConversationRecord`` of
-gemini-cli's ``ChatRecordingService`` (``packages/core/src/services/chatRecordingService.ts``,
-the format of the 0.x releases since chat recording landed, checked against its
-``chatRecordingService.d.ts``): ``sessionId``, ``projectHash`` (a hash of the project root,
-not a path: the page's project comes from ``--project`` or the config), ``startTime``,
-``lastUpdated``, ``messages``: each ``id``, ``timestamp``, ``type`` (``user``, ``gemini``,
-``info``, ``error``, ``warning``) and ``content`` (a text, or in later releases a list of
-parts); a ``gemini`` message may carry ``model`` and ``toolCalls`` (``name``, ``args``,
-``result``: a list of ``functionResponse`` parts, ``status``, ``resultDisplay``). A file cut
-short mid-write is one error naming its line (there is no line to drop).
+Followed: gemini-cli **0.61.0** (``@google/gemini-cli-core``, the npm release current when
+this was written), ``dist/src/services/chatRecordingService.js`` and
+``chatRecordingTypes.d.ts``. It appends one JSON object a line
+(``session-<YYYY-MM-DDTHH-MM>-<id8>.jsonl``): first the metadata (``sessionId``,
+``projectHash`` — a hash of the project root, not a path: the page's project comes from
+``--project`` or the config —, ``startTime``, ``lastUpdated``, ``kind``, ``directories``);
+then each message record (``id``, ``timestamp``, ``type``: ``user``, ``gemini``, ``info``,
+``error``, ``warning``; ``content``: a text or a list of parts; a ``gemini`` message may carry
+``model`` and ``toolCalls``: ``name``, ``args``, ``result`` (``functionResponse`` parts),
+``status``, ``resultDisplay``), appended again whole each time it changes (the last copy
+wins, in the place of the first); ``{"$set": {...}}`` metadata updates (a ``messages`` list
+there replaces every message); ``{"$rewindTo": ID}`` drops that message and all after it.
+Read as gemini-cli's own ``loadConversationRecord`` reads it, with this package's JSON Lines
+rules (a cut-short last line is left out; any other bad line is one error naming it).
+
+The releases before the JSONL sessions wrote one ``ConversationRecord`` JSON document a file
+(``sessionId``, ``projectHash``, ``startTime``, ``lastUpdated``, ``messages``), rewritten
+whole as the session went: read too; a document cut short mid-write is one error naming its
+line (there is no line to drop).
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ from vault_sync.errors import TranscriptError
 from vault_sync.transcript import (
     Message,
     Transcript,
+    json_lines,
     parse_json_object,
     text_of,
     tool_call,
@@ -29,22 +39,70 @@ from vault_sync.transcript import (
 
 
 def looks_like(value: dict[str, Any]) -> bool:
-    """Whether a JSON object looks like a Gemini CLI conversation record."""
+    """Whether a JSON object looks like a Gemini CLI conversation record (a whole older
+    ``.json`` file)."""
     return "sessionId" in value and isinstance(value.get("messages"), list)
 
 
+def looks_like_line(first: dict[str, Any]) -> bool:
+    """Whether the first JSON line of a file is a Gemini CLI session's metadata (Claude
+    Code's lines carry a ``sessionId`` too, never a ``projectHash``)."""
+    return isinstance(first.get("sessionId"), str) and isinstance(first.get("projectHash"), str)
+
+
 def parse(text: str, source: str) -> Transcript:
-    """The transcript of a Gemini CLI session file.
+    """The transcript of a Gemini CLI session file (JSONL, or the older one JSON document).
 
     Raises:
-        TranscriptError: not JSON (``FILE:LINE``), or no ``sessionId`` / ``messages``.
+        TranscriptError: a bad line (``FILE:LINE``), or no session metadata.
     """
-    record = parse_json_object(text, source)
-    if not looks_like(record) or not isinstance(record["sessionId"], str):
-        raise TranscriptError(f"{source}:1: not a Gemini CLI session (no sessionId and messages)")
+    if text.lstrip().split("\n", 1)[0].strip() == "{":  # an older, pretty-printed document
+        record = parse_json_object(text, source)
+        if not looks_like(record) or not isinstance(record["sessionId"], str):
+            raise TranscriptError(
+                f"{source}:1: not a Gemini CLI session (no sessionId and messages)"
+            )
+        return _transcript(record, record["messages"], False)
+    lines, truncated = json_lines(text, source)
+    metadata, messages = _replayed(lines)
+    if not isinstance(metadata.get("sessionId"), str):
+        raise TranscriptError(f"{source}:1: not a Gemini CLI session (no sessionId line)")
+    return _transcript(metadata, list(messages.values()), truncated)
+
+
+def _replayed(lines: list[tuple[int, dict[str, Any]]]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The metadata and the messages (by id, in order) a JSONL session's records leave."""
+    metadata: dict[str, Any] = {}
+    messages: dict[str, Any] = {}
+    for _, record in lines:
+        if isinstance(record.get("$rewindTo"), str):
+            ids = list(messages)
+            cut = ids.index(record["$rewindTo"]) if record["$rewindTo"] in ids else 0
+            for gone in ids[cut:]:
+                del messages[gone]
+        elif isinstance(record.get("id"), str):
+            messages[record["id"]] = record
+        elif isinstance(record.get("$set"), dict):
+            if isinstance(record["$set"].get("messages"), list):
+                messages.clear()
+                _add(messages, record["$set"]["messages"])
+            metadata.update(record["$set"])
+        elif looks_like_line(record) or looks_like(record):  # (an older document on one line)
+            metadata.update(record)
+            _add(messages, record.get("messages"))
+    return metadata, messages
+
+
+def _add(messages: dict[str, Any], items: Any) -> None:
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict) and isinstance(item.get("id"), str):
+            messages[item["id"]] = item
+
+
+def _transcript(record: dict[str, Any], items: list[Any], truncated: bool) -> Transcript:
     messages: list[Message] = []
     model = None
-    for item in record["messages"]:
+    for item in items:
         if not isinstance(item, dict):
             continue
         at = item.get("timestamp") if isinstance(item.get("timestamp"), str) else None
@@ -64,6 +122,7 @@ def parse(text: str, source: str) -> Transcript:
         started=_str(record.get("startTime")),
         ended=_str(record.get("lastUpdated")),
         messages=tuple(messages),
+        truncated=truncated,
     )
 
 

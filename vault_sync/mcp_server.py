@@ -17,7 +17,7 @@ client passes the server only HOME, LOGNAME, PATH, SHELL, TERM and USER.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -219,7 +219,9 @@ def _search_tools(server: MCPServer, engine: Engine) -> None:
     def brief(project: str | None = None, budget_chars: Number | None = None) -> str:
         """The standing answers (active rules, decisions, gotchas... by confidence), open
         contradictions, known fixes for open bugs and recent sessions, as Markdown within a
-        character budget (default 10000). Call it once at the start of a session."""
+        character budget (default 10000). Use it once at the start of a session (skip it if
+        the briefing is already in your context: CLAUDE.md, AGENTS.md, GEMINI.md). Not for a
+        specific question: use `query`."""
         budget = _int(budget_chars, "budget_chars", 300, 10_000_000)
         text, _, _ = _call(engine, lambda: engine.brief(project=project, budget=budget))
         return text
@@ -231,7 +233,8 @@ def _page_tools(server: MCPServer, engine: Engine) -> None:
     @server.tool()
     def show(page: str) -> dict[str, Any]:
         """One page in full: frontmatter, typed links out and in, evidence, parse issues. Use
-        it to read a page `query` found. `page` is an id, path, file name, title or alias."""
+        it to read a page `query` found, before relying on it or changing it. Not for
+        searching: it needs the page's id, path, file name, title or alias (`page`)."""
         from vault_sync.report import page_details
 
         details, _ = _call(
@@ -244,7 +247,8 @@ def _page_tools(server: MCPServer, engine: Engine) -> None:
     def related(page: str, types: Names = None, depth: Number = 1) -> dict[str, Any]:
         """The pages linked to or from one page, by link type (fixes, causes, supersedes,
         contradicts, related, references...), up to `depth` hops (1-3). Use it to follow a
-        bug to its fix, or a decision to what superseded it."""
+        bug to its fix, or a decision to what superseded it. Not for finding a first page:
+        use `query`."""
         from vault_sync.neighbours import MAX_DEPTH
         from vault_sync.neighbours import related as neighbourhood
 
@@ -263,7 +267,8 @@ def _page_tools(server: MCPServer, engine: Engine) -> None:
     @server.tool()
     def status() -> dict[str, Any]:
         """Counts of pages by kind, links by type, unresolved links, evidence, and the
-        stores' generation. For a health check, not for finding knowledge."""
+        stores' generation. Use it for a health check of the vault. Not for finding
+        knowledge: use `query`."""
         from vault_sync.report import vault_status
 
         data, _ = _call(
@@ -274,7 +279,8 @@ def _page_tools(server: MCPServer, engine: Engine) -> None:
     @server.tool()
     def lint() -> dict[str, Any]:
         """Problems in the pages: parse errors, broken and ambiguous links, missing
-        attachments, secrets found (by label, never the value). For maintenance."""
+        attachments, secrets found (by label, never the value). Use it when asked to tidy or
+        check the vault. Not during ordinary work: it reads every page."""
         problems, _ = _call(engine, engine.lint)
         errors = sum(1 for p in problems if p["severity"] == "error")
         return {"errors": errors, "warnings": len(problems) - errors, "problems": problems}
@@ -309,8 +315,10 @@ def _page_writes(server: MCPServer, engine: Engine) -> None:
         dry_run: Flag = False,
     ) -> dict[str, Any]:
         """Write a new page of what you learned (kind: rule, decision, gotcha, procedure,
-        bug, note...). Never makes a second page for an existing name: it fails naming that
-        page; pass update=true to add to it instead. relations are TYPE=TARGET
+        bug, note...). Use it when you learn something the next session should know (a
+        decision and why, a gotcha, a fix). Not for what a page already says: `query` first,
+        then `reinforce` it or pass update=true to add to it; it never makes a second page
+        for an existing name (it fails naming that page). relations are TYPE=TARGET
         (fixes=[[Bug 12]]); evidence KIND:SOURCE (session:<your session id>). Secrets in any
         text are redacted before they reach the file."""
         return write(
@@ -336,7 +344,9 @@ def _page_writes(server: MCPServer, engine: Engine) -> None:
         dry_run: Flag = False,
     ) -> dict[str, Any]:
         """Record that a page was confirmed or relied on: evidence KIND:SOURCE (e.g.
-        session:<your session id>), once per kind and source. Raises the page's confidence."""
+        session:<your session id>), once per kind and source. Raises the page's confidence.
+        Use it when a page's advice held in your work. Not for a page that proved wrong:
+        `link` a contradicts relation, or `supersede` it."""
         return write("reinforce", page=page, evidence=evidence, at=at, note=note, dry_run=dry_run)
 
 
@@ -347,12 +357,15 @@ def _link_writes(server: MCPServer, engine: Engine) -> None:
     @server.tool()
     def link(source: str, relation: str, target: str, dry_run: Flag = False) -> dict[str, Any]:
         """Add a typed relation between two existing pages: fixes, causes, contradicts,
-        supersedes, related, or a custom type."""
+        supersedes, related, or a custom type. Use it when you find how two pages relate (a
+        fix for a bug, an observation that contradicts a rule). Not for a page that does not
+        exist yet: `remember` it with relations."""
         return write("link", source=source, relation=relation, target=target, dry_run=dry_run)
 
     @server.tool()
     def unlink(source: str, relation: str, target: str, dry_run: Flag = False) -> dict[str, Any]:
-        """Remove a typed relation that is wrong."""
+        """Remove a typed relation between two pages. Use it only for a relation that is
+        wrong. Not for a relation that was right once: `supersede` keeps that history."""
         return write(
             "unlink",
             source=source,
@@ -364,7 +377,9 @@ def _link_writes(server: MCPServer, engine: Engine) -> None:
 
     @server.tool()
     def supersede(old: str, new: str, dry_run: Flag = False) -> dict[str, Any]:
-        """Mark page `old` as superseded by page `new` (a newer decision replaces an older)."""
+        """Mark page `old` as superseded by page `new`. Use it when a newer decision or rule
+        replaces an older one (both pages exist). Not for settling a contradiction: use
+        `resolve`."""
         return write("supersede", old=old, new=new, dry_run=dry_run)
 
     @server.tool()
@@ -372,11 +387,13 @@ def _link_writes(server: MCPServer, engine: Engine) -> None:
         page: str, by: str = "supersede", keep: str | None = None, dry_run: Flag = False
     ) -> dict[str, Any]:
         """Settle a contradiction of `page`: the kept side (`keep`, default `page`) wins, the
-        other is superseded (by="supersede") or archived (by="archive")."""
+        other is superseded (by="supersede") or archived (by="archive"). Use it when the
+        person or the evidence decided which side holds. Not on a guess: leave the
+        contradiction open for a person."""
         return write("resolve", page=page, by=by, keep=keep, dry_run=dry_run)
 
 
-def allowed_transcript(path: str, roots: Iterable[str]) -> Path:
+def allowed_transcript(path: str, roots: Sequence[str]) -> Path:
     """``path`` resolved, if it lies below one of the transcript ``roots`` (``~`` expanded,
     symlinks resolved on both sides); else a ToolError — over MCP, an agent may name only
     the vendors' own transcript folders, never an arbitrary file (issue 13)."""
@@ -385,7 +402,7 @@ def allowed_transcript(path: str, roots: Iterable[str]) -> Path:
         base = Path(root).expanduser().resolve()
         if real.is_relative_to(base) and real != base:
             return real
-    shown = ", ".join(roots)
+    shown = ", ".join(roots) or "no folder ([write] transcript_roots is empty)"
     raise ToolError(f"import_session reads transcripts only below {shown}")
 
 
@@ -404,8 +421,12 @@ def _import_tool(server: MCPServer, engine: Engine) -> None:
     ) -> dict[str, Any]:
         """Turn your own session transcript (Claude Code, Codex CLI or Gemini CLI, from their
         standard folders) into a sanitized session page, so the next agent of any vendor
-        finds what this session learned. Re-importing a session updates its page."""
-        paths = [str(allowed_transcript(f, VENDOR_ROOTS.values())) for f in _listed(files)]
+        finds what this session learned. Use it at the end of a session (or after a
+        milestone); re-importing a session updates its page. Not for other files: only
+        transcripts below the configured transcript folders are read."""
+        roots = engine.config.transcript_roots
+        roots = tuple(VENDOR_ROOTS.values()) if roots is None else roots
+        paths = [str(allowed_transcript(f, roots)) for f in _listed(files)]
         if not paths:
             raise ToolError("files must name at least one transcript")
         return write("import-session", files=paths, fmt=format, project=project, dry_run=dry_run)

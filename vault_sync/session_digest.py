@@ -71,11 +71,15 @@ def detect(text: str, source: str) -> str:
         except json.JSONDecodeError:  # maybe a first line still being written
             if re.match(r'\{"timestamp":\s*"[^"]*",\s*"type":\s*"session_meta"', line):
                 return "codex"
+            if '"projectHash":' in line:
+                return "gemini"
             if '"sessionId":' in line and '"messages":' not in body:
                 return "claude-code"
             break
         if isinstance(record, dict) and import_codex.looks_like(record):
             return "codex"
+        if isinstance(record, dict) and import_gemini.looks_like_line(record):
+            return "gemini"
         if isinstance(record, dict) and import_claude.looks_like(record):
             return "claude-code"
     try:

@@ -311,8 +311,19 @@ def import_session(
 
 
 def _session_edit(config: Config, sidecar: Sidecar, page: SessionPage) -> Edit:
-    """Create ``page``, or update the page that already holds its session."""
-    found = sidecar.pages_with_evidence("session", page.evidence.split(":", 1)[1])
+    """Create ``page``, or update the session page that already holds its session (a rule or
+    decision citing the session as evidence — an agent's ``reinforce`` during it — is not
+    that page).
+
+    Raises:
+        PageExistsError: the page found, or the file at the session page's path, is not a
+            ``kind: session`` page on disk (left unchanged).
+    """
+    found = [
+        path
+        for path in sidecar.pages_with_evidence("session", page.evidence.split(":", 1)[1])
+        if sidecar.page_row(path)["kind"] == "session"
+    ]
     if found:
         path, disk = edits.page_of(config, sidecar, found[0])
     else:
