@@ -37,6 +37,7 @@ LAYERS = {
     "sync": 4,
     "redaction": 4,
     "query_fields": 4,
+    "passages": 4,
     "query_text": 4,
     "retrieve": 4,
     "ranking_settings": 0,
@@ -104,8 +105,8 @@ LAYERS = {
 #: vendor formats of its data table and its placeholder checks; cli adds the `eval` group,
 #: which lives in its own module (cli_eval) to keep cli.py small; eval's HTML page formats its
 #: cells and summary as the text table does; retrieve builds its plans from query_text's
-#: clauses of user text and query_fields' per-field queries (the retrieval layer, in three
-#: modules); sync applies pages that prepare
+#: clauses of user text and query_fields' per-field queries, and rescores with passages' best
+#: sections (the retrieval layer, in four modules); sync applies pages that prepare
 #: read, parsed and cleaned (the sanitizer seam, clean) — the sync layer, in three modules.
 ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
     ("config", "errors"),
@@ -135,6 +136,8 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
     ("eval_html", "eval_report"),
     ("retrieve", "query_fields"),
     ("retrieve", "query_text"),
+    ("retrieve", "passages"),
+    ("passages", "query_fields"),
     ("query_text", "query_fields"),
     ("prepare", "clean"),
     ("sync", "clean"),

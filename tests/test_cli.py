@@ -513,3 +513,30 @@ def test_usage_errors_never_echo_a_secret(cli: CLI, vault: Path, args: list[str]
     assert out.code == 2, out.err
     assert token[4:16] not in out.err + out.out
     assert "[REDACTED:github_token]" in out.err
+
+
+def test_titles_from_the_file_stem_or_the_first_h1_through_the_config(
+    cli: CLI, tmp_path: Path
+) -> None:
+    # issue 16, item 1: a SilverBullet-style page (first H1 a section) is named by its file;
+    # `title_from = "h1"` in vault-sync.toml names it by its first H1, and changing the key
+    # re-reads the pages on the next sync
+    vault = tmp_path / "vault"
+    (vault / "Library").mkdir(parents=True)
+    (vault / "Library" / "Query.md").write_text("# Why\n\nA lantern query.\n", encoding="utf-8")
+    (vault / "Titled.md").write_text("---\ntitle: Kept\n---\n# Other\nlantern\n", "utf-8")
+
+    def titles() -> dict[str, str]:
+        result = cli("--vault", str(vault), "query", "lantern", "--json")
+        assert result.code == 0, result.err
+        return {h["path"]: h["title"] for h in result.json()["hits"]}
+
+    assert cli("--vault", str(vault), "sync").code == 0
+    assert titles() == {"Library/Query.md": "Query", "Titled.md": "Kept"}
+    (vault / "vault-sync.toml").write_text('title_from = "h1"\n', encoding="utf-8")
+    assert cli("--vault", str(vault), "sync").code == 0
+    assert titles() == {"Library/Query.md": "Why", "Titled.md": "Kept"}
+    (vault / "vault-sync.toml").write_text('title_from = "heading"\n', encoding="utf-8")
+    bad = cli("--vault", str(vault), "sync")
+    assert bad.code != 0 and bad.err.count("\n") == 1
+    assert """key 'title_from' must be "stem" or "h1" (got 'heading')""" in bad.err

@@ -348,6 +348,7 @@ def query(
       "retry storm"        a phrase that must appear as written (if no page
                            holds it, its words are searched instead)
       -draft  -"old plan"  leave out pages holding a word or phrase
+      --single             a word (a command-line flag), not an exclusion
       atomic_write_json    identifiers match whole and by their parts
       雾凇, 기억, ความจำ    Chinese, Japanese, Korean, Thai found inside text
     Anything else (: ( ) * + and a quote left unclosed) is plain text, never

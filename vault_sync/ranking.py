@@ -55,6 +55,7 @@ from vault_sync.retrieve import (
     hit_of,
     lexical_explain,
     lexical_plans,
+    lexical_rows,
     snippet_generator,
     snippet_of,
 )
@@ -271,10 +272,10 @@ def _lexical(
     """Stage 1: the best ``depth`` pages by BM25F, normalised by the best score (the words
     of the quoted phrases when the phrases find nothing), and the lexical plan used."""
     used = plan.lexical
-    rows = index.top_documents(searcher, used.query, plan.depth)
+    rows = lexical_rows(index, searcher, used, plan.depth)
     if not rows and plan.fallback is not None:
         used = plan.fallback
-        rows = index.top_documents(searcher, used.query, plan.depth)
+        rows = lexical_rows(index, searcher, used, plan.depth)
     top = rows[0][0] if rows and rows[0][0] > 0 else 1.0
     out = {}
     for rank, (score, addr, doc) in enumerate(rows, 1):

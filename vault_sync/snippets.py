@@ -118,9 +118,10 @@ def _cut(plain: Plain, start: int, end: int, marks: list[tuple[int, int]]) -> Sn
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]{2,}")
 
 
-def _bigram_spans(body: str, literals: Sequence[str]) -> list[tuple[int, int]]:
-    """Where the CJK bigrams of ``literals`` occur in ``body`` near the first of them: the
-    spans a CJK question's bigrams matched (no literal is found whole), merged, in order."""
+def _bigram_spans(body: str, literals: Sequence[str], near: int = 0) -> list[tuple[int, int]]:
+    """Where the CJK bigrams of ``literals`` occur in ``body`` (from offset ``near``) near the
+    first of them: the spans a CJK question's bigrams matched (no literal is found whole),
+    merged, in order."""
     bigrams = {
         run[i : i + 2]
         for literal in literals
@@ -131,7 +132,7 @@ def _bigram_spans(body: str, literals: Sequence[str]) -> list[tuple[int, int]]:
     if not bigrams:
         return []
     pattern = re.compile("|".join(map(re.escape, sorted(bigrams))))
-    first = pattern.search(body)
+    first = pattern.search(body, near)
     if first is None:
         return []
     hits = pattern.finditer(body, first.start(), first.start() + 4 * SNIPPET_MAX_CHARS)
@@ -180,6 +181,7 @@ def make_snippet(
     fragment: tuple[int, int] | None,
     marks: Sequence[tuple[int, int]],
     literals: Sequence[str],
+    near: int = 0,
 ) -> Snippet:
     """The snippet of one hit.
 
@@ -190,6 +192,8 @@ def make_snippet(
         marks: the matched words as UTF-8 byte offsets into ``body`` (absolute).
         literals: the query's words and phrases as typed: without a fragment, the first one
             found in the body (case-insensitively) centres the snippet, else the body's start.
+        near: without a fragment, look for the literals from this character offset on (the
+            section of a long page that answers), and from the start when none is there.
 
     Returns:
         The snippet (see :class:`Snippet`).
@@ -200,12 +204,16 @@ def make_snippet(
         spans = [(_char_offset(encoded, a), _char_offset(encoded, b)) for a, b in marks]
     else:
         spans = []
-        for literal in literals:
-            m = re.search(re.escape(literal), body, re.IGNORECASE) if literal else None
-            if m and (not spans or m.start() < spans[0][0]):
-                spans = [(m.start(), m.end())]
-        if not spans:  # a CJK question matched by its bigrams (query_fields.cjk_words)
-            spans = _bigram_spans(body, literals)
+        for origin in dict.fromkeys((near, 0)):
+            for literal in literals:
+                found = re.compile(re.escape(literal), re.IGNORECASE) if literal else None
+                m = found.search(body, origin) if found else None
+                if m and (not spans or m.start() < spans[0][0]):
+                    spans = [(m.start(), m.end())]
+            if not spans:  # a CJK question matched by its bigrams (query_fields.cjk_words)
+                spans = _bigram_spans(body, literals, origin)
+            if spans:
+                break
         start, end = spans[0] if spans else (0, 0)
     lo, hi = _window(body, start, end)
     plain = to_plain(body[lo:hi])
