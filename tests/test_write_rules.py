@@ -129,3 +129,54 @@ def test_edits_of_pages_with_comments_and_mixed_quoting_keep_every_other_byte() 
             assert splice_key(text, "title", "Other", path="p.md").count("#") == text.count("#")
 
     check()
+
+
+# -- 3. supersession cycles -----------------------------------------------------------------
+
+
+@pytest.fixture
+def vault(make_vault: Callable[..., Path], cli: Cli) -> Path:
+    root = make_vault(
+        {
+            "A.md": '---\nkind: rule\ncontradicts: "[[B]]"\n---\nalpha\n',
+            "B.md": "---\nkind: rule\n---\nbravo\n",
+            "C.md": "---\nkind: rule\n---\ncharlie\n",
+            "normal page.md": "---\nkind: note\n---\nnormal\n",
+        }
+    )
+    assert cli("--vault", str(root), "sync").code == 0
+    return root
+
+
+def test_a_supersede_that_closes_a_cycle_is_refused_and_lint_finds_hand_made_ones(
+    vault: Path, cli: Cli
+) -> None:
+    v = ("--vault", str(vault))
+    assert cli(*v, "supersede", "A", "B").code == 0
+    assert cli(*v, "supersede", "B", "C").code == 0
+    before = {p.name: p.read_bytes() for p in vault.glob("*.md")}
+    refused = cli(*v, "supersede", "C", "A")
+    assert refused.code == 1
+    assert refused.err == (
+        "Error: C.md cannot be superseded by A.md: A.md is already superseded by C.md"
+        " (A.md -> B.md -> C.md, each superseded by the next); not edited\n"
+    )
+    # resolve A keeping A would say "A supersedes B" while A says superseded_by B
+    contradictory = cli(*v, "resolve", "A")
+    assert contradictory.code == 1
+    assert contradictory.err.startswith("Error: B.md cannot be superseded by A.md: ")
+    assert {p.name: p.read_bytes() for p in vault.glob("*.md")} == before
+    assert cli(*v, "lint").code == 0
+    # a person closes the cycle by hand: lint reports it on every page of it
+    c = vault / "C.md"
+    c.write_text(c.read_text().replace("kind: rule\n", 'kind: rule\nsuperseded_by: "[[A]]"\n'))
+    assert cli(*v, "sync").code == 0
+    lint = cli(*v, "lint")
+    assert lint.code == 1
+    message = (
+        "error supersession_cycle: supersession cycle: A.md -> B.md -> C.md -> A.md"
+        " (each superseded by the next; none current)"
+    )
+    assert [ln for ln in lint.out.splitlines() if "supersession_cycle" in ln] == [
+        f"{name}: {message}" for name in ("A.md", "B.md", "C.md")
+    ]

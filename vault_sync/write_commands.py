@@ -13,12 +13,17 @@ import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from vault_sync import agent_input, edits, remember, session_digest, session_page
+from vault_sync import agent_input, edits, remember, session_digest, session_page, supersession
 from vault_sync.agent_input import EvidenceInput
 from vault_sync.config import Config
 from vault_sync.confine import confined
 from vault_sync.edits import Edit, EditReport
-from vault_sync.errors import AgentInputError, PageExistsError, PageNotFoundError
+from vault_sync.errors import (
+    AgentInputError,
+    EditRefusedError,
+    PageExistsError,
+    PageNotFoundError,
+)
 from vault_sync.page import name_key
 from vault_sync.parser.frontmatter import frontmatter_map
 from vault_sync.sanitize import Scrubber
@@ -54,9 +59,12 @@ def reinforce(
 def retract(
     config: Config, sidecar: Sidecar, report: EditReport, page: str, evidence: str
 ) -> list[Edit]:
-    """Remove the evidence entries of one kind and source from ``page``."""
+    """Remove the evidence entries of one kind and source from ``page``; the source is
+    scrubbed as :func:`reinforce` scrubs it, so the entry it wrote is the one matched."""
     path, disk = edits.page_of(config, sidecar, page)
-    key = agent_input.evidence(evidence).key
+    key = _scrubbed_evidence(
+        agent_input.evidence(evidence), lambda text: edits.scrubbed(config, text, report)
+    ).key
     return [Edit(path, disk, edits.remove_evidence(path, key))]
 
 
@@ -98,6 +106,7 @@ def supersede(
     new_path, new_disk = edits.page_of(config, sidecar, agent_input.target(new))
     if old_path == new_path:
         raise AgentInputError(f"{old_path} cannot supersede itself")
+    _refuse_cycle(sidecar, old_path, new_path)
     loser = edits.then(
         edits.set_key(old_path, "status", "superseded"),
         edits.add_relation(
@@ -114,6 +123,24 @@ def supersede(
         edits.name_keys(sidecar, old_path),
     )
     return [Edit(old_path, old_disk, loser), Edit(new_path, new_disk, winner)]
+
+
+def _refuse_cycle(sidecar: Sidecar, old: str, new: str) -> None:
+    """Refuse "``old`` replaced by ``new``" when ``new`` is already (through a chain) replaced
+    by ``old``: the pages would supersede one another in a circle (a contradictory edit).
+
+    Raises:
+        EditRefusedError: names the chain that the edit would close (exit 1).
+    """
+    rows = sidecar.typed_links([supersession.SUPERSEDED_BY, supersession.SUPERSEDES])
+    graph = supersession.successors((r["source"], r["type"], r["target_path"]) for r in rows)
+    chain = supersession.path_between(graph, new, old)
+    if chain is not None:
+        shown = " -> ".join(chain)
+        raise EditRefusedError(
+            f"{old} cannot be superseded by {new}: {new} is already superseded by {old}"
+            f" ({shown}, each superseded by the next); not edited"
+        )
 
 
 def resolve(
