@@ -45,7 +45,8 @@ def path_between(graph: dict[str, set[str]], start: str, goal: str) -> list[str]
                     continue
                 came[other] = node
                 if other == goal:
-                    chain, at = [], other
+                    chain: list[str] = []
+                    at: str | None = other
                     while at is not None:
                         chain.append(at)
                         at = came[at]
