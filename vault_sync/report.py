@@ -287,7 +287,8 @@ def lint_vault(
     secrets in file names, unreadable pages and folders. Warnings: parse warnings,
     unresolved and ambiguous links, missing attachments, name collisions (names equal after
     NFC, and names equal once spaces, ``-`` and ``_`` are treated alike, DESIGN §2 / case
-    N2), ignore-rule problems, skipped symlinks. Every path and message is scrubbed before it is returned.
+    N2), ignore-rule problems, skipped symlinks. Every path and message is scrubbed before
+    it is returned.
 
     Args:
         config: the vault's configuration.
