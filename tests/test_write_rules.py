@@ -181,3 +181,130 @@ def test_a_supersede_that_closes_a_cycle_is_refused_and_lint_finds_hand_made_one
     assert [ln for ln in lint.out.splitlines() if "supersession_cycle" in ln] == [
         f"{name}: {message}" for name in ("A.md", "B.md", "C.md")
     ]
+
+
+# -- 2. file names and links the tool reads back --------------------------------------------
+
+ODD = "Use [brackets] and #hash ^caret |pipe"
+
+
+def test_a_title_with_link_breaking_characters_makes_a_page_that_links_back(
+    vault: Path, cli: Cli
+) -> None:
+    v = ("--vault", str(vault))
+    made = cli(*v, "remember", ODD, "--kind", "rule", "--json")
+    assert made.code == 0, made.err
+    assert made.json()["pages"][0]["path"] == "rules/Use brackets and hash caret pipe.md"
+    for reference in (
+        ODD,
+        "rules/Use brackets and hash caret pipe.md",
+        "[[Use brackets and hash caret pipe]]",
+    ):
+        linked = cli(*v, "link", "normal page", "related", reference, "--dry-run")
+        assert linked.code == 0, (reference, linked.err)
+    assert cli(*v, "link", "normal page", "related", ODD).code == 0
+    text = (vault / "normal page.md").read_text(encoding="utf-8")
+    assert 'related: "[[Use brackets and hash caret pipe]]"\n' in text
+    lint = cli(*v, "lint")
+    assert "normal page.md" not in lint.out, lint.out
+
+
+def test_a_page_no_wikilink_can_name_is_refused_not_linked_badly(vault: Path, cli: Cli) -> None:
+    v = ("--vault", str(vault))
+    (vault / "Token [REDACTED github_token] is rotated.md").write_text(
+        '---\ntitle: "Token [REDACTED:github_token] is rotated"\n---\nx\n', encoding="utf-8"
+    )
+    assert cli(*v, "sync").code == 0
+    refused = cli(*v, "link", "normal page", "related", "Token [REDACTED github_token] is rotated")
+    assert refused.code == 1
+    assert refused.err == (
+        "Error: Token [REDACTED github_token] is rotated.md: its file name holds characters a"
+        " wikilink cannot carry ([ ] # ^ |) and no title or alias without them names it;"
+        " rename the file, then link again\n"
+    )
+    by_placeholder = cli(*v, "link", "normal page", "related", "[REDACTED:github_token]")
+    assert by_placeholder.code == 1
+    assert "placeholder names no page" in by_placeholder.err
+    assert (vault / "normal page.md").read_text(
+        encoding="utf-8"
+    ) == "---\nkind: note\n---\nnormal\n"
+
+
+def test_import_never_links_a_page_by_a_placeholder_alias(
+    vault: Path, cli: Cli, tmp_path: Path
+) -> None:
+    v = ("--vault", str(vault))
+    (vault / "Keys.md").write_text(
+        '---\naliases: ["[REDACTED:stripe_key]"]\n---\nkeys\n', encoding="utf-8"
+    )
+    assert cli(*v, "sync").code == 0
+    key = "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc"
+    transcript = tmp_path / "s.txt"
+    transcript.write_text(f"user: the key {key} leaked\nassistant: rotate it\n", encoding="utf-8")
+    out = cli(*v, "import-session", str(transcript), "--json")
+    assert out.code == 0, out.err
+    written = (vault / out.json()["pages"][0]["path"]).read_text(encoding="utf-8")
+    assert "Keys" not in written and "[[" not in written.split("---")[1]
+
+
+@pytest.mark.parametrize(
+    ("title", "stem"),
+    [
+        ("../../../tmp/fresh/evil", "tmp fresh evil"),
+        ("abc\u202edef", "abcdef"),
+        ("zero\u200bwidth\u2066x\u2069", "zerowidthx"),
+        (" . lead and trail . ", "lead and trail"),
+    ],
+)
+def test_file_names_drop_bidi_controls_and_never_start_with_a_space(title: str, stem: str) -> None:
+    from vault_sync.remember import file_name
+
+    assert file_name(title) == stem
+
+
+# -- 4. retract what reinforce wrote ---------------------------------------------------------
+
+
+def test_retract_matches_evidence_sanitized_as_reinforce_wrote_it(vault: Path, cli: Cli) -> None:
+    v = ("--vault", str(vault))
+    token = "ghp_" + "dZ3kQ9xLmP2vR8sT4wY6bN1cF5hJ7gA0eK3u"
+    before = (vault / "B.md").read_text(encoding="utf-8")
+    assert cli(*v, "reinforce", "B", "--evidence", f"session:{token}").code == 0
+    assert "[REDACTED:github_token]" in (vault / "B.md").read_text(encoding="utf-8")
+    out = cli(*v, "retract", "B", "--evidence", f"session:{token}", "--json")
+    assert out.code == 0, out.err
+    assert out.json()["pages"][0]["changed"] is True
+    assert (vault / "B.md").read_text(encoding="utf-8") == before
+
+
+# -- 5. agent input refused or normalised in one line ---------------------------------------
+
+
+def test_tags_are_json_lists_or_obsidian_tags(vault: Path, cli: Cli) -> None:
+    from vault_sync import agent_input
+    from vault_sync.errors import AgentInputError
+
+    v = ("--vault", str(vault))
+    bad = cli(*v, "remember", "T1", "--kind", "rule", "--tag", '["unclosed')
+    assert bad.code == 2
+    assert bad.err == (
+        'Error: tags starting with [ must be a JSON list of strings, e.g. ["a", "b"]'
+        " (got '[\"unclosed')\n"
+    )
+    assert not (vault / "rules").exists()
+    made = cli(*v, "remember", "T2", "--kind", "rule", "--tag", "has space, #Ops/x_y")
+    assert made.code == 0, made.err
+    assert "tags: [has-space, Ops/x_y]\n" in (vault / "rules" / "T2.md").read_text("utf-8")
+    for text, char in (("a.b", "."), ("x#y", "#"), ("what?", "?")):
+        with pytest.raises(AgentInputError, match=rf"ends a tag at '\{char}'\)$"):
+            agent_input.names([text], "tag")
+    with pytest.raises(AgentInputError, match="not a digit"):
+        agent_input.names(["2026"], "tag")
+
+
+def test_link_arguments_are_named_alike_in_the_cli_and_the_docs(cli: Cli) -> None:
+    usage = cli("link", "--help").out
+    assert "SOURCE RELATION TARGET" in usage
+    docs = (Path(__file__).parent.parent / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert "## `vault-sync link SOURCE RELATION TARGET" in docs
+    assert "## `vault-sync unlink SOURCE RELATION TARGET" in docs

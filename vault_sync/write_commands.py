@@ -10,6 +10,7 @@ written here: :meth:`vault_sync.app.Engine.write` runs the edits and syncs the p
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
@@ -86,8 +87,8 @@ def link(
     """Add (``remove``: take away) the relation ``source -relation-> target``; the target
     must name a page."""
     key = agent_input.relation_type(_no_secret(config, relation, "a relation type"))
-    path, disk = edits.page_of(config, sidecar, agent_input.target(source))
-    other, _ = edits.page_of(config, sidecar, agent_input.target(target))
+    path, disk = edits.page_of(config, sidecar, source)
+    other, _ = edits.page_of(config, sidecar, target)
     if other == path and not remove:
         raise AgentInputError(f"{path} cannot be linked to itself")
     names = edits.name_keys(sidecar, other)
@@ -102,8 +103,8 @@ def supersede(
 ) -> list[Edit]:
     """``old`` gets ``status: superseded`` and ``superseded_by: [[new]]``; ``new`` gets
     ``supersedes: [[old]]``."""
-    old_path, old_disk = edits.page_of(config, sidecar, agent_input.target(old))
-    new_path, new_disk = edits.page_of(config, sidecar, agent_input.target(new))
+    old_path, old_disk = edits.page_of(config, sidecar, old)
+    new_path, new_disk = edits.page_of(config, sidecar, new)
     if old_path == new_path:
         raise AgentInputError(f"{old_path} cannot supersede itself")
     _refuse_cycle(sidecar, old_path, new_path)
@@ -156,8 +157,8 @@ def resolve(
     the ``contradicts`` values between the two are removed from both pages."""
     if by not in ("supersede", "archive"):
         raise AgentInputError(f"--by is supersede or archive (got {by!r})")
-    path, _ = edits.page_of(config, sidecar, agent_input.target(page))
-    kept = edits.page_of(config, sidecar, agent_input.target(keep))[0] if keep else None
+    path, _ = edits.page_of(config, sidecar, page)
+    kept = edits.page_of(config, sidecar, keep)[0] if keep else None
     other = edits.contradiction_of(sidecar, path, kept)
     winner, loser = (other, path) if kept == other else (path, other)
     steps = []
@@ -199,16 +200,30 @@ def _relation(config: Config, sidecar: Sidecar, text: str) -> tuple[str, str]:
     kind, sep, target = _no_secret(config, text, "a relation").partition("=")
     if not sep:
         raise AgentInputError(f"a relation is TYPE=TARGET, e.g. fixes=[[Bug 12]], not {text!r}")
-    name = agent_input.target(target)
     try:
-        other, _ = edits.page_of(config, sidecar, name)
+        other, _ = edits.page_of(config, sidecar, target)
     except PageNotFoundError:
+        name = agent_input.target(target)
+        if not edits.linkable(name):
+            raise AgentInputError(
+                f"a relation target names no page and cannot be a link ([ ] # ^ |): {name!r}"
+            ) from None
         return agent_input.relation_type(kind), f"[[{name}]]"
     return agent_input.relation_type(kind), edits.link_text(sidecar, other)
 
 
+#: Bidirectional controls (U+061C, U+200E/F, U+202A-E, U+2066-9): invisible, they make a
+#: title read differently from what it holds ("Trojan Source"), so titles drop them.
+_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
 def _one_line(text: str, what: str) -> str:
-    value = " ".join(text.split())
+    """``text`` on one line (runs of white space made one space), bidi controls dropped.
+
+    Raises:
+        AgentInputError: nothing is left.
+    """
+    value = " ".join(_BIDI.sub("", text).split())
     if not value:
         raise AgentInputError(f"a {what} must not be empty")
     return value
@@ -327,7 +342,8 @@ def import_session(
         paths = session_page.mentioned(transcript, table)
 
         def related(own: str, paths: list[str] = paths) -> list[str]:
-            return [edits.link_text(sidecar, p) for p in paths if p != own]
+            links = (_link_or_none(sidecar, p) for p in paths if p != own)
+            return [text for text in links if text]
 
         page = session_page.build(
             config, transcript, project=chosen, fallback_date=day, related=related
@@ -335,6 +351,15 @@ def import_session(
         page = replace(page, body=clean(page.body))
         out.append(_session_edit(config, sidecar, page))
     return out
+
+
+def _link_or_none(sidecar: Sidecar, path: str) -> str | None:
+    """:func:`vault_sync.edits.link_text` of ``path``, or ``None`` for a page no wikilink can
+    name (an import links such a page never, rather than writing a link that breaks)."""
+    try:
+        return edits.link_text(sidecar, path)
+    except EditRefusedError:
+        return None
 
 
 def _session_edit(config: Config, sidecar: Sidecar, page: SessionPage) -> Edit:
