@@ -76,6 +76,7 @@ LAYERS = {
     "write_commands": 6,
     "splice": 3,
     "confine": 2,
+    "supersession": 1,
     "agent_input": 2,
     "transcript": 1,
     "import_claude": 2,
