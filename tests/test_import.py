@@ -239,3 +239,32 @@ def test_a_page_citing_the_session_as_evidence_is_not_its_session_page(
         " session's id or path; it is left unchanged"
     )
     assert squatter.read_text(encoding="utf-8") == "---\nkind: note\n---\nmine\n"
+
+
+def test_one_session_given_twice_is_one_page_and_binary_is_refused(
+    vault: Path, tmp_path: Path, cli: Cli
+) -> None:
+    """Fresh-user report: the same session twice in one call gave a FileExistsError
+    traceback (the page on disk, not in the stores); a binary file became a page of NUL
+    bytes; a tool's terminal colours reached the page."""
+    first = planted("claude-code.jsonl", tmp_path)
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    text = first.read_text(encoding="utf-8").replace("1 failed,", "\\u001b[31m1 failed\\u001b[0m,")
+    second = planted("claude-code.jsonl", copy, text)
+    out = cli("--vault", str(vault), "import-session", str(first), str(second), "--json")
+    assert out.code == 0, out.err
+    path = CASES["claude-code.jsonl"][1]
+    assert [p["path"] for p in out.json()["pages"]] == [path]
+    page = (vault / path).read_text(encoding="utf-8")
+    assert "\x1b" not in page and "  1 failed, 1 passed in 0.12s" in page
+    status = cli("--vault", str(vault), "status", "--json")
+    assert status.json()["drift"] == {"new": 0, "changed": 0, "deleted": 0, "unreadable": 0}
+    binary = tmp_path / "bin.jsonl"
+    binary.write_bytes(bytes(range(256)) * 10)
+    refused = cli("--vault", str(vault), "import-session", str(binary))
+    assert (refused.code, refused.err) == (
+        2,
+        f"Error: {binary}: not a text transcript (binary data)\n",
+    )
+    assert not list((vault / "sessions").glob("*bin*"))

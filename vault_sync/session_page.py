@@ -41,7 +41,8 @@ def read_source(file: str) -> tuple[str, str]:
     """A transcript file's text (undecodable bytes replaced) and its modification date.
 
     Raises:
-        TranscriptError: the file cannot be read.
+        TranscriptError: the file cannot be read, or holds binary data (NUL bytes, or more
+            than 1 % of it, at least 8, undecodable as UTF-8).
     """
     path = Path(file)
     try:
@@ -50,7 +51,12 @@ def read_source(file: str) -> tuple[str, str]:
     except OSError as exc:
         raise TranscriptError(f"{file}: cannot read: {exc.strerror or exc}") from None
     day = dt.datetime.fromtimestamp(mtime, dt.UTC).date().isoformat()
-    return data.decode("utf-8", errors="replace"), day
+    text = data.decode("utf-8", errors="replace")
+    # a cut-short last character (a transcript being written) is one replacement; NUL bytes
+    # or many undecodable bytes are no transcript (it wrote binary into a page: fresh user)
+    if b"\x00" in data or text.count("\ufffd") > max(8, len(text) // 100):
+        raise TranscriptError(f"{file}: not a text transcript (binary data)")
+    return text, day
 
 
 def _short(session_id: str) -> str:

@@ -332,11 +332,13 @@ def import_session(
     from vault_sync import session_digest, session_page
 
     def clean(text: str) -> str:
+        text = _CONTROLS.sub("", _ANSI.sub("", text))  # terminal colours of tool output
         return edits.scrubbed(config, text, report) if text else text
 
     chosen = clean(_one_line(project, "project")) if project is not None else None
+    at: dict[str, int] = {}  # session id -> its edit: a session given twice is one page
     table = sidecar.name_table()
-    out = []
+    out: list[Edit] = []
     for file in files:
         text, day = session_page.read_source(file)
         raw = session_digest.read_transcript(text, file, fmt)
@@ -354,8 +356,19 @@ def import_session(
             config, transcript, project=chosen, fallback_date=day, related=related
         )
         page = replace(page, body=clean(page.body))
-        out.append(_session_edit(config, sidecar, page))
+        edit = _session_edit(config, sidecar, page)
+        if transcript.session_id in at:  # the later file wins (a grown copy)
+            out[at[transcript.session_id]] = edit
+            continue
+        at[transcript.session_id] = len(out)
+        out.append(edit)
     return out
+
+
+#: Terminal escape sequences (CSI, OSC) and the C0 controls a page never holds (tab, line
+#: feed and carriage return are kept): tool outputs in transcripts are full of colours.
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?)")
+_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def _link_or_none(sidecar: Sidecar, path: str) -> str | None:
