@@ -305,7 +305,7 @@ def test_a_newline_or_tab_in_a_file_name_never_splits_a_one_line_problem(
         "bad\\nname.md:2: error yaml_error: invalid YAML in frontmatter: mapping values are not"
         " allowed in this context",
         "tab\\tx.md:1: warning unresolved_link: [[gone]] names no page",
-        "1 errors, 1 warnings",
+        "1 error, 1 warning",
     ]
     hits = cli("--vault", str(vault), "query", "body").out.splitlines()
     assert hits[0].startswith("1. bad\\nname  [bad\\nname.md]  (note)  score "), hits
@@ -540,3 +540,17 @@ def test_titles_from_the_file_stem_or_the_first_h1_through_the_config(
     bad = cli("--vault", str(vault), "sync")
     assert bad.code != 0 and bad.err.count("\n") == 1
     assert """key 'title_from' must be "stem" or "h1" (got 'heading')""" in bad.err
+
+
+def test_lint_names_a_frontmatter_block_never_closed(cli: CLI, tmp_path: Path) -> None:
+    """Fresh-user report: write commands refused such a page while lint said nothing."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "p.md").write_text("---\ntitle: X\nkind: rule\n\nbody text\n", encoding="utf-8")
+    (vault / "q.md").write_text("---\ntitle: Y\n---\nfine\n", encoding="utf-8")
+    out = cli("--vault", str(vault), "lint")
+    assert (out.code, out.out) == (
+        0,
+        "p.md:1: warning frontmatter_unclosed: frontmatter opened on line 1 is never closed by"
+        " a --- line: read as body text\n0 errors, 1 warning\n",
+    )

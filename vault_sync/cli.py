@@ -517,7 +517,7 @@ def lint(vault: Path | None, as_json: bool) -> None:
         for p in problems:
             where = f"{p['path']}:{p['line']}" if p.get("line") else p["path"]
             click.echo(one_line(f"{where}: {p['severity']} {p['code']}: {p['message']}"))
-        click.echo(f"{errors} errors, {warnings} warnings")
+        click.echo(f"{_count(errors, 'error')}, {_count(warnings, 'warning')}")
     if errors:
         sys.exit(1)
 

@@ -322,6 +322,14 @@ def _read_front(text: str) -> _Front:
     block, body, body_start = _split(text)
     front = _Front(body=body, body_line=1 + _breaks(text[:body_start]))
     if block is None:
+        if _OPEN.match(text):  # read as body text, as Obsidian does; said, since edits refuse it
+            front.issues.append(
+                _warning(
+                    "frontmatter_unclosed",
+                    "frontmatter opened on line 1 is never closed by a --- line: read as body text",
+                    1,
+                )
+            )
         return front
     simple = _simple_front(block)
     if simple is not None:
