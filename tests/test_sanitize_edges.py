@@ -348,3 +348,47 @@ def test_an_invalid_custom_pattern_is_skipped_with_a_warning_naming_it(
     assert [r.getMessage() for r in caplog.records] == [
         f"sanitize: skipping invalid pattern '(': {refused.value}"
     ]
+
+
+# -- gates of the capped rules, exactly (issue 14's third mutation-testing run) ----------------
+
+
+@pytest.mark.parametrize(
+    ("credential", "redacted"),
+    [
+        ("abcd-efg", True),  # 8 characters, not all letters: a credential after a scheme
+        ("abcdefgh", False),  # all letters: a word
+        ("abc1", False),  # short and not random-looking
+        ("ab1", False),
+        ("abc", False),
+        ("1a2b3c4d", True),  # random-looking
+        ("<token>", False),  # a placeholder
+    ],
+)
+def test_the_credential_gate_after_an_authorization_scheme(credential: str, redacted: bool) -> None:
+    text = f"Authorization: Token {credential} x"
+    assert scrub(text)[0] == ("Authorization: Token [REDACTED:auth_header] x" if redacted else text)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "label"),
+    [
+        ("machine h password ", " x", "cli_credentials"),
+        ('<add key="ApiPassword" value="', '" />', "env_secret"),
+    ],
+)
+def test_a_netrc_or_xml_value_needs_four_characters(before: str, after: str, label: str) -> None:
+    assert scrub(f"{before}ab1{after}")[0] == f"{before}ab1{after}"
+    assert scrub(f"{before}ab1c{after}")[0] == f"{before}[REDACTED:{label}]{after}"
+
+
+def test_escapes_count_in_a_text_that_is_not_ascii() -> None:
+    """Full-width forms are looked for only in non-ASCII text: the escapes and references
+    found before must stay in the list."""
+    escaped = G.replace("_", "\\_")
+    assert scrub(f"café {escaped}")[0] == f"café {T}"
+
+
+def test_a_form_at_a_texts_start_or_second_character() -> None:
+    assert rendered_view("\\_init x1") is None  # nothing before the form (not the text's end)
+    assert rendered_view("a\\_b") is not None  # a letter before it, at offset 0
