@@ -384,6 +384,7 @@ def test_properties_on_dense_trigger_alphabet(text: str) -> None:
 
 # --- linear time --------------------------------------------------------------------------------
 
+LONG = gen(4200, seed=16)
 ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "A": lambda n: "A" * n,
     "eyJ+dots": lambda n: "eyJ" + "." * n,
@@ -400,8 +401,24 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "redacted": lambda n: "[REDACTED:env_secret]" * (n // 21),
     "kind-secret": lambda n: "kind: Secret\n" * (n // 13),
     "k8s-data": lambda n: "kind: Secret\n" + "data:\n  a: b\n---\n" * (n // 18),
+    # values past a rule's cap, redacted on to their end (issue 14), many on one line
+    "digest-rest": lambda n: "Authorization: Digest a1b2c3d4 " * (n // 31),  # to the line end
+    "digest-long": lambda n: ("Authorization: Digest a=" + LONG[:1100] + ", ") * (n // 1126),
+    "auth-long": lambda n: ("Authorization: " + LONG[:1100] + "x") * (n // 1116),
+    "env-long": lambda n: ("A_TOKEN=" + LONG[:4200]) * (n // 4208),
+    "bearer-long": lambda n: ("Bearer " + LONG[:4200] + "x") * (n // 4208),
+    "netrc-long": lambda n: ("machine h password " + LONG[:1100]) * (n // 1119),
+    "xml-long": lambda n: ('key="password" value="' + LONG[:4200]) * (n // 4222),
+    "k8s-lines": lambda n: "kind: Secret\ndata:\n" + "  data:\n" * (n // 8),
+    "k8s-no-kind": lambda n: "data:\n" + "  data:\n" * (n // 8),
+    "url-long": lambda n: ("://u:" + LONG[:300] + "@h ") * (n // 308),
+    "entities": lambda n: "a&#103;" * (n // 7),
+    "escapes": lambda n: "a\\_" * (n // 3),
 }
-FAST = ("A", "eyJ*", "authorization", "base64", "A_KEY=", "url", "kind-secret", "k8s-data")
+FAST = (
+    *("A", "eyJ*", "authorization", "base64", "A_KEY=", "url", "kind-secret", "k8s-data"),
+    *("digest-rest", "digest-long", "env-long", "entities"),
+)
 
 
 def _seconds(text: str) -> float:

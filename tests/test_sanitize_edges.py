@@ -144,6 +144,76 @@ def test_a_value_of_exactly_the_cap_and_a_cut_code_call() -> None:
     assert scrub(f'MY_TOKEN="{value}abc\nnext')[0] == 'MY_TOKEN="[REDACTED:env_secret]\nnext'
 
 
+#: Rules that read a capped number of a value's characters, each with a long value: (text
+#: before, text after, expected output). A value past the cap was cut there (its rest in
+#: clear), or, for the XML rule, not matched at all (issue 14).
+LONG = generated(6000)
+CAPPED = [
+    ("x Bearer ", " y", "x Bearer [REDACTED:bearer_token] y"),
+    ("Authorization: ", " y", "Authorization: [REDACTED:auth_header] y"),
+    ("Authorization: Bearer ", " y", "Authorization: Bearer [REDACTED:auth_header] y"),
+    (
+        'Authorization: Digest username="u", response="',
+        '"\nnext',
+        "Authorization: Digest [REDACTED:auth_header]\nnext",
+    ),
+    (
+        '<add key="ClearTextPassword" value="',
+        '" />',
+        '<add key="ClearTextPassword" value="[REDACTED:env_secret]" />',
+    ),
+    (
+        '<add key="ClearTextPassword" value="',
+        "\nnext",
+        '<add key="ClearTextPassword" value="[REDACTED:env_secret]\nnext',
+    ),
+    (
+        "machine h login me password ",
+        " y",
+        "machine h login me password [REDACTED:cli_credentials] y",
+    ),
+    ("https://me:", "@example.com/x", "https://[REDACTED:url_credentials]@example.com/x"),
+    ("https://me:", " example.com/x", None),  # no `@` after it: a port or a path, not userinfo
+    ("curl -u me:", " https://x", "curl -u [REDACTED:cli_credentials] https://x"),
+    ("mysql -p", " db", "mysql -p[REDACTED:cli_credentials] db"),
+    ("kind: Secret\ndata:\n  a: ", "\n  b: c\nnext", "kind: Secret\ndata:\n" + K8S + "\nnext"),
+    (
+        "kind: Secret\ndata:\n" + "".join(f"  k{i}: v\n" for i in range(1100)) + "  z: ",
+        "\nnext",
+        "kind: Secret\ndata:\n" + K8S + "\nnext",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "expected"),
+    CAPPED,
+    ids=[
+        *("bearer", "auth", "auth-bearer", "digest", "xml", "xml-unclosed", "netrc", "url"),
+        *("url-no-at", "curl-u", "mysql-p", "k8s-long-line", "k8s-1101-lines"),
+    ],
+)
+def test_a_credential_longer_than_its_rules_cap_is_redacted_to_its_end(
+    before: str, after: str, expected: str | None
+) -> None:
+    """Bearer (4,096), Authorization (1,024), XML settings (4,096), .netrc (1,024), URL and
+    command-line passwords (256), Kubernetes data lines (8,192) and blocks (1,024 lines)."""
+    text = f"{before}{LONG}{after}"
+    out = scrub(text)[0]
+    assert out == (text if expected is None else expected)
+    assert scrub(out)[0] == out  # idempotent
+
+
+@pytest.mark.parametrize(("cap", "before"), [(4096, "x Bearer "), (1024, "machine h password ")])
+def test_a_credential_at_its_cap_and_one_past_it(cap: int, before: str) -> None:
+    for n in (cap - 1, cap, cap + 1):
+        value = generated(n)
+        assert (
+            scrub(f"{before}{value} y")[0]
+            == f"{before}[REDACTED:{'bearer_token' if cap == 4096 else 'cli_credentials'}] y"
+        )
+
+
 # -- file names --------------------------------------------------------------------------------
 
 
@@ -191,6 +261,32 @@ def test_rendered_findings_keep_their_place_among_raw_ones() -> None:
 def test_the_view_is_made_only_where_a_form_sits_inside_a_would_be_token() -> None:
     assert rendered_view("see \\_x and &amp;y, a\\_b") is not None
     assert rendered_view("see \\_x and &amp;y, a \\_b") is None
+    assert rendered_view("a \\_\\_init\\_\\_ and R&amp; so") is None
+    assert rendered_view("&#103;hp") is not None  # renders a letter: a token may begin here
+    assert rendered_view("x&#95;") is None  # renders `_`, nothing after it
+    assert rendered_view("ab&#53;") is not None  # renders a digit: a token may end here
+
+
+def _entities(text: str) -> str:
+    return "".join(f"&#{ord(c)};" for c in text)
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "&#103;" + G[1:],  # &#103; is g: the token begins with a reference
+        G[:-1] + "&#" + str(ord(G[-1])) + ";",  # ... or ends with one
+        _entities(G),  # written wholly in references
+        "ghp" + "&lowbar;" + G[4:],  # one named reference inside
+        "ghp\\" + "_" + G[4:],  # one escape inside
+        "&#x67;hp\\_" + G[4:],  # a reference, then an escape
+    ],
+)
+def test_a_token_written_with_references_at_its_ends_is_redacted(written: str) -> None:
+    """A reference at a token's start or end, or a run of them, was never rendered (only a
+    single form between two letters or digits was): ``&#103;hp_…`` shows as ``ghp_…``."""
+    assert scrub(f"see {written} now")[0] == f"see {T} now"
+    assert scrub(written)[0] == T
 
 
 def test_an_allowed_token_stays_when_written_escaped() -> None:
@@ -276,3 +372,47 @@ def test_every_token_followed_by_a_slash_is_redacted_as_before_a_space() -> None
         if secret in scrubber.scrub(f"{text}/x")[0]:
             kept.append(sample.label)
     assert kept == ["azure_secret"]
+
+
+# -- gates of the capped rules, exactly (issue 14's third mutation-testing run) ----------------
+
+
+@pytest.mark.parametrize(
+    ("credential", "redacted"),
+    [
+        ("abcd-efg", True),  # 8 characters, not all letters: a credential after a scheme
+        ("abcdefgh", False),  # all letters: a word
+        ("abc1", False),  # short and not random-looking
+        ("ab1", False),
+        ("abc", False),
+        ("1a2b3c4d", True),  # random-looking
+        ("<token>", False),  # a placeholder
+    ],
+)
+def test_the_credential_gate_after_an_authorization_scheme(credential: str, redacted: bool) -> None:
+    text = f"Authorization: Token {credential} x"
+    assert scrub(text)[0] == ("Authorization: Token [REDACTED:auth_header] x" if redacted else text)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "label"),
+    [
+        ("machine h password ", " x", "cli_credentials"),
+        ('<add key="ApiPassword" value="', '" />', "env_secret"),
+    ],
+)
+def test_a_netrc_or_xml_value_needs_four_characters(before: str, after: str, label: str) -> None:
+    assert scrub(f"{before}ab1{after}")[0] == f"{before}ab1{after}"
+    assert scrub(f"{before}ab1c{after}")[0] == f"{before}[REDACTED:{label}]{after}"
+
+
+def test_escapes_count_in_a_text_that_is_not_ascii() -> None:
+    """Full-width forms are looked for only in non-ASCII text: the escapes and references
+    found before must stay in the list."""
+    escaped = G.replace("_", "\\_")
+    assert scrub(f"café {escaped}")[0] == f"café {T}"
+
+
+def test_a_form_at_a_texts_start_or_second_character() -> None:
+    assert rendered_view("\\_init x1") is None  # nothing before the form (not the text's end)
+    assert rendered_view("a\\_b") is not None  # a letter before it, at offset 0

@@ -19,7 +19,7 @@ from vault_sync.config import Config, load_config
 from vault_sync.store import Sidecar
 from vault_sync.vault import scan
 
-from .conftest import write_pages
+from .conftest import NOBODY, Result, give_to_nobody, run_cli, write_pages
 
 MakeVault = Callable[..., Path]
 
@@ -618,3 +618,30 @@ def test_a_page_another_writer_stored_while_it_was_prepared_is_read_again(
     assert search_paths(vault, "two") == ["a.md"]
     _, again = sync(vault)
     assert not again.did_work
+
+
+def test_a_stored_page_whose_file_cannot_be_read_keeps_its_rows(open_folder: Path) -> None:
+    """Issue 14, fault 1 at the file's level, as nobody: the folder lists, the page's stat
+    says it changed, but reading it fails (mode 000): no proof it is gone, so its last good
+    rows stay, the error names it, and once readable again the next sync stores it."""
+    vault = write_pages(open_folder / "vault", {"a.md": "rfile alpha\n", "sub/p.md": "rfile in\n"})
+    give_to_nobody(vault)
+    env = {"HOME": str(open_folder)}
+
+    def nobody(*args: str) -> Result:
+        return run_cli("--vault", str(vault), *args, user=NOBODY, env=env)
+
+    assert nobody("sync").code == 0
+    page = vault / "sub/p.md"
+    page.chmod(0o000)
+    with page.open("a", encoding="utf-8") as f:  # root may still write there
+        f.write("appended while unreadable\n")
+    result = nobody("sync")
+    assert "sub/p.md" in result.err and "Permission denied" in result.err, result.err
+    hits = nobody("query", "rfile", "--json").json()["hits"]
+    assert sorted(h["path"] for h in hits) == ["a.md", "sub/p.md"]
+    assert nobody("status", "--json").json()["drift"]["deleted"] == 0
+    page.chmod(0o644)
+    assert nobody("sync").out.startswith("sync: 0 added, 1 changed, 0 moved, 0 deleted")
+    hits = nobody("query", "appended", "--json").json()["hits"]
+    assert [h["path"] for h in hits] == ["sub/p.md"]

@@ -13,7 +13,7 @@ import re
 from vault_sync.placeholders import password_placeholder
 from vault_sync.placeholders import placeholder as _placeholder
 from vault_sync.placeholders import random_looking as _random_looking
-from vault_sync.sanitize.rule import LazyPattern, Rule, Span, group
+from vault_sync.sanitize.rule import LazyPattern, Rule, Span, SpanFn, capped_end
 
 #: A credential value: "double-quoted", 'single-quoted' or bare (a bare value may hold quotes
 #: after its first character: YAML `token: ab"cd`). The pattern reads at most
@@ -36,10 +36,7 @@ def _value_end(text: str, m: re.Match[str], index: int, quote: str) -> int:
     """Where the value in group ``index`` ends (``quote``: ``'"'``, ``"'"`` or ``""`` for a
     bare value): the group's end, or for a value of :data:`_VALUE_CAP` characters the end of
     the rest of it, so a longer secret is redacted whole, never cut (issue 14)."""
-    end = m.end(index)
-    if end - m.start(index) < _VALUE_CAP:
-        return end
-    return _REST[quote].match(text, end).end()  # type: ignore[union-attr]
+    return capped_end(_REST[quote], text, m.start(index), m.end(index), _VALUE_CAP)
 
 
 def _code_after(text: str, m: re.Match[str], index: int) -> bool:
@@ -146,17 +143,36 @@ def _api_key_span(text: str, m: re.Match[str]) -> Span | None:
     return m.start(index), _value_end(text, m, index, {2: '"', 3: "'"}.get(index, ""))
 
 
+#: The rest of a command-line password past the pattern's cap of 256 characters.
+_ARG_REST = re.compile(r"[^\s\"']*+")
+
+
 def _user_password_span(text: str, m: re.Match[str]) -> Span | None:
     """``curl -u user:password``: the credentials, unless the password is a placeholder."""
     password = m.group(2)
     if len(password) < 4 or _placeholder(password) or password.startswith("$"):
         return None
-    return m.start(1), m.end(2)
+    return m.start(1), capped_end(_ARG_REST, text, m.start(2), m.end(2), 256)
 
 
 def _flag_value_span(text: str, m: re.Match[str]) -> Span | None:
     """``mysql -pSECRET``: a glued value, when it reads as generated."""
-    return m.span(1) if _random_looking(m.group(1)) else None
+    if not _random_looking(m.group(1)):
+        return None
+    return m.start(1), capped_end(_ARG_REST, text, m.start(1), m.end(1), 256)
+
+
+def _settled_value(rest: re.Pattern[str], cap: int) -> SpanFn:
+    """Redact group 1 (read up to ``cap`` characters) on to its end (a run of ``rest``) when
+    it is a value of 4+ characters and no placeholder: the .netrc and XML settings rules."""
+
+    def span(text: str, m: re.Match[str]) -> Span | None:
+        value = m.group(1)
+        if len(value) < 4 or _placeholder(value):
+            return None
+        return m.start(1), capped_end(rest, text, m.start(1), m.end(1), cap)
+
+    return span
 
 
 def name_rules() -> list[Rule]:
@@ -207,19 +223,19 @@ def name_rules() -> list[Rule]:
             "cli_credentials",
             c(
                 r"\bmachine\s{1,64}\S{1,256}(?:\s{1,64}(?:login|account)\s{1,64}\S{1,256}){0,2}"
-                r"\s{1,64}password\s{1,64}(\S{1,1024})"
+                r"\s{1,64}password\s{1,64}(\S{1,1024}+)"
             ),
             ("machine",),
-            group(1, lambda v: len(v) >= 4 and not _placeholder(v)),
+            _settled_value(re.compile(r"\S*+"), 1024),
         ),
         # .NET / NuGet XML settings: <add key="ClearTextPassword" value="…" />.
         Rule(
             "env_secret",
             c(
                 r"key=\"[\w.:-]{0,64}(?i:password|secret|token|apikey|pwd)[\w.:-]{0,64}\""
-                r"[ \t]{1,8}value=\"([^\"\r\n]{1,4096}+)\""
+                r"[ \t]{1,8}value=\"([^\"\r\n]{1,4096}+)(?:\"|(?=[^\"\r\n]))"
             ),
             ('key="',),
-            group(1, lambda v: len(v) >= 4 and not _placeholder(v)),
+            _settled_value(_REST['"'], _VALUE_CAP),
         ),
     ]

@@ -16,31 +16,52 @@ import html
 import re
 from dataclasses import dataclass
 
-#: The forms, only where they can be part of a token (between letters or digits): a
-#: CommonMark backslash escape of ASCII punctuation, an HTML character reference, or a run
-#: of 8+ full-width letters, digits, ``_`` or ``-`` (U+FF01-U+FF5E read as U+0021-U+007E, as
-#: NFKC reads them). CJK text is full of full-width punctuation (``，：！``), which alone is no
-#: token: requiring letters keeps the view (a second scan) off nearly every page.
-_ESCAPE = re.compile(r"\\[!-/:-@\[-`{-~](?=[A-Za-z0-9])")
-_REFERENCE = re.compile(
-    r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});(?=[A-Za-z0-9])"
-)
+#: The forms: a CommonMark backslash escape of ASCII punctuation, an HTML character reference,
+#: or a run of 8+ full-width letters, digits, ``_`` or ``-`` (U+FF01-U+FF5E read as
+#: U+0021-U+007E, as NFKC reads them). CJK text is full of full-width punctuation (``，：！``),
+#: which alone is no token: requiring letters keeps the view (a second scan) off nearly every
+#: page.
+_ESCAPE = re.compile(r"\\[!-/:-@\[-`{-~]")
+_REFERENCE = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 _FULL_WIDTH = re.compile(r"[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a\uff0d\uff3f]{8,}")
 
 
 def _forms(text: str) -> list[re.Match[str]]:
-    """The forms of ``text`` that sit inside a would-be token (a letter or digit before), in
-    order. Each pattern starts with its own literal and runs only when that occurs, so
+    """The forms of ``text`` that sit inside a would-be token, in order. Escapes and
+    references are taken in runs of adjacent ones (``&#103;&#104;&#112;``): a run counts when
+    its rendered text begins with, or follows, an ASCII letter or digit, and ends with, or
+    precedes, one — so a token that begins or ends with a reference (``&#103;hp_…`` renders
+    as ``ghp_…``) or is written wholly in them counts, and ``\\_init`` or ``&amp; so`` in prose
+    does not. Each pattern starts with its own literal and runs only when that occurs, so
     ordinary text pays three substring or charset scans."""
-    found: list[re.Match[str]] = []
+    marked: list[re.Match[str]] = []
     for mark, pattern in (("\\", _ESCAPE), ("&", _REFERENCE)):
         if mark in text:
-            found += [
-                m for m in pattern.finditer(text) if m.start() and _ascii_alnum(text[m.start() - 1])
-            ]
+            marked += pattern.finditer(text)
+    marked.sort(key=lambda m: m.start())
+    found: list[re.Match[str]] = []
+    run: list[re.Match[str]] = []
+    for m in marked:
+        if run and run[-1].end() != m.start():
+            found += _inside_token(text, run)
+            run = []
+        run.append(m)
+    found += _inside_token(text, run)
     if not text.isascii():
         found += list(_FULL_WIDTH.finditer(text))
     return sorted(found, key=lambda m: m.start())
+
+
+def _inside_token(text: str, run: list[re.Match[str]]) -> list[re.Match[str]]:
+    """``run`` (adjacent forms) when it sits inside a would-be token (:func:`_forms`), else
+    ``[]``."""
+    if not run:
+        return []
+    start, end = run[0].start(), run[-1].end()
+    first, last = _form_text(run[0].group()), _form_text(run[-1].group())
+    opens = (start > 0 and _ascii_alnum(text[start - 1])) or _ascii_alnum(first[:1])
+    closes = (end < len(text) and _ascii_alnum(text[end])) or _ascii_alnum(last[-1:])
+    return run if opens and closes else []
 
 
 def _ascii_alnum(ch: str) -> bool:

@@ -171,3 +171,14 @@ def before_token(text: str, end: int) -> bool:
     ``bounded``): ``AIza…-----BEGIN PRIVATE KEY-----`` keeps its key unredacted (glued to
     ``-``), so ``AIza…[REDACTED:private_key]`` must too (found by the hypothesis run)."""
     return text.startswith("[REDACTED:", end) and TOKEN_RE.match(text, end) is not None
+
+
+def capped_end(rest: re.Pattern[str], text: str, start: int, end: int, cap: int) -> int:
+    """Where a value read from ``start`` to ``end`` really ends: ``end``, or, when the rule
+    read its cap of ``cap`` characters (bounded repeats keep each attempt linear), the end of
+    the run of ``rest`` (one possessive character class, ``[…]*+``) after it — a longer
+    secret is redacted whole, never cut (issue 14). Linear however many triggers share a
+    long run: :mod:`.search` never tries a rule again inside its last span."""
+    if end - start < cap:
+        return end
+    return rest.match(text, end).end()  # type: ignore[union-attr]

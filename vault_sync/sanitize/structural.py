@@ -12,14 +12,30 @@ import re
 from vault_sync.placeholders import placeholder as _placeholder
 from vault_sync.placeholders import random_looking as _random_looking
 from vault_sync.sanitize.names import name_rules
-from vault_sync.sanitize.rule import ALNUM, WORD, WORD_DASH, LazyPattern, Rule, Span, after_token
+from vault_sync.sanitize.rule import (
+    ALNUM,
+    WORD,
+    WORD_DASH,
+    LazyPattern,
+    Rule,
+    Span,
+    after_token,
+    capped_end,
+)
+
+#: A URL password past the pattern's cap of 256: the rest of it, then ``@`` and a host.
+_URL_REST = re.compile(r"[^\s/?#@\[\]<>\"'`]*+@(?=[\w\[])")
 
 
 def _url_span(text: str, m: re.Match[str]) -> Span | None:
-    """``scheme://user:password@host``: redact ``user:password``, keep scheme and host."""
+    """``scheme://user:password@host``: redact ``user:password``, keep scheme and host (a
+    password of 256+ characters: on to the ``@`` after its rest, issue 14)."""
     if _placeholder(m.group(2)):
         return None
-    return m.start(1), m.end(2)
+    if m.end(2) - m.start(2) < 256:
+        return m.start(1), m.end(2)
+    rest = _URL_REST.match(text, m.end(2))
+    return (m.start(1), rest.end() - 1) if rest else None
 
 
 _SCHEMES = r"basic|bearer|token|digest|negotiate|ntlm|apikey|aws4-hmac-sha256|hmac|otp"
@@ -27,7 +43,13 @@ _SCHEMES = r"basic|bearer|token|digest|negotiate|ntlm|apikey|aws4-hmac-sha256|hm
 _MULTIPART = frozenset({"digest", "aws4-hmac-sha256", "hmac"})
 #: Their rest of the value runs over double quotes: Digest quotes its parameters
 #: (`username="u", response="…"`, RFC 7616 §3.4), so stopping at one left `response` unredacted.
-_REST_OF_VALUE = re.compile(r"[^\r\n'<>\[\]`]{0,1024}+")
+_REST_OF_VALUE = re.compile(r"[^\r\n'<>\[\]`]*+")
+#: How much of a credential the patterns read (bounded repeats keep each attempt linear); a
+#: value that reaches its cap is redacted on to its end (:func:`~.rule.capped_end`).
+_AUTH_CAP = 1024
+_BEARER_CAP = 4096
+_AUTH_REST = re.compile(r"[^\s\"'<>\[\]`]*+")
+_BEARER_REST = re.compile(r"[\w.~+/=-]*+")
 
 
 def _auth_span(text: str, m: re.Match[str]) -> Span | None:
@@ -42,15 +64,16 @@ def _auth_span(text: str, m: re.Match[str]) -> Span | None:
     if not ok:
         return None
     if scheme and scheme.lower() in _MULTIPART:
-        rest = _REST_OF_VALUE.match(text, m.end(2))
-        return m.start(2), (rest.end() if rest else m.end(2))
-    return m.span(2)
+        return m.start(2), _REST_OF_VALUE.match(text, m.end(2)).end()  # type: ignore[union-attr]
+    return m.start(2), capped_end(_AUTH_REST, text, m.start(2), m.end(2), _AUTH_CAP)
 
 
 def _bearer_span(text: str, m: re.Match[str]) -> Span | None:
     value = m.group(1)
     ok = _random_looking(value) or (len(value) >= 20 and not value.isalpha())
-    return m.span(1) if ok and not _placeholder(value) else None
+    if not ok or _placeholder(value):
+        return None
+    return m.start(1), capped_end(_BEARER_REST, text, m.start(1), m.end(1), _BEARER_CAP)
 
 
 def _path_span(text: str, m: re.Match[str]) -> Span | None:
@@ -74,8 +97,12 @@ def _path_span(text: str, m: re.Match[str]) -> Span | None:
 #: A ``data:`` or ``stringData:`` key and its block of ``name: value`` lines (matched at the key).
 _K8S_DATA = (
     r"(?:data|stringData):[ \t]{0,8}\r?\n"
-    r"((?:[ \t]{1,16}[\w.-]{1,253}:[^\r\n]{0,8192}+(?:\r?\n|\Z)){1,1024}+)"
+    r"((?:[ \t]{1,16}[\w.-]{1,253}:[^\r\n]{0,8192}+(?:\r?\n|\Z)){0,1024}+)"
 )
+#: One more line of such a block, however long: the pattern reads at most 1,024 lines of
+#: 8,192 characters (bounded repeats keep each attempt linear); a block that goes on is
+#: redacted on to its end (issue 14: a longer line, or a 1,025th, was left in clear).
+_K8S_LINE = re.compile(r"[ \t]{1,16}[\w.-]{1,253}:[^\r\n]*+(?:\r?\n|\Z)")
 #: A ``kind: Secret`` key (anywhere: a redaction can only remove one, never make one, so the
 #: any-kind test below stays idempotent), and where one YAML document ends and the next
 #: begins: a ``---`` / ``...`` line (YAML 1.2 §9.1) or a Markdown code fence.
@@ -104,22 +131,33 @@ def _manifest_map(text: str) -> tuple[list[int], list[int]]:
     return kinds, [m.start() for m in _DOC_BREAK.finditer(text)] if kinds else []
 
 
-def _kubernetes_span(text: str, m: re.Match[str]) -> Span | None:
-    """A ``data:`` / ``stringData:`` block in the same YAML document as a ``kind: Secret``
-    (before or after it, as ``kubectl`` writes them): every value in it (base64, or plain for
-    ``stringData``) is a secret, so the whole block is redacted. Every such block of a
-    document is redacted, so a second pass finds nothing new (idempotent)."""
+def _secret_data_key(text: str, at: int) -> bool:
+    """A ``data:`` / ``stringData:`` key at ``at`` that begins its line, in the same YAML
+    document as a ``kind: Secret`` (before or after it, as ``kubectl`` writes them). Checked
+    before the pattern runs, so the keys of other documents cost no attempt (a run of them
+    cost one read of up to 1,024 lines each)."""
+    if not _yaml_key(text, at):
+        return False
     kinds, breaks = _manifest_map(text)
     if not kinds:
-        return None
-    at = bisect.bisect_right(breaks, m.start())
-    low = breaks[at - 1] if at else 0
-    high = breaks[at] if at < len(breaks) else len(text)
+        return False
+    i = bisect.bisect_right(breaks, at)
+    low = breaks[i - 1] if i else 0
+    high = breaks[i] if i < len(breaks) else len(text)
     first = bisect.bisect_left(kinds, low)
-    if first == len(kinds) or kinds[first] >= high:
-        return None
-    block = m.group(1)
-    return m.start(1), m.start(1) + len(block.rstrip())
+    return first < len(kinds) and kinds[first] < high
+
+
+def _kubernetes_span(text: str, m: re.Match[str]) -> Span | None:
+    """The ``data:`` / ``stringData:`` block of a Secret (:func:`_secret_data_key`): every
+    value in it (base64, or plain for ``stringData``) is a secret, so the whole block is
+    redacted, on past the pattern's caps to its end. Every such block of a document is
+    redacted, so a second pass finds nothing new (idempotent)."""
+    end = m.end(1)
+    while end < len(text) and (line := _K8S_LINE.match(text, end)) and line.end() > end:
+        end = line.end()
+    block = text[m.start(1) : end].rstrip()
+    return (m.start(1), m.start(1) + len(block)) if block else None
 
 
 _CREDENTIAL_FILE_TRIGGERS = (
@@ -147,7 +185,10 @@ def structural_rules() -> list[Rule]:
         # scheme://user:password@host — the user part may be empty (redis://:pw@host).
         Rule(
             "url_credentials",
-            c(r"://([^\s/?#@:\[\]<>\"'`]{0,256}+):([^\s/?#@\[\]<>\"'`]{1,256}+)@(?=[\w\[])"),
+            c(
+                r"://([^\s/?#@:\[\]<>\"'`]{0,256}+):([^\s/?#@\[\]<>\"'`]{1,256}+)"
+                r"(?:@(?=[\w\[])|(?=[^\s/?#@\[\]<>\"'`]))"
+            ),
             ("://",),
             _url_span,
         ),
@@ -177,7 +218,7 @@ def structural_rules() -> list[Rule]:
             c(_K8S_DATA),
             ("data:", "stringdata:"),
             _kubernetes_span,
-            pre=_yaml_key,
+            pre=_secret_data_key,
         ),
         # Well-known credential files (not their public halves): ~/.aws/credentials,
         # ~/.ssh/id_{rsa,dsa,ecdsa,ed25519}[_sk] (not .pub), .netrc/_netrc, .pgpass,
