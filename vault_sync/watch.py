@@ -41,7 +41,6 @@ from watchdog.events import (
     FileSystemEvent,
     FileSystemEventHandler,
 )
-from watchdog.observers import Observer
 
 from vault_sync.atomic import write_atomic
 from vault_sync.config import Config
@@ -50,6 +49,7 @@ from vault_sync.index import KeptWriter
 from vault_sync.layout import WATCH_LOCK_NAME, WATCH_STATE_NAME
 from vault_sync.sync import Plan, SyncReport
 from vault_sync.vault import proven_absent
+from vault_sync.watch_arm import Arming
 
 logger = logging.getLogger(__name__)
 
@@ -78,6 +78,9 @@ class Batch:
 
     paths: set[str] = field(default_factory=set)
     reconcile: bool = False
+    #: folders that appeared (created, moved in, a symlink to a folder made): each gets a
+    #: watch of its own before the batch scans it (:mod:`vault_sync.watch_arm`)
+    folders: set[str] = field(default_factory=set)
 
 
 class PathBatcher:
@@ -101,12 +104,16 @@ class PathBatcher:
         self._first = 0.0
         self._last = 0.0
 
-    def add(self, paths: Iterable[str] = (), *, reconcile: bool = False) -> None:
-        """Add paths (and/or a reconcile request) to the open batch."""
+    def add(
+        self, paths: Iterable[str] = (), *, reconcile: bool = False, folders: Iterable[str] = ()
+    ) -> None:
+        """Add paths (and/or a reconcile request, and/or folders that appeared) to the open
+        batch."""
         now = self.clock()
         with self._lock:
             empty = not self._batch.paths and not self._batch.reconcile
             self._batch.paths.update(paths)
+            self._batch.folders.update(folders)
             self._batch.reconcile |= reconcile
             if empty and (self._batch.paths or self._batch.reconcile):
                 self._first = now
@@ -136,24 +143,41 @@ class PathBatcher:
 class EventHandler(FileSystemEventHandler):
     """Feed a :class:`PathBatcher` with the vault-relative paths watchdog events name.
 
+    A folder created or moved in, or a symlink to a folder made, is also recorded as a folder
+    that appeared (:attr:`Batch.folders`).
+
     Args:
         vault: the vault root (absolute).
         store_dir: the store folder, relative to the vault; its events are the engine's own.
         batcher: where paths go.
+        root: the folder this handler's watch is on (default: the vault); a symlinked folder's
+            target, whose events are named under ``prefix``.
+        prefix: the vault-relative path of ``root`` ("" for the vault).
     """
 
-    def __init__(self, vault: Path, store_dir: str, batcher: PathBatcher) -> None:
+    def __init__(
+        self,
+        vault: Path,
+        store_dir: str,
+        batcher: PathBatcher,
+        root: Path | None = None,
+        prefix: str = "",
+    ) -> None:
         super().__init__()
         self.vault = str(vault)
+        self.root = str(root or vault)
+        self.prefix = prefix
         self.store_prefix = store_dir.rstrip("/") + "/"
         self.batcher = batcher
 
     def _relative(self, path: str | bytes) -> str | None:
         text = os.fsdecode(path)
-        rel = os.path.relpath(text, self.vault)
+        rel = os.path.relpath(text, self.root)
         if rel == "." or rel.startswith(".."):
             return None
         rel = rel.replace(os.sep, "/")
+        if self.prefix:
+            rel = f"{self.prefix}/{rel}"
         if rel == self.store_prefix[:-1] or rel.startswith(self.store_prefix):
             return None
         return rel
@@ -167,8 +191,14 @@ class EventHandler(FileSystemEventHandler):
         if dest:
             paths.append(dest)
         rels = [r for r in (self._relative(p) for p in paths) if r is not None]
-        if rels:
-            self.batcher.add(rels)
+        if not rels:
+            return
+        appeared = ""
+        if event.event_type in ("created", "moved"):
+            last = os.fsdecode(paths[-1])
+            if event.is_directory or (os.path.islink(last) and os.path.isdir(last)):
+                appeared = self._relative(last) or ""
+        self.batcher.add(rels, folders=[appeared] if appeared else ())
 
 
 class _OverflowHandler(logging.Handler):
@@ -249,6 +279,9 @@ class Watcher:
         self.writer = KeptWriter()
         #: Inode of the store folder the state file was last written into (0: none yet).
         self._store_ino = 0
+        #: The observer and its watches (while :meth:`run` runs).
+        self.arming: Arming | None = None
+        self._armed_at_start = False
 
     # -- one batch ------------------------------------------------------------------------
 
@@ -264,6 +297,7 @@ class Watcher:
         started = time.perf_counter()
         vault = self.config.vault
         scope = None if batch.reconcile else batch.paths
+        self._arm(batch)
         if batch.reconcile:
             self.writer.release()  # full checks read every index file: let merges finish
         _plan, report, notice = self.sync(
@@ -300,6 +334,18 @@ class Watcher:
         self.state.batches += 1
         self.state.last_batch = line
         return line
+
+    def _arm(self, batch: Batch) -> None:
+        """Put the watches this batch needs in place *before* it scans (:mod:`watch_arm`): a
+        reconcile after the first re-arms them all; folders that appeared get their own."""
+        if self.arming is None:
+            return
+        if batch.reconcile:
+            if self._armed_at_start:
+                self.arming.rearm()
+            self._armed_at_start = True
+        elif batch.folders and self.arming.arm(batch.folders):
+            self.batcher.add(reconcile=True)  # too many extra watches: re-arm one root watch
 
     def _after_batch(self, line: dict[str, Any]) -> None:
         """Run the after-batch step (briefings), timing it into ``line``; its failure is
@@ -351,14 +397,14 @@ class Watcher:
         except VaultGoneError:
             raise
         except LockTimeoutError as exc:  # never drop a batch: put it back and retry
-            self.batcher.add(batch.paths, reconcile=batch.reconcile)
+            self.batcher.add(batch.paths, reconcile=batch.reconcile, folders=batch.folders)
             self._error(str(exc))
             self.stopping.wait(RETRY_MS / 1000)
             return
         except (VaultSyncError, sqlite3.DatabaseError, OSError) as exc:
             # The vault or a store failed in a way the engine did not repair: keep watching,
             # and make the next batch a reconcile (full store checks, rebuild if damaged).
-            self.batcher.add(batch.paths, reconcile=True)
+            self.batcher.add(batch.paths, reconcile=True, folders=batch.folders)
             self._error(str(exc))
             self.stopping.wait(RETRY_MS / 1000)
             return
@@ -396,10 +442,13 @@ class Watcher:
             on_claimed()
         overflow = _OverflowHandler(self.batcher)
         logging.getLogger(OVERFLOW_LOGGER).addHandler(overflow)
-        observer = Observer()
-        handler = EventHandler(self.config.vault, self.config.store_dir, self.batcher)
-        observer.schedule(handler, str(self.config.vault), recursive=True)
-        observer.start()  # before the first reconcile, so no change between them is missed
+        vault, store_dir = self.config.vault, self.config.store_dir
+        self.arming = Arming(
+            vault,
+            store_dir,
+            lambda root, prefix: EventHandler(vault, store_dir, self.batcher, root, prefix),
+        )
+        self.arming.start()  # before the first reconcile, so no change between them is missed
         try:
             first = self.apply(Batch(reconcile=True))
             if first is not None:
@@ -422,8 +471,7 @@ class Watcher:
                 self._flush(pending)
         finally:
             self.writer.release()
-            observer.stop()
-            observer.join(timeout=5)
+            self.arming.stop()
             self._life_lock.release()
             logging.getLogger(OVERFLOW_LOGGER).removeHandler(overflow)
             self.state.running = False

@@ -1,0 +1,71 @@
+"""The watcher watches what ``sync`` reads, whatever order events arrive in
+(:mod:`vault_sync.watch_arm`; fresh-user notes of issue 14): a folder moved into a folder
+made a moment before, and folders reached through a symlink. Real ``vault-sync watch``
+processes and real inotify events; every wait polls with a timeout, never a fixed sleep."""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.test_watch import stop_clean
+from tests.watch_helpers import (
+    WatchProcess,
+    assert_same_as_rebuild,
+    in_sidecar,
+    paths_for,
+    wait_until,
+)
+
+MakeVault = Callable[..., Path]
+StartWatch = Callable[..., WatchProcess]
+
+
+@pytest.fixture
+def watch() -> Iterator[StartWatch]:
+    """Start real ``vault-sync watch --json-log`` processes; all are killed at teardown."""
+    started: list[WatchProcess] = []
+
+    def start(vault: Path) -> WatchProcess:
+        proc = WatchProcess(vault)
+        started.append(proc)
+        proc.wait_ready()
+        return proc
+
+    yield start
+    for proc in started:
+        proc.kill()
+
+
+def test_a_folder_moved_into_a_folder_just_made_stays_watched(
+    make_vault: MakeVault, watch: StartWatch
+) -> None:
+    """``mkdir g; mv f0 g/sub`` while the watcher is stopped (SIGSTOP), so it meets both in
+    one read, every time: watchdog learns of ``g/sub`` by walking ``g`` and then drops the
+    inotify watch it shares with the unpaired ``f0``; later changes under ``g/sub`` were
+    never seen (5 runs in 6 without the stop)."""
+    vault = make_vault(
+        {"f0/a1.md": "a1 river\n", "f0/a2.md": "a2 river\n", "f0/deep/a3.md": "a3 river\n"}
+    )
+    watcher = watch(vault)
+    os.kill(watcher.proc.pid, signal.SIGSTOP)
+    try:
+        (vault / "g").mkdir()
+        os.rename(vault / "f0", vault / "g" / "sub")
+    finally:
+        os.kill(watcher.proc.pid, signal.SIGCONT)
+    want = ["g/sub/a1.md", "g/sub/a2.md", "g/sub/deep/a3.md"]
+    wait_until(lambda: sorted(paths_for(vault, "river")) == want, what=watcher.log()[-2000:])
+    (vault / "g" / "sub" / "a2.md").unlink()
+    with (vault / "g" / "sub" / "a1.md").open("a", encoding="utf-8") as f:
+        f.write("zznewword\n")
+    (vault / "g" / "sub" / "deep" / "a4.md").write_text("a4 deepword\n", encoding="utf-8")
+    wait_until(lambda: paths_for(vault, "zznewword") == ["g/sub/a1.md"], what=watcher.log())
+    wait_until(lambda: in_sidecar(vault, "g/sub/deep/a4.md"), what=watcher.log())
+    wait_until(lambda: not in_sidecar(vault, "g/sub/a2.md"), what=watcher.log())
+    stop_clean(watcher)
+    assert_same_as_rebuild(vault, ["river", "zznewword", "deepword"])
