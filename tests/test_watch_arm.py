@@ -69,3 +69,34 @@ def test_a_folder_moved_into_a_folder_just_made_stays_watched(
     wait_until(lambda: not in_sidecar(vault, "g/sub/a2.md"), what=watcher.log())
     stop_clean(watcher)
     assert_same_as_rebuild(vault, ["river", "zznewword", "deepword"])
+
+
+def test_changes_under_a_symlinked_folder_are_seen_as_sync_reads_them(
+    make_vault: MakeVault, watch: StartWatch
+) -> None:
+    """``sync`` follows a symlinked folder (here outside the vault, and one nested in its
+    target); the watcher watches the targets and names their pages under the link, like a
+    link made while it runs."""
+    elsewhere = make_vault({"old.md": "old linkword\n", "inner/x.md": "x\n"}, name="elsewhere")
+    other = make_vault({"o.md": "o\n"}, name="other")
+    (elsewhere / "nested").symlink_to(other)
+    vault = make_vault({"a.md": "alpha\n"})
+    (vault / "linked").symlink_to(elsewhere)
+    watcher = watch(vault)
+    assert in_sidecar(vault, "linked/old.md") and in_sidecar(vault, "linked/nested/o.md")
+    (elsewhere / "new.md").write_text("new linkword\n", encoding="utf-8")
+    (elsewhere / "inner" / "x.md").write_text("x innerword\n", encoding="utf-8")
+    (other / "o.md").write_text("o nestedword\n", encoding="utf-8")
+    wait_until(lambda: paths_for(vault, "innerword") == ["linked/inner/x.md"], what=watcher.log())
+    wait_until(lambda: paths_for(vault, "nestedword") == ["linked/nested/o.md"], what=watcher.log())
+    wait_until(
+        lambda: sorted(paths_for(vault, "linkword")) == ["linked/new.md", "linked/old.md"],
+        what=watcher.log(),
+    )
+    third = make_vault({"t.md": "t\n"}, name="third")
+    (vault / "later").symlink_to(third)  # a link made while watching
+    wait_until(lambda: in_sidecar(vault, "later/t.md"), what=watcher.log())
+    (third / "p.md").write_text("p laterword\n", encoding="utf-8")
+    wait_until(lambda: paths_for(vault, "laterword") == ["later/p.md"], what=watcher.log())
+    stop_clean(watcher)
+    assert_same_as_rebuild(vault, ["linkword", "innerword", "nestedword", "laterword"])
