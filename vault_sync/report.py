@@ -164,6 +164,7 @@ def vault_status(config: Config, sidecar: Sidecar) -> dict[str, Any]:
     under a folder (or a file) that cannot be read now, which sync keeps, never "deleted".
     Files whose names hold a secret are never stored, so they are not "new" either.
     """
+    from vault_sync.typed_text import scrub_data
     from vault_sync.vault import scan
 
     result = scan(config)
@@ -213,7 +214,8 @@ def vault_status(config: Config, sidecar: Sidecar) -> dict[str, Any]:
                 1 for p in stored if p not in result.pages and not result.absence_proven(p)
             ),
         },
-        "watcher": watch_state,
+        # its errors and notices name paths (a vault folder can hold a token)
+        "watcher": scrub_data(watch_state, config),
     }
 
 

@@ -48,6 +48,7 @@ from vault_sync.errors import LockTimeoutError, VaultGoneError, VaultSyncError, 
 from vault_sync.index import KeptWriter
 from vault_sync.layout import WATCH_LOCK_NAME, WATCH_STATE_NAME
 from vault_sync.sync import Plan, SyncReport
+from vault_sync.typed_text import scrub_data
 from vault_sync.vault import proven_absent
 from vault_sync.watch_arm import Arming
 
@@ -420,7 +421,8 @@ class Watcher:
 
     def _write_state(self) -> None:
         self.state.queue_depth = self.batcher.depth
-        data = json.dumps(self.state.__dict__, sort_keys=True).encode()
+        # scrubbed: its errors and notices name paths, and a folder name can hold a token
+        data = json.dumps(scrub_data(self.state.__dict__, self.config), sort_keys=True).encode()
         with contextlib.suppress(OSError):
             write_atomic(self.config.store_path / WATCH_STATE_NAME, data)
             self._store_ino = os.stat(self.config.store_path).st_ino
