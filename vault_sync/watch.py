@@ -250,10 +250,10 @@ class Watcher:
         config: the vault's configuration (``debounce_ms``, ``max_delay_ms``, ``reconcile_s``).
         sync: the engine's ``run_sync`` (checks and repairs stores, then scan -> plan -> apply).
         report: called with one dict per applied batch (the CLI logs it).
-        after_batch: called after each batch that changed the stores (the engine's briefing
-            refresh, :meth:`vault_sync.app.Engine.write_briefs`); its time is logged as
-            ``brief_ms``, a :class:`~vault_sync.errors.VaultSyncError` or ``OSError`` it raises
-            as ``brief_error`` (the watcher goes on).
+        after_batch: called after the first pass and each batch that changed the stores (the
+            engine's briefing refresh, :meth:`vault_sync.app.Engine.write_briefs`); its time is
+            logged as ``brief_ms``, a :class:`~vault_sync.errors.VaultSyncError` or
+            ``OSError`` it raises as ``brief_error`` (the watcher goes on).
     """
 
     def __init__(
@@ -282,6 +282,8 @@ class Watcher:
         self._store_ino = 0
         #: The observer and its watches (while :meth:`run` runs).
         self.arming: Arming | None = None
+        #: Whether ``after_batch`` ran once (the first pass runs it whatever changed).
+        self._briefed = False
         self._armed_at_start = False
 
     # -- one batch ------------------------------------------------------------------------
@@ -328,10 +330,13 @@ class Watcher:
                 self.state.errors += len(real)
                 path, message = sorted(real.items())[0]
                 self.state.last_error = f"{path}: {message}"
-        if not report.did_work and not notice and not report.errors:
-            return None
-        if self.after_batch is not None and (report.did_work or notice):
+        # the first pass brings the targets up to date even when the stores were (a page
+        # synced while no watcher ran leaves them stale); later passes when the stores changed
+        if self.after_batch is not None and (report.did_work or notice or not self._briefed):
             self._after_batch(line)
+            self._briefed = True
+        if not report.did_work and not notice and not report.errors and "brief_error" not in line:
+            return None
         self.state.batches += 1
         self.state.last_batch = line
         return line
