@@ -143,6 +143,30 @@ def test_nfd_file_name_and_nfc_link_meet_n1(make_vault: MakeVault) -> None:
     assert search_paths(vault, "coffee") == [unicodedata.normalize("NFC", "Café notes.md")]
 
 
+def test_a_rename_between_spellings_equal_after_nfc_follows_the_disk_name(
+    make_vault: MakeVault,
+) -> None:
+    """``Café.md`` (NFC) renamed to its NFD spelling keeps its key and its stat; the stored
+    name on disk must follow, or ``reinforce café`` said "Café.md is gone ... run sync" and sync
+    said "nothing to do" (fresh-user report); status showed no drift."""
+    from vault_sync.report import vault_status
+
+    nfc, nfd = (unicodedata.normalize(f, "Café.md") for f in ("NFC", "NFD"))
+    vault = make_vault({nfc: "# Café\nbody word\n"})
+    sync(vault)
+    os.rename(vault / nfc, vault / nfd)
+    engine = Engine.open(vault)
+    status, _ = engine.read(lambda r: vault_status(engine.config, r.sidecar))
+    assert status["drift"] == {"new": 0, "changed": 1, "deleted": 0, "unreadable": 0}
+    _, report = sync(vault)
+    assert (report.added, report.changed, report.moved, report.deleted) == (0, 1, 0, 0)
+    assert sql(vault, "SELECT path, disk_path FROM pages") == [(nfc, nfd)]
+    done = engine.write("reinforce", page="café", evidence="session:x")
+    assert [p["path"] for p in done.pages] == [nfc]
+    assert sorted(os.listdir(vault)) == [".obsidian", ".vault-sync", nfd]
+    assert "session:x" in (vault / nfd).read_text(encoding="utf-8")
+
+
 def test_pending_batch_is_redone(make_vault: MakeVault) -> None:
     vault = make_vault({"a.md": "one\n"})
     sync(vault)

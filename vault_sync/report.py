@@ -175,7 +175,8 @@ def vault_status(config: Config, sidecar: Sidecar) -> dict[str, Any]:
         1
         for path, entry in result.pages.items()
         if path in stored
-        and (stored[path].mtime_ns, stored[path].size) != (entry.mtime_ns, entry.size)
+        and (stored[path].mtime_ns, stored[path].size, stored[path].disk_path)
+        != (entry.mtime_ns, entry.size, entry.disk_path)
     )
     watch_state = None
     watch_file = config.store_path / WATCH_STATE_NAME
