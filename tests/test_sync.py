@@ -641,3 +641,31 @@ def test_a_page_another_writer_stored_while_it_was_prepared_is_read_again(
     assert search_paths(vault, "two") == ["a.md"]
     _, again = sync(vault)
     assert not again.did_work
+
+
+def test_a_page_file_without_read_permission_is_reported_and_kept(open_folder: Path) -> None:
+    """``chmod 000`` on a page (run unprivileged): ``lint`` and ``status`` name it, as they name
+    an unreadable folder; after a ``touch`` sync keeps its stored page and commits no empty
+    generation (fresh-user report: "nothing to do" yet generation 1 -> 2)."""
+    from tests.conftest import NOBODY, give_to_nobody, run_cli
+
+    vault = write_pages(open_folder / "vault", {"p1.md": "alpha\n", "p2.md": "beta\n"})
+    give_to_nobody(vault)
+
+    def cli(*args: str) -> Any:
+        out = run_cli("--vault", str(vault), *args, "--json", user=NOBODY)
+        assert out.code in (0, 1) and out.out, out.err
+        return out.code, out.json()
+
+    assert cli("sync")[1]["generation"] == 1
+    (vault / "p2.md").chmod(0)
+    code, lint = cli("lint")
+    assert code == 1
+    assert [(p["path"], p["code"]) for p in lint["problems"]] == [("p2.md", "unreadable")]
+    assert cli("status")[1]["drift"] == {"new": 0, "changed": 0, "deleted": 0, "unreadable": 1}
+    os.utime(vault / "p2.md")
+    code, report = cli("sync")
+    assert code == 0
+    assert (report["generation"], report["kept_unreadable"]) == (1, 1)
+    assert report["errors"] == {"p2.md": "Permission denied"}
+    assert sql(vault, "SELECT path FROM pages ORDER BY path") == [("p1.md",), ("p2.md",)]

@@ -97,7 +97,7 @@ def _print_report(plan: Any, report: Any, as_json: bool, verb: str) -> None:
         click.echo(one_line(scrub_typed(f"warning: {path}: {message}")), err=True)
     if plan.kept:
         click.echo(
-            f"warning: {len(plan.kept)} stored pages kept: their folder could not be read",
+            f"warning: {len(plan.kept)} stored pages kept: they or their folder cannot be read",
             err=True,
         )
 

@@ -412,7 +412,7 @@ def _scan_problems(result: ScanResult) -> list[dict[str, Any]]:
             entry.path or ".",
             "error",
             "unreadable",
-            f"cannot be read ({entry.error}); pages under it are not"
+            f"cannot be read ({entry.error}); pages there are not"
             " indexed anew, and their stored copies are kept",
         )
         for entry in result.unreadable
