@@ -100,3 +100,36 @@ def test_changes_under_a_symlinked_folder_are_seen_as_sync_reads_them(
     wait_until(lambda: paths_for(vault, "laterword") == ["later/p.md"], what=watcher.log())
     stop_clean(watcher)
     assert_same_as_rebuild(vault, ["linkword", "innerword", "nestedword", "laterword"])
+
+
+def test_link_watches_follow_each_target_once_and_skip_ignored_links(tmp_path: Path) -> None:
+    """As ``sync`` walks: a link back into the vault (a loop) and a second link to a target
+    already watched add no watch; a link an ``ignore`` rule leaves out is not watched."""
+    from watchdog.events import FileSystemEventHandler
+
+    from vault_sync.watch_arm import Arming
+
+    vault, outside, big = tmp_path / "v", tmp_path / "out", tmp_path / "big"
+    for folder in (vault / "sub", outside / "inner", big):
+        folder.mkdir(parents=True)
+    (vault / "linked").symlink_to(outside)
+    (vault / "sub" / "again").symlink_to(outside)  # a repeat
+    (outside / "inner" / "back").symlink_to(vault)  # a loop
+    (vault / "node_modules").symlink_to(big)
+    made: list[tuple[Path, str]] = []
+
+    def handler_for(root: Path, prefix: str) -> FileSystemEventHandler:
+        made.append((root, prefix))
+        return FileSystemEventHandler()
+
+    arming = Arming(vault, ".vault-sync", handler_for, lambda rel: rel == "node_modules")
+    arming.start()
+    try:
+        assert arming.links == {"linked"}
+        assert made == [(vault, ""), (outside, "linked")]
+        (vault / "new").mkdir()
+        (vault / "new" / "deep").mkdir()
+        assert arming.arm({"new", "new/deep", "node_modules"}) is False
+        assert arming.extra == {"new"}
+    finally:
+        arming.stop()

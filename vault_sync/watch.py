@@ -45,6 +45,7 @@ from watchdog.events import (
 from vault_sync.atomic import write_atomic
 from vault_sync.config import Config
 from vault_sync.errors import LockTimeoutError, VaultGoneError, VaultSyncError, WatcherRunningError
+from vault_sync.ignore import build_ignore_matcher
 from vault_sync.index import KeptWriter
 from vault_sync.layout import WATCH_LOCK_NAME, WATCH_STATE_NAME
 from vault_sync.sync import Plan, SyncReport
@@ -450,10 +451,12 @@ class Watcher:
         overflow = _OverflowHandler(self.batcher)
         logging.getLogger(OVERFLOW_LOGGER).addHandler(overflow)
         vault, store_dir = self.config.vault, self.config.store_dir
+        matcher = build_ignore_matcher(self.config)
         self.arming = Arming(
             vault,
             store_dir,
             lambda root, prefix: EventHandler(vault, store_dir, self.batcher, root, prefix),
+            lambda rel: matcher.is_ignored(rel, is_dir=True),
         )
         self.arming.start()  # before the first reconcile, so no change between them is missed
         try:

@@ -52,12 +52,21 @@ class Arming:
         store_dir: the store folder, relative to the vault (never watched through a link).
         handler_for: ``(root, prefix) -> handler``: a handler whose events under ``root`` are
             named ``prefix/...`` vault-relative (``prefix`` "" for the vault itself).
+        ignored: ``rel -> bool``: whether the vault's ignore rules leave a folder out (a
+            symlinked folder left out by an ``ignore`` glob is not watched either).
     """
 
-    def __init__(self, vault: Path, store_dir: str, handler_for: HandlerFactory) -> None:
+    def __init__(
+        self,
+        vault: Path,
+        store_dir: str,
+        handler_for: HandlerFactory,
+        ignored: Callable[[str], bool] = lambda _rel: False,
+    ) -> None:
         self.vault = vault
         self.store_dir = store_dir.rstrip("/")
         self.handler_for = handler_for
+        self.ignored = ignored
         self.root_handler = handler_for(vault, "")
         self.observer: BaseObserver | None = None
         #: vault-relative folders with a watch of their own since the last (re-)arm
@@ -90,7 +99,7 @@ class Arming:
         (a symlinked one: a watch on its target); folders under one already armed are
         skipped. Returns True when the extra watches passed :data:`MAX_EXTRA`."""
         for rel in sorted(folders, key=lambda r: (r.count("/"), r)):
-            if _under(rel, self.extra | self.links) or _under(rel, {self.store_dir}):
+            if _under(rel, self.extra | self.links | {self.store_dir}) or self.ignored(rel):
                 continue
             path = self.vault / rel
             if path.is_symlink():
@@ -110,7 +119,7 @@ class Arming:
             keep = []
             for name in dirs:
                 rel = "/".join(p for p in (prefix, rel_root, name) if p and p != ".")
-                if rel == self.store_dir or name.startswith("."):
+                if rel == self.store_dir or name.startswith(".") or self.ignored(rel):
                     continue
                 if Path(root, name).is_symlink():
                     self._arm_link(rel, Path(root, name), seen)
