@@ -41,34 +41,49 @@ def watch() -> Iterator[StartWatch]:
         proc.kill()
 
 
+def _move_into_a_new_folder(watcher: WatchProcess, vault: Path, src: str, dest: str) -> None:
+    """``mkdir dest; mv src dest/sub`` while the watcher is stopped (SIGSTOP), so it meets
+    both in one read, every time."""
+    os.kill(watcher.proc.pid, signal.SIGSTOP)
+    try:
+        (vault / dest).mkdir()
+        os.rename(vault / src, vault / dest / "sub")
+    finally:
+        os.kill(watcher.proc.pid, signal.SIGCONT)
+
+
+def _changes_under(watcher: WatchProcess, vault: Path, sub: str, tag: str) -> None:
+    """Delete, append to and add pages under ``sub``; wait until each is applied."""
+    (vault / sub / "a2.md").unlink()
+    with (vault / sub / "a1.md").open("a", encoding="utf-8") as f:
+        f.write(f"zz{tag}word\n")
+    (vault / sub / "deep" / "a4.md").write_text(f"a4 deep{tag}\n", encoding="utf-8")
+    wait_until(lambda: paths_for(vault, f"zz{tag}word") == [f"{sub}/a1.md"], what=watcher.log())
+    wait_until(lambda: in_sidecar(vault, f"{sub}/deep/a4.md"), what=watcher.log())
+    wait_until(lambda: not in_sidecar(vault, f"{sub}/a2.md"), what=watcher.log())
+
+
 def test_a_folder_moved_into_a_folder_just_made_stays_watched(
     make_vault: MakeVault, watch: StartWatch
 ) -> None:
-    """``mkdir g; mv f0 g/sub`` while the watcher is stopped (SIGSTOP), so it meets both in
-    one read, every time: watchdog learns of ``g/sub`` by walking ``g`` and then drops the
-    inotify watch it shares with the unpaired ``f0``; later changes under ``g/sub`` were
-    never seen (5 runs in 6 without the stop)."""
-    vault = make_vault(
-        {"f0/a1.md": "a1 river\n", "f0/a2.md": "a2 river\n", "f0/deep/a3.md": "a3 river\n"}
-    )
+    """watchdog learns of ``g/sub`` by walking ``g``, then drops the inotify watch it shares
+    with the unpaired ``f0``: later changes under ``g/sub`` were never seen (5 runs in 6
+    without the stop). Then ``g`` moves away and is made again with another folder moved in:
+    its path was armed already, but for the old folder (seed 4 of the random runs)."""
+    pages = {"a1.md": "a1 river\n", "a2.md": "a2 river\n", "deep/a3.md": "a3 river\n"}
+    vault = make_vault({f"{f}/{p}": t for f in ("f0", "f1") for p, t in pages.items()})
     watcher = watch(vault)
-    os.kill(watcher.proc.pid, signal.SIGSTOP)
-    try:
-        (vault / "g").mkdir()
-        os.rename(vault / "f0", vault / "g" / "sub")
-    finally:
-        os.kill(watcher.proc.pid, signal.SIGCONT)
-    want = ["g/sub/a1.md", "g/sub/a2.md", "g/sub/deep/a3.md"]
+    _move_into_a_new_folder(watcher, vault, "f0", "g")
+    want = sorted([*(f"g/sub/{p}" for p in pages), *(f"f1/{p}" for p in pages)])
     wait_until(lambda: sorted(paths_for(vault, "river")) == want, what=watcher.log()[-2000:])
-    (vault / "g" / "sub" / "a2.md").unlink()
-    with (vault / "g" / "sub" / "a1.md").open("a", encoding="utf-8") as f:
-        f.write("zznewword\n")
-    (vault / "g" / "sub" / "deep" / "a4.md").write_text("a4 deepword\n", encoding="utf-8")
-    wait_until(lambda: paths_for(vault, "zznewword") == ["g/sub/a1.md"], what=watcher.log())
-    wait_until(lambda: in_sidecar(vault, "g/sub/deep/a4.md"), what=watcher.log())
-    wait_until(lambda: not in_sidecar(vault, "g/sub/a2.md"), what=watcher.log())
+    _changes_under(watcher, vault, "g/sub", "one")
+    os.rename(vault / "g", vault / "moved")
+    _move_into_a_new_folder(watcher, vault, "f1", "g")
+    wait_until(lambda: in_sidecar(vault, "g/sub/deep/a3.md"), what=watcher.log()[-2000:])
+    wait_until(lambda: not in_sidecar(vault, "f1/a1.md"), what=watcher.log()[-2000:])
+    _changes_under(watcher, vault, "g/sub", "two")
     stop_clean(watcher)
-    assert_same_as_rebuild(vault, ["river", "zznewword", "deepword"])
+    assert_same_as_rebuild(vault, ["river", "zzoneword", "zztwoword", "deepone", "deeptwo"])
 
 
 def test_changes_under_a_symlinked_folder_are_seen_as_sync_reads_them(
@@ -125,11 +140,17 @@ def test_link_watches_follow_each_target_once_and_skip_ignored_links(tmp_path: P
     arming = Arming(vault, ".vault-sync", handler_for, lambda rel: rel == "node_modules")
     arming.start()
     try:
-        assert arming.links == {"linked"}
+        assert set(arming.links) == {"linked"}
         assert made == [(vault, ""), (outside, "linked")]
         (vault / "new").mkdir()
         (vault / "new" / "deep").mkdir()
         assert arming.arm({"new", "new/deep", "node_modules"}) is False
-        assert arming.extra == {"new"}
+        assert set(arming.extra) == {"new"}
+        (vault / "new").rename(tmp_path / "gone")  # a folder made again at an armed path
+        (vault / "new").mkdir()
+        assert arming.arm({"new/deep", "new"}) is False
+        assert arming.extra == {
+            "new": (os.stat(vault / "new").st_dev, os.stat(vault / "new").st_ino)
+        }
     finally:
         arming.stop()

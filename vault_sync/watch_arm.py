@@ -13,9 +13,9 @@ notes):
   scans the folder whole *after* its watch is in place, so nothing between is missed.
 - **The watcher watches what ``sync`` reads.** ``sync`` follows a symlinked folder once (also
   outside the vault); inotify does not. Each symlinked folder gets a watch on its target whose
-  events are named under the link's vault path (:class:`LinkHandler`); links nested inside a
-  target are followed the same way, each target once (a loop or repeat is skipped, as the
-  scan skips it).
+  events are named under the link's vault path (the watcher's handler with a ``prefix``);
+  links nested inside a target are followed the same way, each target once (a loop or repeat
+  is skipped, as the scan skips it).
 
 Extra watches accumulate between reconciles; :meth:`Arming.rearm` (each reconcile, before its
 full scan) replaces the observer by a fresh one holding one root watch plus the link watches of
@@ -31,7 +31,7 @@ from pathlib import Path
 
 from watchdog.events import FileSystemEventHandler
 from watchdog.observers import Observer
-from watchdog.observers.api import BaseObserver
+from watchdog.observers.api import BaseObserver, ObservedWatch
 
 #: Extra watches (appeared folders) past which the watcher asks for a reconcile, which re-arms
 #: one root watch: each watch is a thread in watchdog.
@@ -69,10 +69,13 @@ class Arming:
         self.ignored = ignored
         self.root_handler = handler_for(vault, "")
         self.observer: BaseObserver | None = None
-        #: vault-relative folders with a watch of their own since the last (re-)arm
-        self.extra: set[str] = set()
-        #: vault-relative symlinked folders watched through their targets
-        self.links: set[str] = set()
+        #: vault-relative folders with a watch of their own since the last (re-)arm, with the
+        #: (st_dev, st_ino) they had: a watch follows its inode, not its path
+        self.extra: dict[str, tuple[int, int]] = {}
+        #: vault-relative symlinked folders watched through their targets (the target's id)
+        self.links: dict[str, tuple[int, int]] = {}
+        #: the extra watches scheduled, by absolute path
+        self._watches: dict[str, ObservedWatch] = {}
 
     def start(self) -> None:
         """Start a fresh observer: one recursive root watch and the symlinked folders'."""
@@ -80,8 +83,9 @@ class Arming:
         observer.schedule(self.root_handler, str(self.vault), recursive=True)
         observer.start()
         old, self.observer = self.observer, observer
-        self.extra = set()
-        self.links = set()
+        self.extra = {}
+        self.links = {}
+        self._watches = {}
         self._arm_links("", self.vault, {_ident(self.vault)})
         if old is not None:  # after the new watches are in place: no gap between them
             _stop(old)
@@ -99,16 +103,38 @@ class Arming:
         (a symlinked one: a watch on its target); folders under one already armed are
         skipped. Returns True when the extra watches passed :data:`MAX_EXTRA`."""
         for rel in sorted(folders, key=lambda r: (r.count("/"), r)):
-            if _under(rel, self.extra | self.links | {self.store_dir}) or self.ignored(rel):
+            if _under(rel, {self.store_dir}) or self._covered(rel) or self.ignored(rel):
                 continue
             path = self.vault / rel
             if path.is_symlink():
                 self._arm_link(rel, path, {_ident(self.vault)})
             elif path.is_dir():
+                ident = _ident_or_none(path)
+                if ident is None:
+                    continue
                 self._schedule(self.root_handler, path)
-                self.extra.add(rel)
+                self.extra[rel] = ident
                 self._arm_links(rel, path, {_ident(self.vault)})
         return len(self.extra) > MAX_EXTRA
+
+    def _covered(self, rel: str) -> bool:
+        """Whether a watch armed on ``rel`` or a folder above it still watches it: the folder
+        at that path is still the one armed (a folder deleted or moved away and made again
+        is not; found by the random runs: ``f2`` armed, deleted, ``mkdir f2; mv g0
+        f2/sub``). Stale entries are dropped."""
+        for armed, table, resolve in (
+            *((a, self.extra, False) for a in list(self.extra)),
+            *((a, self.links, True) for a in list(self.links)),
+        ):
+            if not (rel == armed or rel.startswith(armed + "/")):
+                continue
+            path = self.vault / armed
+            with contextlib.suppress(OSError, RuntimeError):
+                path = path.resolve(strict=True) if resolve else path
+            if _ident_or_none(path) == table[armed]:
+                return True
+            del table[armed]
+        return False
 
     # -- symlinked folders -----------------------------------------------------------------
 
@@ -135,22 +161,35 @@ class Arming:
             ident = _ident(target)
         except (OSError, RuntimeError):  # broken, or a loop: the scan skips and reports it
             return
-        if not target.is_dir() or ident in seen or rel in self.links:
+        if not target.is_dir() or ident in seen or self.links.get(rel) == ident:
             return
         seen.add(ident)
         self._schedule(self.handler_for(target, rel), target)
-        self.links.add(rel)
+        self.links[rel] = ident
         self._arm_links(rel, target, seen)
 
     def _schedule(self, handler: FileSystemEventHandler, path: Path) -> None:
+        """Schedule a recursive watch on ``path``; one scheduled there before (a folder since
+        moved away or deleted: its watch followed the old inode, and watchdog would hand back
+        that watch for the same path) is unscheduled first."""
         assert self.observer is not None
+        old = self._watches.pop(str(path), None)
+        if old is not None:
+            self.observer.unschedule(old)
         with contextlib.suppress(OSError):  # gone again, or unreadable: the scan reports it
-            self.observer.schedule(handler, str(path), recursive=True)
+            self._watches[str(path)] = self.observer.schedule(handler, str(path), recursive=True)
 
 
 def _ident(path: Path) -> tuple[int, int]:
     st = os.stat(path)
     return (st.st_dev, st.st_ino)
+
+
+def _ident_or_none(path: Path) -> tuple[int, int] | None:
+    try:
+        return _ident(path)
+    except OSError:
+        return None
 
 
 def _stop(observer: BaseObserver) -> None:
