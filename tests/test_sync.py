@@ -669,3 +669,7 @@ def test_a_page_file_without_read_permission_is_reported_and_kept(open_folder: P
     assert (report["generation"], report["kept_unreadable"]) == (1, 1)
     assert report["errors"] == {"p2.md": "Permission denied"}
     assert sql(vault, "SELECT path FROM pages ORDER BY path") == [("p1.md",), ("p2.md",)]
+    token = "ghp_" + "dZ3kQ9xLmP2vR8sT4wY6bN1cF5hJ7gA0eK3u"  # a folder name holding one
+    (vault / f"keys-{token}").mkdir(mode=0)
+    code, report = cli("sync")
+    assert sorted(report["errors"]) == ["keys-[REDACTED:github_token]", "p2.md"]

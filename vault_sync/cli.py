@@ -74,7 +74,7 @@ def _report_dict(plan: Any, report: Any) -> dict[str, Any]:
         "kept_unreadable": len(plan.kept),
         "generation": report.generation,
         "batches": report.batches,
-        "errors": report.errors,
+        "errors": scrub_data(report.errors),  # paths from the disk: a name can hold a token
     }
 
 
