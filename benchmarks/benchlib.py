@@ -85,6 +85,22 @@ def timed_run(cmd: Sequence[str], **kwargs: Any) -> tuple[float, subprocess.Comp
     return ms, result
 
 
+def cpu_timed_run(
+    cmd: Sequence[str], **kwargs: Any
+) -> tuple[float, float, subprocess.CompletedProcess[str]]:
+    """:func:`timed_run`, plus the CPU time (ms, user + system, all its threads) the process
+    used: the growth of this process's ``RUSAGE_CHILDREN`` across the run, so valid only
+    while no other child of this process is reaped meanwhile (no watcher running). On a busy
+    machine wall times stretch with the load; CPU times much less."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    ms, result = timed_run(cmd, **kwargs)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return ms, cpu * 1000, result
+
+
 def machine() -> dict[str, Any]:
     """What the numbers were measured on."""
     versions: dict[str, str] = {}

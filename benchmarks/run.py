@@ -1,6 +1,6 @@
 """The benchmark runner of issue 5: every figure beside its same-run baseline, ratio and target.
 
-    python benchmarks/run.py --sizes 1000,10000 [--corpora] [--json OUT] [--quick]
+    python benchmarks/run.py --sizes 1000,10000 [--corpora] [--json OUT] [--quick] [--only M,..]
 
 For each generated size (:func:`generate_vault.generate`, ``--seed``, default 1) and, with
 ``--corpora``, each Markdown vault in ``/work/shared/corpora`` (copied to a temp folder first;
@@ -16,12 +16,21 @@ the shared folder is never written), one after another:
   for a long-lived reader here and for fresh ``vault-sync query`` processes, beside a raw
   tantivy delete + add + commit + reload (:func:`measure_watch`);
 - ``store``: bytes of ``set-*/index/`` and ``sidecar.sqlite*`` of the active set;
-- ``query``: in process (one ``open_reader``; ``reader.search(q, limit=10)``) for a
-  one-word, multi-word, phrase and CJK query, words picked from the vault's own pages; as a
+- ``query``: in process (one ``open_reader``; ``reader.search(q, limit=10)``, the ranked
+  pipeline ``vault-sync query`` runs, with the graph and authority stages on, checked) for a
+  one-word, multi-word, phrase and CJK query, words picked from the vault's own pages, and
+  for reference the lexical stream alone (``retrieve.search``); as a
   whole ``vault-sync query WORD --json`` process beside ``python -c pass``; baselines
   ``rg -il WORD`` (``grep -ril`` when ``rg`` is not on PATH; ``benchmarks/setup.sh``, run by
   ``./run bench``, installs it from Debian) and SQLite FTS5 (bm25, top 10) over the same page
-  texts.
+  texts;
+- ``write``, ``brief``: a whole ``reinforce`` and a whole ``brief`` process beside the whole
+  ``query`` (issues 11, 12); ``brief_watch``: the ``[[brief.targets]]`` refresh a watcher runs
+  after a batch (its ``brief_ms``) beside a watcher's batch apply with no target
+  (:func:`measure_brief_watch`);
+- ``mcp``: ``query`` through a running ``vault-sync mcp`` server (issue 13).
+
+``--only`` runs some measures (:func:`chosen_measures`).
 
 Prints one Markdown table (vault, figure, measured, baseline, ratio, target, verdict) and
 writes everything as JSON with ``--json``. Never fails on a timing: exit 0 unless an error.
@@ -33,12 +42,14 @@ rows and appends it to :data:`MEASURES`; targets live in :data:`TARGETS`.
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import json
 import math
 import os
 import random
 import re
+import resource
 import shutil
 import sqlite3
 import statistics
@@ -138,12 +149,23 @@ class Reps:
     fts: int = 20
     #: edits per save -> visible method under watch (and raw tantivy updates for its baseline)
     watch_edits: int = 30
+    #: edits per watcher (without, then with a ``[[brief.targets]]`` entry) for the briefing
+    #: refresh of issue 12
+    brief_watch_edits: int = 15
 
     @classmethod
     def quick(cls) -> Reps:
         """The CI smoke's repetitions: one whole-process run of each figure, 3 watch edits."""
         return cls(
-            cold=1, small=1, rebuild=1, query_inproc=10, query_cli=2, grep=1, fts=5, watch_edits=3
+            cold=1,
+            small=1,
+            rebuild=1,
+            query_inproc=10,
+            query_cli=2,
+            grep=1,
+            fts=5,
+            watch_edits=3,
+            brief_watch_edits=3,
         )
 
 
@@ -193,6 +215,8 @@ def target_for(key: str, size: int | None) -> Target | None:
         return "faster than `rg`/`grep -il`", lambda f: _ratio_le(f, 0.999)
     if key == "brief.cli" and size == 10_000:  # issue 12
         return "≤ 2× a whole-process query", lambda f: _ratio_le(f, 2.0)
+    if key == "watch.brief_refresh" and size == 10_000:  # issue 12
+        return "median ≤ 100 ms added", lambda f: _le(f, 100)
     if key == "mcp.query" and size == 10_000:  # issue 13
         return "median ≤ 10 ms", lambda f: _le(f, 10)
     if key == "write.reinforce" and size == 10_000:  # issue 11
@@ -508,12 +532,55 @@ def _fts_query(q: str) -> str:
     return " AND ".join(f'"{w}"' for w in q.split())
 
 
+def timed_calls(call: Callable[[], Any], n: int) -> tuple[list[float], list[float]]:
+    """``n`` calls: (wall ms, CPU ms of this thread) of each. On a shared machine the wall
+    time also counts waiting for a core; the CPU time is this call's own work (both kept)."""
+    wall: list[float] = []
+    cpu: list[float] = []
+    for _ in range(n):
+        t, c = time.perf_counter(), time.thread_time()
+        call()
+        cpu.append((time.thread_time() - c) * 1000)
+        wall.append((time.perf_counter() - t) * 1000)
+    return wall, cpu
+
+
+def timed_processes(cmd: Sequence[str], n: int) -> tuple[list[float], list[float]]:
+    """``n`` runs of ``cmd``: (wall ms, CPU ms of the child: user + system, from the
+    children's rusage) of each."""
+    wall: list[float] = []
+    cpu: list[float] = []
+    for _ in range(n):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        wall.append(benchlib.timed_run(cmd)[0])
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        used = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        cpu.append(used * 1000)
+    return wall, cpu
+
+
+def cpu_summary(cpu: Sequence[float]) -> dict[str, Any]:
+    """The CPU-time fields of a figure (``{cpu}`` in its label shows the median)."""
+    return {
+        "cpu_median": round(statistics.median(cpu), 3),
+        "cpu_p95": round(benchlib.percentile(cpu, 0.95), 3),
+        "cpu_raw": [round(v, 2) for v in cpu],
+    }
+
+
 def measure_query(ctx: Ctx) -> None:
+    """In-process queries through the path ``vault-sync query`` takes (``engine.search`` ->
+    ``Reader.search`` -> the ranked pipeline, :mod:`vault_sync.ranking`, with the vault's
+    ``[ranking]`` settings: graph and authority on), beside FTS5 over the same texts; the
+    lexical stream alone for reference; then whole processes."""
+    from vault_sync import retrieve
     from vault_sync.config import load_config
     from vault_sync.engine import open_reader
+    from vault_sync.ranking import build_plan
 
     queries = pick_queries(ctx)
     ctx.extra["queries"] = queries
+    ctx.extra["loadavg_before_query"] = [round(v, 2) for v in os.getloadavg()]
     # baseline: SQLite FTS5 over the same page texts (a temp db; bm25, top 10)
     db_path = ctx.work / "fts.sqlite"
     db_path.unlink(missing_ok=True)
@@ -540,38 +607,57 @@ def measure_query(ctx: Ctx) -> None:
             rows = db.execute(fts_sql, (_fts_query(q),)).fetchall()
             fts_ms.append((time.perf_counter() - t) * 1000)
         ctx.fig(f"query.fts.{kind}", f"FTS5 bm25 top 10, {kind}", fts_ms)
+        stages = build_plan(q, settings=reader.config.ranking).stages
+        if not {"graph", "authority"} <= stages:
+            raise RuntimeError(f"the ranked query runs without graph or authority: {stages}")
         reader.search(q, limit=10)  # first search outside the timing (lazy loads)
-        ms: list[float] = []
-        for _ in range(ctx.reps.query_inproc):
-            t = time.perf_counter()
-            found = reader.search(q, limit=10)
-            ms.append((time.perf_counter() - t) * 1000)
-        hits[kind] = {"query": q, "hits": len(found), "fts_hits": len(rows)}
+        ms, cpu = timed_calls(functools.partial(reader.search, q, limit=10), ctx.reps.query_inproc)
+        found = reader.search(q, limit=10)
+        lexical, lexical_cpu = timed_calls(
+            functools.partial(retrieve.search, reader.index, q, limit=10), ctx.reps.query_inproc
+        )
+        words = retrieve.search(reader.index, q, limit=10)
+        hits[kind] = {
+            "query": q,
+            "hits": len(found),
+            "lexical_hits": len(words),
+            "fts_hits": len(rows),
+            "stages": sorted(stages),
+        }
         ctx.fig(
             f"query.inproc.{kind}",
-            f"`query` in process, {kind} `{q}` (p95 {{p95}}; {len(found)} hits, FTS5 {len(rows)})",
+            f"`query` in process (ranked: graph + authority), {kind} `{q}`"
+            f" (p95 {{p95}}; CPU {{cpu}}; {len(found)} hits, FTS5 {len(rows)})",
             ms,
             baseline_key=f"query.fts.{kind}",
+            **cpu_summary(cpu),
+        )
+        ctx.fig(
+            f"query.lexical.{kind}",
+            f"lexical stream alone (`retrieve.search`), {kind} (p95 {{p95}}; CPU {{cpu}})",
+            lexical,
+            baseline_key=f"query.fts.{kind}",
+            **cpu_summary(lexical_cpu),
         )
     db.close()
     db_path.unlink(missing_ok=True)
     ctx.extra["query_hits"] = hits
     # whole processes: python -c pass, vault-sync query WORD --json, rg/grep -il WORD
     word = queries["one-word"]
-    py = [benchlib.timed_run([sys.executable, "-c", "pass"])[0] for _ in range(ctx.reps.query_cli)]
-    ctx.fig("query.python", "`python -c pass`", py)
-    cli: list[float] = []
-    for _ in range(ctx.reps.query_cli):
-        ms_, out = benchlib.timed_run([*ctx.cmd, "query", word, "--json"])
-        cli.append(ms_)
+    py, py_cpu = timed_processes([sys.executable, "-c", "pass"], ctx.reps.query_cli)
+    ctx.fig("query.python", "`python -c pass` (CPU {cpu})", py, **cpu_summary(py_cpu))
+    cli, cli_cpu = timed_processes([*ctx.cmd, "query", word, "--json"], ctx.reps.query_cli)
+    out = benchlib.timed_run([*ctx.cmd, "query", word, "--json"])[1]
     if not json.loads(out.stdout)["hits"]:
         raise RuntimeError(f"CLI query {word!r} found nothing")
     ctx.fig(
         "query.cli",
-        f"`vault-sync query {word} --json` (whole process)",
+        f"`vault-sync query {word} --json` (whole process; CPU {{cpu}})",
         cli,
         baseline_key="query.python",
+        **cpu_summary(cli_cpu),
     )
+    ctx.fig("query.cli_cpu", f"`vault-sync query {word} --json`, CPU time (user + sys)", cli_cpu)
     rg = shutil.which("rg")
     grep_cmd = (
         [rg, "-il", word, str(ctx.vault)]
@@ -599,28 +685,124 @@ def measure_write(ctx: Ctx) -> None:
     edit the page, then apply it to both stores), beside the whole-process ``query`` above.
     Each run reinforces another page of the vault (a copy: the benchmark's own)."""
     runs: list[float] = []
+    cpu: list[float] = []
     pages = sorted(ctx.texts)
     for n in range(ctx.reps.query_cli):
         page = pages[(n * 7919) % len(pages)]
-        ms_, out = benchlib.timed_run(
+        ms_, cpu_, out = benchlib.cpu_timed_run(
             [*ctx.cmd, "reinforce", page, "--evidence", f"session:bench-{n}", "--json"]
         )
         if out.returncode != 0 or not json.loads(out.stdout)["pages"][0]["changed"]:
             raise RuntimeError(f"reinforce {page!r} failed: {out.stderr.strip()}")
         runs.append(ms_)
+        cpu.append(cpu_)
     ctx.fig(
         "write.reinforce",
         "`vault-sync reinforce PAGE --evidence …` (whole process)",
         runs,
         baseline_key="query.cli",
     )
+    ctx.fig("write.reinforce_cpu", "`reinforce`, CPU time", cpu, baseline_key="query.cli_cpu")
 
 
 def measure_brief(ctx: Ctx) -> None:
     """``vault-sync brief`` (default budget, to stdout) as a whole process, beside the
     whole-process one-word ``query`` above (issue 12: goal <= 2x at 10k pages)."""
-    runs = [benchlib.timed_run([*ctx.cmd, "brief"])[0] for _ in range(ctx.reps.query_cli)]
+    timed = [benchlib.cpu_timed_run([*ctx.cmd, "brief"]) for _ in range(ctx.reps.query_cli)]
+    runs = [ms for ms, _, _ in timed]
     ctx.fig("brief.cli", "`vault-sync brief` (whole process)", runs, baseline_key="query.cli")
+    cpu = [cpu for _, cpu, _ in timed]
+    ctx.fig("brief.cli_cpu", "`brief`, CPU time", cpu, baseline_key="query.cli_cpu")
+
+
+#: Seconds between saves while the briefing refresh is measured: one batch (and its
+#: refresh) per save, never two saves in one batch.
+BRIEF_WATCH_SPACING_S = 1.0
+#: The briefing target the second watcher refreshes (a whole file inside the vault, which
+#: the scan leaves out: no loop).
+BRIEF_TARGET = "AGENTS.md"
+
+
+def _watch_batches(ctx: Ctx, edits: int) -> list[dict[str, Any]]:
+    """Start ``vault-sync watch --json-log`` on the vault, append a unique word to ``edits``
+    random pages one at a time (each after the batch of the previous one is logged, at least
+    :data:`BRIEF_WATCH_SPACING_S` apart), stop it; returns the logged non-reconcile batch
+    lines (``ms``: the apply; ``brief_ms``: the targets' refresh after it, when configured).
+
+    Raises:
+        RuntimeError: the watcher exited, or a save's batch was not logged within 15 s.
+    """
+    proc, log = benchlib.start_watcher([*ctx.cmd, "watch", "--json-log"])
+    try:
+        benchlib.wait_for_watcher(ctx.vault, proc, log)
+        time.sleep(1.0)  # the start-up reconcile's line, if any, is out
+        start = time.perf_counter()
+        for n in range(edits):
+            seen = len(log.lines)
+            saved = time.perf_counter()
+            page = ctx.rng.choice(ctx.pages)
+            benchlib.write_page_append(page, f"briefwatch{n}q{ctx.rng.randrange(10**9)}")
+            while not any(not line.get("reconcile") for _, line in log.lines[seen:]):
+                if proc.poll() is not None:
+                    raise RuntimeError(f"watch exited {proc.returncode}: {log.other[-5:]}")
+                if time.perf_counter() - saved > 15:
+                    raise RuntimeError(f"no batch logged for a save of {page}")
+                time.sleep(0.01)
+            time.sleep(max(0.0, BRIEF_WATCH_SPACING_S - (time.perf_counter() - saved)))
+    finally:
+        benchlib.stop_process(proc)
+    return [line for at, line in log.lines if at >= start and not line.get("reconcile")]
+
+
+def measure_brief_watch(ctx: Ctx) -> None:
+    """Issue 12: what the ``[[brief.targets]]`` refresh adds to a watcher's batch. Two real
+    watchers one after the other, the same saves (a word appended to a random page, one
+    batch each): first with no target (the baseline: its batch apply, ``ms``), then with a
+    whole-file target ``AGENTS.md`` in the vault (``brief_ms``: the refresh after each
+    batch, logged by the watcher). The vault's ``vault-sync.toml`` is restored after."""
+    edits = ctx.reps.brief_watch_edits
+    if not edits:
+        return
+    config = ctx.vault / "vault-sync.toml"
+    before = config.read_text(encoding="utf-8") if config.exists() else None
+    plain = _watch_batches(ctx, edits)
+    target = f'\n[[brief.targets]]\npath = "{BRIEF_TARGET}"\nmode = "file"\n'
+    config.write_text((before or "") + target, encoding="utf-8")
+    try:
+        briefed = _watch_batches(ctx, edits)
+    finally:
+        if before is None:
+            config.unlink()
+        else:
+            config.write_text(before, encoding="utf-8")
+        (ctx.vault / BRIEF_TARGET).unlink(missing_ok=True)
+    ctx.fig(
+        "watch.batch_plain",
+        "`watch` batch apply, no brief target",
+        [float(line["ms"]) for line in plain] or None,
+    )
+    refresh = [float(line["brief_ms"]) for line in briefed if "brief_ms" in line]
+    ctx.fig(
+        "watch.brief_refresh",
+        f"`[[brief.targets]]` refresh after a `watch` batch (`brief_ms`; p95 {{p95}};"
+        f" {len(refresh)} batches)",
+        refresh or None,
+        baseline_key="watch.batch_plain",
+    )
+    ctx.fig(
+        "watch.brief_refresh_cpu",
+        "the same refreshes, CPU time of the watcher's thread (`brief_cpu_ms`)",
+        [float(line["brief_cpu_ms"]) for line in briefed if "brief_cpu_ms" in line] or None,
+    )
+    ctx.fig(
+        "watch.batch_with_brief",
+        "`watch` batch apply + brief refresh (p95 {p95})",
+        [float(line["ms"]) + float(line.get("brief_ms", 0)) for line in briefed] or None,
+        baseline_key="watch.batch_plain",
+    )
+    errors = [line["brief_error"] for line in briefed if "brief_error" in line]
+    if errors:
+        raise RuntimeError(f"brief refresh failed under watch: {errors[0]}")
 
 
 def measure_mcp(ctx: Ctx) -> None:
@@ -668,6 +850,7 @@ MEASURES: list[Callable[[Ctx], None]] = [
     measure_query,
     measure_write,
     measure_brief,
+    measure_brief_watch,
     measure_mcp,
 ]
 
@@ -684,10 +867,21 @@ ORDER = (
     "query.inproc.multi-word",
     "query.inproc.phrase",
     "query.inproc.CJK",
+    "query.lexical.one-word",
+    "query.lexical.multi-word",
+    "query.lexical.phrase",
+    "query.lexical.CJK",
     "query.cli",
     "query.cli_vs_grep",
+    "query.cli_cpu",
     "write.reinforce",
+    "write.reinforce_cpu",
     "brief.cli",
+    "brief.cli_cpu",
+    "watch.brief_refresh",
+    "watch.brief_refresh_cpu",
+    "watch.batch_with_brief",
+    "watch.batch_plain",
     "mcp.query",
     "mcp.no_hit",
     "watch.visible_reader",
@@ -722,19 +916,25 @@ def _num(value: float | None, unit: str) -> str:
     return f"{value:,.1f} {unit}"
 
 
+def _label(figure: dict[str, Any]) -> str:
+    """A figure's label with its ``{p95}`` and ``{cpu}`` (CPU median) filled in."""
+    label = str(figure["label"]).replace("{p95}", _num(figure.get("p95"), figure["unit"]))
+    return label.replace("{cpu}", _num(figure.get("cpu_median"), figure["unit"]))
+
+
 def rows_for(name: str, figures: dict[str, dict[str, Any]]) -> list[list[str]]:
     keys = [k for k in ORDER if k in figures]
     keys += [k for k in figures if k not in keys and not k.startswith(HIDDEN_PREFIXES)]
     rows = []
     for key in keys:
         f = figures[key]
-        label = f["label"].replace("{p95}", _num(f.get("p95"), f["unit"]))
+        label = _label(f)
         measured = _num(f["value"], f["unit"])
         if "baseline" in f:
             base_fig = next((g for g in figures.values() if g["label"] == f["baseline"]), None)
             unit = base_fig["unit"] if base_fig else f["unit"]
-            p95 = _num(base_fig.get("p95"), unit) if base_fig else "–"
-            baseline = f"{f['baseline'].replace('{p95}', p95)}: {_num(f['baseline_value'], unit)}"
+            base_label = _label(base_fig) if base_fig else f["baseline"]
+            baseline = f"{base_label}: {_num(f['baseline_value'], unit)}"
         else:
             baseline = ""
         ratio = f"{f['ratio']:.2f}×" if f.get("ratio") is not None else ""
@@ -815,8 +1015,37 @@ def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
+#: ``--only`` names (``measure_NAME``) whose figures are ratios to ``query``'s.
+NEEDS_QUERY = frozenset({"write", "brief"})
+
+
+def chosen_measures(only: str | None) -> list[Callable[[Ctx], None]]:
+    """The measures ``--only`` names (comma separated, ``measure_`` left off: ``write,brief``),
+    in :data:`MEASURES` order, with ``query`` added when a chosen one is a ratio to it; all
+    of them for ``None``.
+
+    Raises:
+        SystemExit: an unknown name.
+    """
+    if only is None:
+        return list(MEASURES)
+    names = {n.strip() for n in only.split(",") if n.strip()}
+    known = {m.__name__.removeprefix("measure_") for m in MEASURES}
+    if names - known:
+        raise SystemExit(f"--only: unknown {sorted(names - known)}; known: {sorted(known)}")
+    if names & NEEDS_QUERY:
+        names.add("query")
+    return [m for m in MEASURES if m.__name__.removeprefix("measure_") in names]
+
+
 def measure_vault(
-    name: str, vault: Path, work: Path, size: int | None, reps: Reps, seed: int
+    name: str,
+    vault: Path,
+    work: Path,
+    size: int | None,
+    reps: Reps,
+    seed: int,
+    measures: Sequence[Callable[[Ctx], None]] = tuple(MEASURES),
 ) -> dict[str, Any]:
     ctx = Ctx(
         name=name,
@@ -828,7 +1057,9 @@ def measure_vault(
     )
     load_pages(ctx)
     log(f"{name}: {len(ctx.pages)} pages")
-    for measure in MEASURES:
+    if measure_sync not in measures:  # the others read the stores: one unmeasured sync
+        run_measured([*ctx.cmd, "sync", "--json"])
+    for measure in measures:
         t = time.perf_counter()
         measure(ctx)
         log(f"  {measure.__name__}: {time.perf_counter() - t:.1f} s")
@@ -843,7 +1074,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None, help="write the results here")
     parser.add_argument("--quick", action="store_true", help="one run each (CI smoke)")
     parser.add_argument("--keep", action="store_true", help="keep the temp folder")
+    parser.add_argument(
+        "--only",
+        default=None,
+        help="only these measures, comma separated (sync, store, watch, query, write, brief,"
+        " brief_watch, mcp; write and brief bring query, their baseline)",
+    )
     args = parser.parse_args(argv)
+    measures = chosen_measures(args.only)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     reps = Reps.quick() if args.quick else Reps()
     started = time.perf_counter()
@@ -857,6 +1095,7 @@ def main(argv: list[str] | None = None) -> int:
             "corpora": args.corpora,
             "seed": args.seed,
             "quick": args.quick,
+            "only": args.only,
             "reps": vars(reps),
         },
         "vaults": {},
@@ -878,7 +1117,7 @@ def main(argv: list[str] | None = None) -> int:
             generate(vault, size, args.seed)
             log(f"generated {size} pages in {time.perf_counter() - t:.1f} s")
             result["vaults"][f"generated {size:,}"] = measure_vault(
-                f"generated {size:,}", vault, work, size, reps, args.seed
+                f"generated {size:,}", vault, work, size, reps, args.seed, measures
             )
             result["vaults"][f"generated {size:,}"]["generate_s"] = round(
                 time.perf_counter() - t, 1
@@ -894,7 +1133,7 @@ def main(argv: list[str] | None = None) -> int:
                 work = work_root / name
                 shutil.copytree(src, work / "vault", ignore=shutil.ignore_patterns(".vault-sync"))
                 result["vaults"][name] = measure_vault(
-                    name, work / "vault", work, None, reps, args.seed
+                    name, work / "vault", work, None, reps, args.seed, measures
                 )
                 if not args.keep:
                     shutil.rmtree(work, ignore_errors=True)

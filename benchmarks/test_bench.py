@@ -160,3 +160,10 @@ def test_setup_installs_rg_with_apt_get_updating_once(tmp_path: Path) -> None:
     assert "--no-install-recommends" in calls[0] and "ripgrep" in calls[0]
     assert "rg: ripgrep 99.1.0" in result.stderr
     assert benchlib.tool_version(str(folder / "rg")) == "99.1.0"
+
+
+def test_only_names_measures_in_their_order_and_refuses_unknown_ones() -> None:
+    assert run.chosen_measures(None) == list(run.MEASURES)
+    assert run.chosen_measures("query, sync") == [run.measure_sync, run.measure_query]
+    with pytest.raises(SystemExit, match="unknown"):
+        run.chosen_measures("query,speed")

@@ -38,6 +38,7 @@ LAYERS = {
     "sync": 4,
     "redaction": 4,
     "query_fields": 4,
+    "passages": 4,
     "query_text": 4,
     "retrieve": 4,
     "ranking_settings": 0,
@@ -51,6 +52,7 @@ LAYERS = {
     "watch": 5,
     "import_watch": 5,
     "briefing": 5,
+    "brief_cache": 5,
     "engine": 6,
     "progress": 0,
     "stopwords": 0,
@@ -75,6 +77,7 @@ LAYERS = {
     "write_commands": 6,
     "splice": 3,
     "confine": 2,
+    "supersession": 1,
     "agent_input": 2,
     "transcript": 1,
     "import_claude": 2,
@@ -104,8 +107,8 @@ LAYERS = {
 #: vendor formats of its data table and its placeholder checks; cli adds the `eval` group,
 #: which lives in its own module (cli_eval) to keep cli.py small; eval's HTML page formats its
 #: cells and summary as the text table does; retrieve builds its plans from query_text's
-#: clauses of user text and query_fields' per-field queries (the retrieval layer, in three
-#: modules); sync applies pages that prepare
+#: clauses of user text and query_fields' per-field queries, and rescores with passages' best
+#: sections (the retrieval layer, in four modules); sync applies pages that prepare
 #: read, parsed and cleaned (the sanitizer seam, clean) — the sync layer, in three modules.
 ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
     ("config", "errors"),
@@ -128,12 +131,15 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
     ("cli_eval", "cli_common"),
     ("cli_write", "cli_common"),
     ("cli", "cli_brief"),
+    ("brief_cache", "briefing"),  # the watcher's kept page facts, assembled as briefing does
     ("cli", "mcp_server"),
     ("mcp_server", "cli_common"),
     ("cli_brief", "cli_common"),
     ("eval_html", "eval_report"),
     ("retrieve", "query_fields"),
     ("retrieve", "query_text"),
+    ("retrieve", "passages"),
+    ("passages", "query_fields"),
     ("query_text", "query_fields"),
     ("prepare", "clean"),
     ("sync", "clean"),

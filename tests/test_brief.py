@@ -127,6 +127,43 @@ def test_no_budget_cuts_a_line_or_a_link(example: Path) -> None:
     check()
 
 
+def test_every_section_is_named_and_more_budget_never_shows_less(example: Path) -> None:
+    """Property (fresh-user report: at 700 characters "Known fixes" vanished with no line,
+    at 500 it was there): sections are cut by strict priority, each named with its "… N more"
+    line while the budget holds the names; a larger budget never shows fewer lines of any
+    section, nor fewer sections."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    engine = Engine.open(example)
+    full, _, _ = engine.brief(budget=10**9)
+    every = set(_sections(full))
+
+    def shown(budget: int) -> dict[str, int]:
+        text, _, _ = engine.brief(budget=budget)
+        return {
+            heading: sum(1 for line in lines if not line.startswith("- … "))
+            for heading, lines in _sections(text).items()
+        }
+
+    assert set(shown(600)) == every
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.integers(min_value=300, max_value=len(full)), st.integers(1, 400))
+    def check(budget: int, step: int) -> None:
+        small, large = shown(budget), shown(budget + step)
+        assert set(small) <= set(large)
+        assert all(small[h] <= large[h] for h in small)
+        if budget >= 600:
+            assert set(small) == every
+        first_cut = next((h for h in small if small[h] < len(_sections(full)[h])), None)
+        if first_cut is not None:  # strict priority: below the first cut section, no lines
+            below = list(small)[list(small).index(first_cut) + 1 :]
+            assert all(small[h] == 0 for h in below), small
+
+    check()
+
+
 def test_out_writes_once_and_leaves_an_unchanged_file_alone(example: Path, cli: Cli) -> None:
     target = example.parent / "AGENTS.md"
     first = cli("--vault", str(example), "brief", "--out", str(target), "--json")
@@ -210,6 +247,13 @@ def test_configured_targets_are_written_checked_and_never_churned(
         assert again.out.count("up to date") == 2, again.out
         assert stamps == [agents.stat().st_mtime_ns, (example / "BRIEF.md").stat().st_mtime_ns]
         assert cli(*base, "--check").code == 0
+        # a target's budget and project are its own: the options are refused, not ignored
+        refused = cli(*base, "--budget-chars", "-5")
+        assert (refused.code, refused.err.splitlines()[-1] + "\n") == (2, (
+            "Error: --budget-chars apply to --out or stdout; each [[brief.targets]] entry has"
+            " its own project and budget (print one with --out -)\n"
+        ))  # fmt: skip
+        assert stamps == [agents.stat().st_mtime_ns, (example / "BRIEF.md").stat().st_mtime_ns]
     finally:
         (example / "vault-sync.local.toml").unlink()
         (example / "BRIEF.md").unlink(missing_ok=True)
@@ -245,6 +289,7 @@ def test_the_watcher_refreshes_the_targets_and_never_syncs_its_own_briefing(
     watcher = engine.watcher(lambda line: None)
     line = watcher.apply(Batch({"payments/Replay a failed charge.md"}))
     assert line is not None and line["changed"] == 1 and "brief_error" not in line
+    assert line["brief_ms"] >= 0 and line["brief_cpu_ms"] >= 0  # the refresh, timed
     after = (vault / "BRIEF.md").read_text(encoding="utf-8")
     assert "[[Replay a failed charge]]" in before and "[[Replay a failed charge]]" not in after
     assert watcher.apply(Batch({"BRIEF.md"})) is None  # its own file: nothing to sync
@@ -328,3 +373,41 @@ def test_the_watchers_first_pass_refreshes_targets_already_stale(tmp_path: Path,
     finally:
         watcher.kill()
     assert watcher.lines == []  # nothing synced: no batch line
+
+
+def test_the_watchers_kept_facts_equal_a_full_read_after_every_kind_of_change(
+    tmp_path: Path,
+) -> None:
+    from vault_sync import briefing
+    from vault_sync.brief_cache import FactsCache
+
+    vault = tmp_path / "example-vault"
+    shutil.copytree(REPO / "example-vault", vault, ignore=shutil.ignore_patterns(".vault-sync"))
+    engine = Engine.open(vault)
+    engine.sync()
+    cache = FactsCache()
+
+    def same() -> None:
+        for project in (None, "payments"):
+            kept, _ = engine.read(lambda r, p=project: cache.gather(r.sidecar, p))
+            full, _ = engine.read(lambda r, p=project: briefing.gather(r.sidecar, p))
+            assert kept == full
+            assert list(kept.pages) == list(full.pages)  # by path, as a full read
+            assert engine.brief(project=project, facts=cache) == engine.brief(project=project)
+
+    same()
+    engine.write("reinforce", page="Retry policy v3", evidence="session:kept-1", at="2027-01-02")
+    same()  # a page written: its evidence and date, and the vault's newest day
+    (vault / "payments" / "Brand new rule.md").write_text(
+        "---\nkind: rule\nstatus: active\ndate: 2027-02-03\n---\nAlways new.\n", encoding="utf-8"
+    )
+    engine.sync()
+    same()  # a page added
+    (vault / "payments" / "Retry policy v1.md").unlink()
+    engine.sync()
+    same()  # a page gone
+    (vault / "payments" / "Charge queue.md").rename(vault / "search" / "Charge queue.md")
+    engine.sync()
+    same()  # a page moved (into another project)
+    engine.rebuild()
+    same()  # another store set

@@ -348,6 +348,12 @@ def test_filter_mistakes_are_answered(cli: CLI, tmp_path: Path) -> None:
     project = cli("--vault", str(vault), "query", "retry", "--project", "paymnts", "--json")
     assert project.code == 0 and project.json()["hits"] == []
     assert "no page has project 'paymnts' (projects present: " in project.err
+    status = cli("--vault", str(vault), "query", "retry", "--status", "bogus")
+    assert (status.code, status.out) == (0, "no pages found\n")
+    assert status.err == (
+        "vault-sync: warning: no page has status 'bogus' (statuses present: active, archived,"
+        " historical, superseded)\n"
+    )
 
 
 def test_terminal_control_sequences_in_page_text_never_reach_the_terminal(
@@ -483,3 +489,54 @@ def test_now_takes_an_iso_datetime_with_z(tmp_path: Path) -> None:
     vault = write_pages(tmp_path / "v", {"a.md": "retry storm notes\n"})
     out = run_cli("--vault", str(vault), "query", "retry", "--now", "2026-03-04T09:10:00Z")
     assert out.code == 0, out.err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["query", "retry", "--as-of", "{t}"],
+        ["query", "retry", "--now", "{t}"],
+        ["query", "retry", "--limit", "{t}"],
+        ["brief", "--budget-chars", "{t}"],
+        ["import-session", "x.jsonl", "--format", "{t}"],
+        ["resolve", "A", "--by", "{t}"],
+        ["{t}"],
+        ["query", "a", "b", "{t}"],
+        ["eval", "locomo", "/nonexistent/{t}"],
+    ],
+)
+def test_usage_errors_never_echo_a_secret(cli: CLI, vault: Path, args: list[str]) -> None:
+    """click quotes the value it refuses: the whole message is scrubbed (fresh-user report:
+    `--as-of ghp_…` came back in clear)."""
+    token = "ghp_u8jzQ2wE5rT7yU9iO1pA3sD5fG7hJ9kL1zX3"
+    out = cli("--vault", str(vault), *[a.replace("{t}", token) for a in args])
+    assert out.code == 2, out.err
+    assert token[4:16] not in out.err + out.out
+    assert "[REDACTED:github_token]" in out.err
+
+
+def test_titles_from_the_file_stem_or_the_first_h1_through_the_config(
+    cli: CLI, tmp_path: Path
+) -> None:
+    # issue 16, item 1: a SilverBullet-style page (first H1 a section) is named by its file;
+    # `title_from = "h1"` in vault-sync.toml names it by its first H1, and changing the key
+    # re-reads the pages on the next sync
+    vault = tmp_path / "vault"
+    (vault / "Library").mkdir(parents=True)
+    (vault / "Library" / "Query.md").write_text("# Why\n\nA lantern query.\n", encoding="utf-8")
+    (vault / "Titled.md").write_text("---\ntitle: Kept\n---\n# Other\nlantern\n", "utf-8")
+
+    def titles() -> dict[str, str]:
+        result = cli("--vault", str(vault), "query", "lantern", "--json")
+        assert result.code == 0, result.err
+        return {h["path"]: h["title"] for h in result.json()["hits"]}
+
+    assert cli("--vault", str(vault), "sync").code == 0
+    assert titles() == {"Library/Query.md": "Query", "Titled.md": "Kept"}
+    (vault / "vault-sync.toml").write_text('title_from = "h1"\n', encoding="utf-8")
+    assert cli("--vault", str(vault), "sync").code == 0
+    assert titles() == {"Library/Query.md": "Why", "Titled.md": "Kept"}
+    (vault / "vault-sync.toml").write_text('title_from = "heading"\n', encoding="utf-8")
+    bad = cli("--vault", str(vault), "sync")
+    assert bad.code != 0 and bad.err.count("\n") == 1
+    assert """key 'title_from' must be "stem" or "h1" (got 'heading')""" in bad.err

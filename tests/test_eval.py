@@ -302,6 +302,10 @@ def test_eval_html_page_holds_tables_charts_and_misses(tmp_path: Path) -> None:
     assert "Misses: 1 all questions" in html
     assert "<code>nowhere.md</code>" in html
     assert "src=" not in html and "href=" not in html  # self-contained
-    bad = run_cli("--vault", str(vault), "eval", "queries", str(queries),
+    unsynced = tmp_path / "unsynced"
+    shutil.copytree(REPO / "example-vault", unsynced, ignore=shutil.ignore_patterns(".vault-sync"))
+    bad = run_cli("--vault", str(unsynced), "eval", "queries", str(queries),
                   "--html", str(tmp_path / "no" / "such" / "x.html"))  # fmt: skip
     assert bad.code == 2 and "--html" in bad.err and "cannot write" in bad.err
+    # refused before the run (a LoCoMo run takes a minute), not after: nothing was synced
+    assert bad.out == "" and not (unsynced / ".vault-sync").exists()

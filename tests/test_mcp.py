@@ -16,7 +16,7 @@ import pytest
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 
-from tests.conftest import REPO
+from tests.conftest import REPO, run_cli
 
 READ_TOOLS = {"query", "show", "related", "brief", "status", "lint"}
 WRITE_TOOLS = {"remember", "reinforce", "link", "unlink", "supersede", "resolve", "import_session"}
@@ -92,6 +92,16 @@ def test_tools_writes_and_a_ranked_query_over_a_real_stdio_client(vault: Path) -
                 },
             )
         )
+        out["link_type"] = _json(  # "type", as docs/cli.md once named it, is accepted too
+            await client.call_tool(
+                "link",
+                {
+                    "source": "Zeppelin queues need a dead-letter topic",
+                    "type": "causes",
+                    "target": "Charge queue",
+                },
+            )
+        )
         out["bad"] = await client.call_tool("reinforce", {"page": "no such page", "evidence": "x"})
         out["query"] = _json(await client.call_tool("query", {"text": "zeppelin dead-letter"}))
         out["show"] = _json(
@@ -123,6 +133,7 @@ def test_tools_writes_and_a_ranked_query_over_a_real_stdio_client(vault: Path) -
     assert sources == ["mcp-test-1", "s2"]
     page = (vault / hits[0]["path"]).read_text(encoding="utf-8")
     assert "tags: [queues, zeppelin]\n" in page and 'related: "[[Charge queue]]"\n' in page
+    assert 'causes: "[[Charge queue]]"\n' in page and out["link_type"]["pages"][0]["changed"]
 
 
 def test_read_only_serves_no_write_tool_and_errors_are_one_line(vault: Path) -> None:
@@ -365,8 +376,33 @@ def test_bad_arguments_never_echo_their_values(vault: Path) -> None:
         return texts
 
     texts = _session(vault)(body)
-    assert (
-        texts[0] == "Error executing tool link: bad arguments: relation (missing), target (missing)"
-    )
+    assert texts[0] == "Error executing tool link: bad arguments: target (missing)"
     assert texts[1] == "Error executing tool show: bad arguments: page (missing)"
     assert all("Hunter2024" not in t and "IOSFODNN7ABCDEFG" not in t for t in texts), texts
+
+
+def test_a_tool_error_leaves_stderr_quiet(vault: Path, tmp_path: Path) -> None:
+    """Fresh-user report: the SDK logged every tool error as a multi-line INFO box on the
+    server's stderr (which agents' hosts show or log); the error goes to the caller only."""
+    from mcp import ClientSession
+    from mcp.client.stdio import stdio_client
+
+    assert run_cli("--vault", str(vault), "sync").code == 0
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "vault_sync", "--vault", str(vault), "mcp"]
+    )
+    errlog = tmp_path / "stderr.txt"
+
+    async def main() -> Any:
+        with errlog.open("w") as err:
+            async with (
+                stdio_client(params, errlog=err) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                return await session.call_tool("show", {"page": "no such page"})
+
+    result = asyncio.run(main())
+    assert result.is_error
+    assert "no page matches 'no such page'" in result.content[0].text
+    assert errlog.read_text() == ""

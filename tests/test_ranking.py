@@ -236,3 +236,36 @@ def test_example_vault_retry_storm_and_the_explain_shape_docs_cli_gives(
         "field_boosts": {key: "number" for key in top["field_boosts"]}
     }
     assert top["dates"]["spans"] == documented["dates"]["spans"]
+
+
+def test_as_of_shows_a_superseded_page_as_it_was_while_current(
+    make_vault: Callable[..., Path], cli: Cli
+) -> None:
+    """Issue 10 item 7 (fresh-user report): on a day before its successor started, a page
+    whose status now says superseded has no status cap, and the successor (not yet valid)
+    lends it no link."""
+    old = (
+        "---\nkind: decision\nstatus: superseded\nvalid_from: 2026-01-12\n"
+        'valid_to: 2026-02-18\nsuperseded_by: "[[V2]]"\n---\nRetry policy: three attempts.\n'
+    )
+    new = (
+        '---\nkind: decision\nvalid_from: 2026-02-18\nsupersedes: "[[V1]]"\n---\n'
+        "Retry policy: jitter, retry policy retry policy.\n"
+    )
+    vault = make_vault({"V1.md": old, "V2.md": new})
+    out = cli("--vault", str(vault), "query", "retry policy", "--as-of", "2026-02-01",
+              "--explain", "--json")  # fmt: skip
+    assert out.code == 0, out.err
+    [hit] = out.json()["hits"]
+    assert hit["path"] == "V1.md"
+    assert hit["explain"]["authority"]["reasons"] == [
+        "kind decision x1.2",
+        "status superseded: still current on 2026-02-01, no cap",
+    ]
+    assert hit["explain"]["graph_via"] is None
+    later = cli("--vault", str(vault), "query", "retry policy", "--as-of", "2026-02-10",
+                "--explain", "--json").json()["hits"]  # fmt: skip
+    assert [h["path"] for h in later] == ["V1.md"]
+    now = cli("--vault", str(vault), "query", "retry policy", "--explain", "--json").json()
+    reasons = {h["path"]: h["explain"]["authority"]["reasons"] for h in now["hits"]}
+    assert reasons["V1.md"][1] == "status superseded: cap 0.65"

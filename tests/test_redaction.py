@@ -328,3 +328,32 @@ def test_redact_names_a_page_it_cannot_read(open_folder: Path) -> None:
         assert "Traceback" not in done.err, done.err
         assert done.err == "closed.md: cannot read: Permission denied\n"
         assert done.code == 0
+
+
+@pytest.mark.parametrize("glue", ["-", "_", " ", "."])
+def test_a_folder_whose_name_holds_a_secret_keeps_it_out_of_the_stores(
+    make_vault: Callable[..., Path], cli: CLI, glue: str
+) -> None:
+    """Fresh-user report: ``keys-sk_live_…/note.md`` was stored and printed with its key (the
+    file name's parts were scrubbed on their own, a folder's were not). Every vendor kind."""
+    from vault_sync.sanitize import Scrubber
+
+    scrubber = Scrubber()
+    secrets = {  # every sample that a folder of its own name is left out for
+        label: value
+        for label, (_, value) in POSITIVE.items()
+        if "/" not in value and len(value.encode()) < 200 and value.isprintable()
+        and scrubber.scrub_names([f"{value}/note.md"])
+    }  # fmt: skip
+    assert {"stripe_key", "slack_token", "anthropic_key"} <= set(secrets), sorted(secrets)
+    pages = {f"keys{glue}{secret}/note.md": "hello lantern\n" for secret in secrets.values()}
+    root = make_vault({**pages, "plain.md": "hello lantern\n"})
+    synced = cli("--vault", str(root), "sync")
+    assert synced.code == 0, synced.err
+    out = cli("--vault", str(root), "query", "lantern", "--json")
+    assert [hit["path"] for hit in out.json()["hits"]] == ["plain.md"]
+    lint = cli("--vault", str(root), "lint", "--json").out
+    store = b"".join(p.read_bytes() for p in (root / ".vault-sync").rglob("*") if p.is_file())
+    for secret in secrets.values():
+        assert secret not in lint
+        assert secret.encode() not in store

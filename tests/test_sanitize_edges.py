@@ -161,13 +161,15 @@ def test_a_file_name_keeps_every_secret_redacted_whichever_part_finds_it() -> No
     assert Scrubber().scrub_names(["a.md", "b-c.md", f"{G}.md"]) == {f"{G}.md": f"{T}.md"}
 
 
-def test_a_folder_is_not_split_at_its_glue() -> None:
-    """Only the file name's glued parts are scrubbed on their own: a folder's name is a name
-    of its own in the scan (its parts are found there)."""
-    assert Scrubber().scrub_names([f"x_{L1}/b.md"]) == {}
-    assert Scrubber().scrub_names([f"x-y/z_{L1}"]) == {
-        f"x-y/z_{L1}": "x-y/z_[REDACTED:gitlab_token]"
+def test_a_folder_is_split_at_its_glue_as_the_file_name_is() -> None:
+    """Every folder's glued parts are scrubbed on their own too: a folder named
+    ``keys-sk_live_…`` kept its key in every path below it (found by a fresh user)."""
+    L = "[REDACTED:gitlab_token]"
+    assert Scrubber().scrub_names([f"x_{L1}/b.md"]) == {f"x_{L1}/b.md": f"x_{L}/b.md"}
+    assert Scrubber().scrub_names([f"a/x-{L1}/b.md", "a/x-y/b.md"]) == {
+        f"a/x-{L1}/b.md": f"a/x-{L}/b.md"
     }
+    assert Scrubber().scrub_names([f"x-y/z_{L1}"]) == {f"x-y/z_{L1}": f"x-y/z_{L}"}
 
 
 # -- the rendered view beside raw findings -----------------------------------------------------
@@ -252,3 +254,25 @@ def test_an_invalid_custom_pattern_is_skipped_with_a_warning_naming_it(
     assert [r.getMessage() for r in caplog.records] == [
         f"sanitize: skipping invalid pattern '(': {refused.value}"
     ]
+
+
+# -- a token followed by a slash ----------------------------------------------------------------
+
+
+def test_every_token_followed_by_a_slash_is_redacted_as_before_a_space() -> None:
+    """A token's closing look-ahead named ``/`` as a token character for 60 vendor formats
+    whose values hold no slash, so a key before a ``/`` (a folder ``keys-sk_live_…/``, a URL
+    path) stayed in clear (found by a fresh user). Only a value that is base64 to its end
+    (Azure's ``…@<44 base64>``) may run on into a slash."""
+    import random
+
+    from tests.secret_samples import samples
+
+    scrubber, rng, kept = Scrubber(), random.Random(7), []
+    for sample in samples():
+        text, secret = sample.plant(rng)
+        if len(secret) < 12 or secret in scrubber.scrub(f"{text} x")[0]:
+            continue
+        if secret in scrubber.scrub(f"{text}/x")[0]:
+            kept.append(sample.label)
+    assert kept == ["azure_secret"]

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import Result
+from vault_sync import layout
+from vault_sync.config import load_config
 from vault_sync.errors import StoreError
-from vault_sync.store import SCHEMA_VERSION, Sidecar, split_statements
-from vault_sync.store.schema import _script
+from vault_sync.store import RULE_LINK_TYPES, SCHEMA_VERSION, Sidecar, split_statements
+from vault_sync.store.schema import RULE_LINKS_WHERE, _script
 
 
 def test_statements_split_where_sqlite_ends_them_not_at_every_semicolon() -> None:
@@ -48,5 +52,44 @@ def test_a_new_sidecar_records_every_migration(tmp_path: Path) -> None:
         rows = store.db.execute("SELECT count(*) FROM migrations").fetchone()[0]
         assert rows == SCHEMA_VERSION
         assert store.quick_check() == "ok"
+    finally:
+        store.close()
+
+
+def test_rule_links_come_from_their_own_index_and_match_the_resolved_links(
+    make_vault: Callable[..., Path], cli: Callable[..., Result]
+) -> None:
+    vault = make_vault(
+        {
+            "A.md": "---\nsuperseded_by: '[[B]]'\nrelated: '[[C]]'\n---\nold\n",
+            "B.md": "---\nsupersedes: ['[[A]]', '[[B]]', '[[Gone]]']\n---\nnew [[A]]\n",
+            "C.md": "---\ncontradicts: '[[B]]'\nfixes: '[[A]]'\n---\nno\n",
+            "D.md": "---\ncauses: '[[C]]'\n---\n![[C]]\n",
+        }
+    )
+    assert cli("--vault", str(vault), "sync").code == 0
+    folder = layout.active_set(load_config(vault).store_path)
+    assert folder is not None
+    store = Sidecar.open(layout.sidecar_file(folder), readonly=True)
+    try:
+        assert store.rule_links_touching(["A.md"]) == [
+            ("A.md", "superseded_by", "B.md"),
+            ("B.md", "supersedes", "A.md"),
+        ]
+        assert store.rule_links_touching(["C.md", "D.md"]) == [("C.md", "contradicts", "B.md")]
+        assert store.resolved_links_touching(["D.md"]) == [
+            ("D.md", "causes", "C.md"),
+            ("D.md", "embeds", "C.md"),
+        ]
+        for paths in (["A.md"], ["B.md", "D.md"], ["A.md", "B.md", "C.md", "D.md"], []):
+            every = store.resolved_links_touching(paths)
+            rules = [edge for edge in every if edge[1] in RULE_LINK_TYPES]
+            assert store.rule_links_touching(paths) == sorted(rules), paths
+        plan = store.db.execute(
+            f"EXPLAIN QUERY PLAN SELECT source, type, target_path FROM links"
+            f" WHERE {RULE_LINKS_WHERE} AND source != target_path AND target_path IN (?)",
+            ["A.md"],
+        ).fetchall()
+        assert "USING COVERING INDEX links_rule_target" in plan[0][3]
     finally:
         store.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 import sqlite3
 import time
@@ -390,9 +391,9 @@ def test_pages_prepared_in_worker_processes_are_stored_as_in_process(
 
     inline = _synced_in_process_then_pooled(make_vault, monkeypatch)
     started: list[object] = []
-    real_pool = prepare_module.ProcessPoolExecutor
+    real_pool = concurrent.futures.ProcessPoolExecutor  # imported by prepare when it pools
     monkeypatch.setattr(
-        prepare_module,
+        concurrent.futures,
         "ProcessPoolExecutor",
         lambda *a, **kw: started.append(kw["mp_context"]) or real_pool(*a, **kw),
     )

@@ -24,6 +24,8 @@ _EVIDENCE_TEXT = re.compile(r"\s*([A-Za-z][\w-]*)\s*:\s*(\S.*?)(?:\s+@(\S+))?\s*
 _WIKILINK = re.compile(r"\s*!?\[\[(.*)\]\]\s*\Z", re.DOTALL)
 #: A relation type as a frontmatter key: snake_case (DESIGN §2 custom types).
 _RELATION_KEY = re.compile(r"[a-z][a-z0-9_]*")
+#: ASCII punctuation that ends a tag in Obsidian (all but ``_``, ``-`` and ``/``).
+_TAG_BREAKING = re.compile(r"[!-,.:-@\[-^`{-~]")
 #: Most characters of one tag, alias or relation target an agent may give.
 NAME_MAX_CHARS = 200
 
@@ -58,9 +60,12 @@ def names(values: Iterable[str], what: str) -> list[str]:
     """Tags, aliases or targets from repeated options, comma lists or JSON lists, in order,
     without empty or repeated ones (``what`` names them in errors: ``"tag"``).
 
+    Tags are made canonical by :func:`tag`.
+
     Raises:
-        AgentInputError: a JSON list holding something other than strings, or a name longer
-            than :data:`NAME_MAX_CHARS` or holding a line break.
+        AgentInputError: a value starting with ``[`` that is not a JSON list of strings, a
+            tag :func:`tag` refuses, or a name longer than :data:`NAME_MAX_CHARS` or holding a
+            line break.
     """
     out: list[str] = []
     for value in values:
@@ -70,18 +75,18 @@ def names(values: Iterable[str], what: str) -> list[str]:
                 loaded = json.loads(text)
             except ValueError:
                 loaded = None
-            if isinstance(loaded, list):
-                if not all(isinstance(item, str) for item in loaded):
-                    raise AgentInputError(f"{what}s as JSON must be a list of strings: {text!r}")
-                pieces = loaded
-            else:
-                pieces = text.split(",")
+            if not isinstance(loaded, list) or not all(isinstance(i, str) for i in loaded):
+                raise AgentInputError(
+                    f"{what}s starting with [ must be a JSON list of strings,"
+                    f' e.g. ["a", "b"] (got {text!r})'
+                )
+            pieces = loaded
         else:
             pieces = text.split(",")
         for piece in pieces:
             name = unicodedata.normalize("NFC", piece.strip())
             if what == "tag":
-                name = name.lstrip("#")
+                name = tag(name)
             if not name or name in out:
                 continue
             if len(name) > NAME_MAX_CHARS or "\n" in name or "\r" in name:
@@ -90,6 +95,27 @@ def names(values: Iterable[str], what: str) -> list[str]:
                 )
             out.append(name)
     return out
+
+
+def tag(text: str) -> str:
+    """One tag as Obsidian reads it: the leading ``#`` dropped, each run of spaces made one
+    ``-`` (``machine learning`` -> ``machine-learning``: a tag cannot hold a space). Letters,
+    digits, ``_``, ``-``, ``/`` and other non-ASCII characters are kept.
+
+    Raises:
+        AgentInputError: ASCII punctuation other than ``_ - /`` (it would end the tag in
+            Obsidian), or only digits (Obsidian reads that as no tag); the message names the
+            character, never the whole text (it may hold a secret).
+    """
+    name = re.sub(r"\s+", "-", text.strip().lstrip("#").strip())
+    bad = _TAG_BREAKING.search(name)
+    if bad:
+        raise AgentInputError(
+            f"a tag holds letters, digits, _, - and / only (Obsidian ends a tag at {bad[0]!r})"
+        )
+    if name.isdigit():
+        raise AgentInputError("a tag needs a character that is not a digit (Obsidian)")
+    return name
 
 
 def target(text: str) -> str:

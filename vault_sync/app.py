@@ -23,6 +23,7 @@ from vault_sync.errors import AgentInputError
 from vault_sync.typed_text import scrub_typed
 
 if TYPE_CHECKING:
+    from vault_sync.brief_cache import FactsCache
     from vault_sync.brief_targets import Written
     from vault_sync.edits import EditReport
     from vault_sync.engine import ProgressStart, Reader, Scanner, SyncResult
@@ -129,15 +130,26 @@ class Engine:
         from vault_sync.watch import Watcher
 
         allow_spawned_workers()
-        refresh = self.write_briefs if self.config.brief_targets else None
+        refresh = None
+        if self.config.brief_targets:
+            from vault_sync.brief_cache import FactsCache
+
+            cache = FactsCache()  # pages read again only when written since the last refresh
+            refresh = lambda: self.write_briefs(facts=cache)  # noqa: E731
         return Watcher(self.config, engine.run_sync, report, after_batch=refresh)
 
     def brief(
-        self, *, project: str | None = None, budget: int | None = None
+        self,
+        *,
+        project: str | None = None,
+        budget: int | None = None,
+        facts: FactsCache | None = None,
     ) -> tuple[str, dict[str, Any], str | None]:
         """The briefing (:mod:`vault_sync.briefing`): ``(markdown, {section: {"shown",
         "total"}}, notice)``, within ``budget`` characters (default
-        :data:`~vault_sync.briefing.BUDGET_CHARS`).
+        :data:`~vault_sync.briefing.BUDGET_CHARS`); ``facts``: page facts kept from an
+        earlier call (the watcher's, :class:`~vault_sync.brief_cache.FactsCache`), else all
+        are read.
 
         Raises:
             AgentInputError: a budget below :data:`~vault_sync.briefing.MIN_BUDGET_CHARS`.
@@ -151,23 +163,26 @@ class Engine:
             )
 
         def build(reader: Reader) -> tuple[str, dict[str, Any]]:
-            facts = briefing.gather(reader.sidecar, project)
+            found = (facts.gather if facts else briefing.gather)(reader.sidecar, project)
             bodies = lambda paths: reader.index.stored_texts(paths, "body")  # noqa: E731
-            parts = briefing.sections(facts, bodies, chars)
+            parts = briefing.sections(found, bodies, chars)
             return briefing.render(parts, project=project, budget=chars)
 
         (text, counts), notice = self.read(build, check_sidecar=False)
         return text, counts, notice
 
-    def write_briefs(self, *, check: bool = False) -> list[Written]:
+    def write_briefs(
+        self, *, check: bool = False, facts: FactsCache | None = None
+    ) -> list[Written]:
         """Bring every ``[[brief.targets]]`` file up to date (``check``: only report which
-        are stale); each target its own project and budget. A file a person changed while
-        it was written is refused (:class:`~vault_sync.errors.PageChangedError`)."""
+        are stale; ``facts``: as for :meth:`brief`); each target its own project and budget.
+        A file a person changed while it was written is refused
+        (:class:`~vault_sync.errors.PageChangedError`)."""
         from vault_sync.brief_targets import target_path, write_target
 
         out = []
         for target in self.config.brief_targets:
-            text, _, _ = self.brief(project=target.project, budget=target.budget)
+            text, _, _ = self.brief(project=target.project, budget=target.budget, facts=facts)
             path = target_path(self.config, target)
             out.append(write_target(path, target.mode, text, check=check))
         return out

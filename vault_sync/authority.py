@@ -33,6 +33,7 @@ def authority(
     *,
     superseded_by: str | None = None,
     contradicted_by: Sequence[str] = (),
+    current_on: str | None = None,
 ) -> Authority:
     """The authority of one page.
 
@@ -48,6 +49,9 @@ def authority(
         settings: the constants.
         superseded_by: the path of the active page superseding it, or ``None``.
         contradicted_by: paths of the challengers whose contradiction is still open.
+        current_on: the ``--as-of`` day when no successor had started by then: a page whose
+            status says ``superseded`` was still current that day, so that status sets no
+            cap (issue 10, item 7: shown as of the date it was current); ``None`` otherwise.
     """
     reasons: list[str] = []
     value = settings.kind_authority.get(kind, 1.0)
@@ -59,7 +63,9 @@ def authority(
             value *= factor
             reasons.append(f"tag {tag} x{factor:g}")
     caps: list[tuple[float, str]] = []
-    if status in settings.status_caps:
+    if status == "superseded" and current_on is not None:
+        reasons.append(f"status superseded: still current on {current_on}, no cap")
+    elif status in settings.status_caps:
         caps.append((settings.status_caps[status], f"status {status}"))
     if superseded_by is not None:
         caps.append((settings.superseded_cap, f"superseded by {superseded_by}"))

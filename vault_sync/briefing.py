@@ -64,15 +64,27 @@ class Facts:
     superseded: dict[str, str] = field(default_factory=dict)
 
 
+#: The typed links a briefing reads (contradictions, fixes, supersession).
+LINK_TYPES = ("contradicts", "fixes", "supersedes", "superseded_by")
+
+
 def gather(sidecar: Sidecar, project: str | None = None) -> Facts:
     """Read what a briefing needs from the sidecar (one project's pages, or all)."""
     pages = facts_from_rows(sidecar.fact_rows(project), sidecar.evidence_rows())
+    return assemble(pages, sidecar.typed_links(LINK_TYPES))
+
+
+def assemble(pages: dict[str, PageFacts], links: Iterable[Any]) -> Facts:
+    """The :class:`Facts` of ``pages`` (by path: every page the briefing covers) and the
+    sidecar's ``links`` of :data:`LINK_TYPES` (:meth:`Sidecar.typed_links` rows; links from
+    other pages are left out)."""
     # The reference day: the newest page date or validity start (a page valid from a day
     # holds that day as a fact of the vault; an end date may lie in the future, so not those).
-    days = [d for p in pages.values() for d in (p.date, day_of(p.valid_from)) if d]
+    days = [p.date for p in pages.values() if p.date]
+    days += [d for p in pages.values() if p.valid_from and (d := day_of(p.valid_from))]
     facts = Facts(pages, day=max(days, default=None))
     edges = []
-    for link in sidecar.typed_links(("contradicts", "fixes", "supersedes", "superseded_by")):
+    for link in links:
         if link["source"] not in pages:
             continue
         edge = (link["source"], link["target_path"], link["target_text"])
@@ -288,36 +300,53 @@ def _contradictions(facts: Facts) -> list[str]:
     return sorted(lines)
 
 
-def _fixes(facts: Facts) -> list[str]:
+class _Lines(Sequence[str]):
+    """A section's lines, each made from its item when read: a budget shows a few dozen of
+    thousands (a 10,000-page vault has ~9,000 dated pages, ~1,000 open bugs)."""
+
+    def __init__(self, items: Sequence[Any], line: Callable[[Any], str]):
+        self.items, self.line = items, line
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self.line(item) for item in self.items[index]]
+        return self.line(self.items[index])
+
+
+def _fixes(facts: Facts) -> Sequence[str]:
     day = facts.day
     bugs = sorted(p.path for p in facts.pages.values() if p.kind == "bug" and active(p, day))
-    fixers: dict[str, list[str]] = {}
+    open_bugs = set(bugs)
+    fixers: dict[str, set[str]] = {}
     for source, target, _ in facts.fixes:
-        if target in bugs:
-            fixers.setdefault(target, []).append(source)
-    lines = []
-    for bug in bugs:
-        found = sorted(set(fixers.get(bug, [])))
+        if target in open_bugs:
+            fixers.setdefault(target, set()).add(source)
+
+    def line(bug: str) -> str:
+        found = sorted(fixers.get(bug, ()))
         links = ", ".join(wikilink(facts.pages[f]) for f in found)
         shown = f"fixed by {links}" if found else "no known fix yet"
-        lines.append(f"- {wikilink(facts.pages[bug])}: {shown}")
-    return lines
+        return f"- {wikilink(facts.pages[bug])}: {shown}"
+
+    return _Lines(bugs, line)
 
 
-def _sessions(facts: Facts) -> list[str]:
+def _session_line(p: PageFacts) -> str:
+    by = f" ({_safe(p.agent)})" if p.agent and p.agent.strip() else ""
+    return f"- {p.date} {wikilink(p)}{by}"
+
+
+def _sessions(facts: Facts) -> Sequence[str]:
     sessions = [p for p in facts.pages.values() if p.kind == "session" and p.date]
-    _newest_first(sessions)
-    lines = []
-    for p in sessions:
-        by = f" ({_safe(p.agent)})" if p.agent and p.agent.strip() else ""
-        lines.append(f"- {p.date} {wikilink(p)}{by}")
-    return lines
+    return _Lines(_newest_first(sessions), _session_line)
 
 
-def _changed(facts: Facts) -> list[str]:
+def _changed(facts: Facts) -> Sequence[str]:
     changed = [p for p in facts.pages.values() if p.kind != "session" and p.date]
-    _newest_first(changed)
-    return [f"- {p.date} {wikilink(p)} ({p.kind})" for p in changed]
+    return _Lines(_newest_first(changed), lambda p: f"- {p.date} {wikilink(p)} ({p.kind})")
 
 
 def render(
@@ -326,8 +355,10 @@ def render(
     """The briefing text within ``budget`` characters, and per section ``{"shown", "total"}``.
 
     Sections are filled in order; a section whose lines do not all fit ends with
-    ``- … N more: `COMMAND``` (the recent lists also stop at their own caps); the closing line
-    is always there. Lines are never cut.
+    ``- … N more: `COMMAND``` (the recent lists also stop at their own caps), and a section
+    none of whose lines fits is still named, with that line alone, while the budget holds it
+    (a whole section never vanishes silently: fresh-user report); the closing line is always
+    there. Lines are never cut.
     """
     scope = f" --project {project}" if project else ""
     title = "# Memory briefing" + (f": {project}" if project else "") + "\n"
@@ -339,25 +370,45 @@ def render(
     out, used = [title, intro], len(title) + len(intro) + len(closing)
     counts: dict[str, Any] = {}
     caps = {"Recent sessions": RECENT_SESSIONS, "Recently changed pages": RECENT_PAGES}
-    for part in parts:
+    # What naming each section costs (its heading and "… N more" line): room for the names
+    # of the sections below is kept while a section above fills, so a long first section
+    # cannot push the others out unnamed; at a budget too small for all, the last go first.
+    # Priority is strict: once a section runs out of room, those below show no lines.
+    signposts = [
+        len(f"\n## {part.heading}\n- … {part.count} more: `{part.more}{scope}`\n")
+        if part.lines
+        else 0
+        for part in parts
+    ]
+    starved = False  # a section above ran out of budget: the ones below are only named
+    for at, part in enumerate(parts):
         counts[part.heading] = {"shown": 0, "total": part.count}
         if not part.lines:
             continue
         heading = f"\n## {part.heading}\n"
+        below = signposts[at + 1 :]
+        while below and used + signposts[at] + sum(below) > budget:
+            below.pop()
+        reserve = sum(below)
         cap = caps.get(part.heading, part.count)
         shown: list[str] = []
         for number, line in enumerate(part.lines):
             left = part.count - number
             more = f"- … {left - 1} more: `{part.more}{scope}`\n" if left > 1 else ""
             cost = len(heading) * (not shown) + len(line) + 1
-            if number >= cap or used + cost + len(more) > budget:
+            if number >= cap:
+                break
+            if starved or used + cost + len(more) + reserve > budget:
+                starved = True
                 break
             shown.append(line + "\n")
             used += cost
-        if not shown:
-            continue
         rest = part.count - len(shown)
         marker = f"- … {rest} more: `{part.more}{scope}`\n" if rest else ""
+        if not shown:  # not one line fits: the section is still named, with its count
+            if used + len(heading) + len(marker) + reserve > budget:
+                continue
+            used += len(heading)
         out += [heading, *shown, marker]
         used += len(marker)
         counts[part.heading]["shown"] = len(shown)

@@ -10,6 +10,7 @@ so ``vault-sync query`` starts fast (DESIGN §10, issue targets on whole-process
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import sys
@@ -349,6 +350,7 @@ def query(
       "retry storm"        a phrase that must appear as written (if no page
                            holds it, its words are searched instead)
       -draft  -"old plan"  leave out pages holding a word or phrase
+      --single             a word (a command-line flag), not an exclusion
       atomic_write_json    identifiers match whole and by their parts
       雾凇, 기억, ความจำ    Chinese, Japanese, Korean, Thai found inside text
     Anything else (: ( ) * + and a quote left unclosed) is plain text, never
@@ -374,8 +376,8 @@ def query(
     )
     print_notice(notice)
     took_ms = round((time.perf_counter() - started) * 1000, 2)
-    if not hits and (kind is not None or project is not None):
-        _unknown_filters(vault, {"kind": kind, "project": project})
+    if not hits and (kind is not None or project is not None or status is not None):
+        _unknown_filters(vault, {"kind": kind, "project": project, "status": status})
     if as_json:
         echo = scrub_typed(text, config)
         out: dict[str, Any] = {"query": echo, "hits": [hit_json(h, explain) for h in hits]}
@@ -412,7 +414,7 @@ def _unknown_filters(vault: Path | None, given: dict[str, str | None]) -> None:
     for name, value in given.items():
         if value is not None and value not in present[name]:
             values = ", ".join(present[name]) or "none"
-            plural = "kinds" if name == "kind" else "projects"
+            plural = {"kind": "kinds", "status": "statuses"}.get(name, "projects")
             shown = scrub_typed(value)
             print_notice(f"warning: no page has {name} {shown!r} ({plural} present: {values})")
 
@@ -583,7 +585,11 @@ def main(argv: list[str] | None = None) -> None:
         click.echo("Aborted.", err=True)
         sys.exit(130)
     except click.exceptions.ClickException as exc:
-        exc.show()
+        # click quotes the value it refused (`--as-of 'ghp_…' does not match`), an unknown
+        # command, an extra argument: the whole message is scrubbed as typed text is
+        shown = io.StringIO()
+        exc.show(file=shown)
+        click.echo(scrub_typed(shown.getvalue()), err=True, nl=False)
         sys.exit(exc.exit_code)
     except VaultSyncError as exc:
         # messages may quote what was typed (a `show` reference, a query): scrubbed too

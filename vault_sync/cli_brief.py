@@ -53,6 +53,13 @@ def brief(
     engine = engine_for(vault)
     targets = engine.config.brief_targets
     if out is None and hook is None and targets:
+        given = [name for name, v in (("--project", project), ("--budget-chars", budget_chars))
+                 if v is not None]  # fmt: skip
+        if given:  # a target's project and budget are its own: never silently ignored
+            raise click.UsageError(
+                f"{' and '.join(given)} apply to --out or stdout; each [[brief.targets]] entry"
+                " has its own project and budget (print one with --out -)"
+            )
         _targets(engine, check, as_json)
         return
     if check:

@@ -51,6 +51,11 @@ def _run(bench: Any, split: str, ablate: str, as_json: bool, html_file: Path | N
     from vault_sync.eval_run import configurations, run_benchmark
     from vault_sync.ranking import SWITCHES
 
+    if html_file is not None and not html_file.resolve().parent.is_dir():
+        # checked before the run (a LoCoMo run takes a minute), not after it
+        raise click.BadParameter(
+            f"{html_file}: cannot write: No such directory", param_hint="--html"
+        )
     names = [n.strip() for n in ablate.split(",") if n.strip()]
     configs = configurations(names, SWITCHES)
     result = run_benchmark(

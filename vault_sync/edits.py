@@ -13,10 +13,12 @@ written to both stores right after, so the next ``query`` sees them.
 from __future__ import annotations
 
 import difflib
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from vault_sync import agent_input
 from vault_sync.agent_input import EvidenceInput
 from vault_sync.config import Config
 from vault_sync.confine import confined
@@ -85,11 +87,28 @@ def scrubbed(config: Config, text: str, report: EditReport) -> str:
 def page_of(config: Config, sidecar: Sidecar, reference: str) -> tuple[str, str]:
     """``(path, disk_path)`` of the page a reference names (as ``show``), confined.
 
+    The reference is tried exactly as given first (a title or path may hold ``#``, ``|`` or
+    brackets), then as a wikilink (``[[Page|shown]]``, ``Page#Heading``: the page part). A
+    reference holding a ``[REDACTED:…]`` placeholder names no page: a secret was there, and
+    pages are never named by one (lint counts such links as unresolved).
+
     Raises:
         PageNotFoundError, AmbiguousPageError: see :func:`vault_sync.report.find_page`.
+        AgentInputError: nothing is left of a wikilink reference.
         OutsideVaultError: the stored page lies behind a symlink or in a reserved folder.
     """
-    path = find_page(sidecar, reference, config.vault)
+    if "[redacted:" in reference.casefold():
+        raise PageNotFoundError(
+            f"{reference!r}: a [REDACTED:…] placeholder names no page (name it by its path)"
+        )
+    exact = unicodedata.normalize("NFC", reference.strip())
+    try:
+        path = find_page(sidecar, exact, config.vault)
+    except PageNotFoundError:
+        parsed = agent_input.target(reference)
+        if parsed == exact:
+            raise
+        path = find_page(sidecar, parsed, config.vault)
     disk_path = disk_path_of(sidecar, path)
     confined(config.vault, disk_path, (config.store_dir,))
     if not (config.vault / disk_path).is_file():
@@ -105,13 +124,43 @@ def disk_path_of(sidecar: Sidecar, path: str) -> str:
     return str(sidecar.page_row(path)["disk_path"])
 
 
+#: Characters a wikilink target cannot hold (Obsidian: they end the target or start an
+#: anchor, a block reference or a display text).
+LINK_BREAKING = frozenset("[]#^|")
+
+
+def linkable(name: str) -> bool:
+    """Whether ``[[name]]`` names ``name`` whole: none of :data:`LINK_BREAKING` (so no
+    ``[REDACTED:…]`` placeholder either), no line break."""
+    return bool(name.strip()) and not (LINK_BREAKING & set(name) or "\n" in name)
+
+
 def link_text(sidecar: Sidecar, path: str) -> str:
     """The wikilink that names ``path``: ``[[stem]]`` when the stem names only it, else
-    ``[[folder/stem]]`` (Obsidian's shortest form)."""
+    ``[[folder/stem]]`` (Obsidian's shortest form); when the file name holds a character a
+    wikilink cannot carry (:data:`LINK_BREAKING`), ``[[title]]`` or ``[[alias]]`` if one
+    without them names only this page.
+
+    Raises:
+        EditRefusedError: no such name: the page cannot be linked until it is renamed.
+    """
     stem = path_stem(path)
-    tiers = sidecar.paths_named(name_key(stem))
-    named = next((paths for paths in tiers if paths), [])
-    return f"[[{stem}]]" if named == [path] else f"[[{path_id(path)}]]"
+    if linkable(path_id(path)):
+        return f"[[{stem}]]" if _names_only(sidecar, stem, path) else f"[[{path_id(path)}]]"
+    row = sidecar.page_row(path)
+    for name in (str(row["title"]), *sidecar.aliases_of(path)):
+        if linkable(name) and _names_only(sidecar, name, path):
+            return f"[[{name}]]"
+    raise EditRefusedError(
+        f"{path}: its file name holds characters a wikilink cannot carry ([ ] # ^ |) and no"
+        " title or alias without them names it; rename the file, then link again"
+    )
+
+
+def _names_only(sidecar: Sidecar, name: str, path: str) -> bool:
+    """Whether the first tier of pages ``name`` names is ``path`` alone."""
+    tiers = sidecar.paths_named(name_key(name))
+    return next((paths for paths in tiers if paths), []) == [path]
 
 
 def run_edits(command: str, edits: Sequence[Edit], config: Config, report: EditReport) -> None:

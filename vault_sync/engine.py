@@ -34,11 +34,10 @@ from vault_sync.errors import (
 )
 from vault_sync.index import KeptWriter, PageIndex
 from vault_sync.lock import WriterLock
-from vault_sync.ranking import search as rank_search
-from vault_sync.retrieve import Hit
 from vault_sync.store import Sidecar
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the ranking modules load on the first search: brief and writes never do
+    from vault_sync.retrieve import Hit
     from vault_sync.sync import Plan, ProgressFn, SyncReport
     from vault_sync.vault import ScanResult
 
@@ -389,6 +388,8 @@ class Reader:
             IndexCorruptError: the index could not be read.
             sqlite3.DatabaseError: the sidecar could not be read.
         """
+        from vault_sync.ranking import search as rank_search
+
         options.setdefault("settings", self.config.ranking)
         return rank_search(self.index, self.sidecar, text, **options)
 

@@ -30,7 +30,7 @@ from vault_sync.app import Engine
 from vault_sync.cli_common import hit_json
 from vault_sync.config import Config
 from vault_sync.engine import READ_DAMAGE
-from vault_sync.errors import StoreError, VaultSyncError
+from vault_sync.errors import AgentInputError, StoreError, VaultSyncError
 from vault_sync.index import PageIndex
 from vault_sync.ranking import search as rank_search
 from vault_sync.retrieve import Hit
@@ -174,7 +174,8 @@ def build_server(vault: Path | str | None, *, read_only: bool = False) -> MCPSer
         ConfigError: no vault found, or a bad ``vault-sync.toml``.
     """
     engine = Engine.open(vault)
-    server = _Server("vault-sync", instructions=INSTRUCTIONS)
+    # WARNING: the SDK logs every tool error as a multi-line INFO box on stderr
+    server = _Server("vault-sync", instructions=INSTRUCTIONS, log_level="WARNING")
     server.config = engine.config
     _search_tools(server, engine)
     _page_tools(server, engine)
@@ -350,26 +351,46 @@ def _page_writes(server: MCPServer, engine: Engine) -> None:
         return write("reinforce", page=page, evidence=evidence, at=at, note=note, dry_run=dry_run)
 
 
+def _relation_argument(relation: str, type_: str) -> str:
+    """The relation of a ``link``/``unlink`` call: ``relation``, or ``type`` (the CLI's old
+    docs called it TYPE; agents use either).
+
+    Raises:
+        AgentInputError: neither, or two different ones.
+    """
+    if relation and type_ and relation != type_:
+        raise AgentInputError(f"relation {relation!r} and type {type_!r} differ: give one")
+    if not (relation or type_):
+        raise AgentInputError("link and unlink need a relation (fixes, causes, related...)")
+    return relation or type_
+
+
 def _link_writes(server: MCPServer, engine: Engine) -> None:
     """Register ``link``, ``unlink``, ``supersede`` and ``resolve``."""
     write = _writer(engine)
 
     @server.tool()
-    def link(source: str, relation: str, target: str, dry_run: Flag = False) -> dict[str, Any]:
+    def link(
+        source: str, target: str, relation: str = "", type: str = "", dry_run: Flag = False
+    ) -> dict[str, Any]:
         """Add a typed relation between two existing pages: fixes, causes, contradicts,
-        supersedes, related, or a custom type. Use it when you find how two pages relate (a
-        fix for a bug, an observation that contradicts a rule). Not for a page that does not
-        exist yet: `remember` it with relations."""
-        return write("link", source=source, relation=relation, target=target, dry_run=dry_run)
+        supersedes, related, or a custom type (`relation`; `type` is accepted for it). Use it
+        when you find how two pages relate (a fix for a bug, an observation that contradicts
+        a rule). Not for a page that does not exist yet: `remember` it with relations."""
+        kind = _relation_argument(relation, type)
+        return write("link", source=source, relation=kind, target=target, dry_run=dry_run)
 
     @server.tool()
-    def unlink(source: str, relation: str, target: str, dry_run: Flag = False) -> dict[str, Any]:
-        """Remove a typed relation between two pages. Use it only for a relation that is
-        wrong. Not for a relation that was right once: `supersede` keeps that history."""
+    def unlink(
+        source: str, target: str, relation: str = "", type: str = "", dry_run: Flag = False
+    ) -> dict[str, Any]:
+        """Remove a typed relation between two pages (`relation`; `type` is accepted for
+        it). Use it only for a relation that is wrong. Not for a relation that was right
+        once: `supersede` keeps that history."""
         return write(
             "unlink",
             source=source,
-            relation=relation,
+            relation=_relation_argument(relation, type),
             target=target,
             remove=True,
             dry_run=dry_run,

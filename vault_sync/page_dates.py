@@ -42,10 +42,12 @@ def page_date(
     own = day_of(frontmatter.get("date"))
     if own is not None:
         return own
-    days = [d for d in (day_of(at) for at in evidence_at) if d is not None]
-    if days:
-        return max(days)
-    return day_of(valid_from)
+    newest = None  # one pass, no list: brief computes every page's day (10,000 at 10k pages)
+    for at in evidence_at:
+        day = day_of(at)
+        if day is not None and (newest is None or day > newest):
+            newest = day
+    return newest if newest is not None else day_of(valid_from)
 
 
 def days_between(earlier: str, later: str) -> int:

@@ -65,18 +65,18 @@ class PageFacts:
 
 def facts_from_rows(rows: Iterable[Any], evidence: Iterable[Any]) -> dict[str, PageFacts]:
     """``{path: PageFacts}`` from :meth:`Sidecar.fact_rows` and :meth:`Sidecar.evidence_rows`
-    (or ``evidence_for``) rows; evidence of other pages is ignored."""
+    (or ``evidence_for``) rows, read by position in the order those select their columns;
+    evidence of other pages is ignored."""
     found: dict[str, list[tuple[str, str, str | None]]] = {}
-    for row in evidence:
-        found.setdefault(row["path"], []).append((row["kind"], row["source"], row["at"]))
+    for path, kind, source, at in evidence:
+        found.setdefault(path, []).append((kind, source, at))
     pages = {}
-    for row in rows:
-        mine = tuple(found.get(row["path"], ()))
-        date = page_date({"date": row["date_key"]}, (at for _, _, at in mine), row["valid_from"])
-        pages[row["path"]] = PageFacts(
-            row["path"], row["title"], row["kind"], row["status"], row["project"],
-            row["valid_from"], row["valid_to"], date, row["agent_key"], row["summary_key"], mine,
-        )  # fmt: skip
+    for path, title, kind, status, project, valid_from, valid_to, date_key, agent, summary in rows:
+        mine = tuple(found.get(path, ()))
+        date = page_date({"date": date_key}, (at for _, _, at in mine), valid_from)
+        pages[path] = PageFacts(
+            path, title, kind, status, project, valid_from, valid_to, date, agent, summary, mine
+        )
     return pages
 
 

@@ -6,7 +6,6 @@ writer lock is taken (issue 14 fault 5), so a slow page never holds the lock.
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import os
 import re
 import signal
@@ -14,10 +13,8 @@ import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vault_sync.clean import clean_page, scrubber_for
 from vault_sync.config import Config
@@ -26,6 +23,9 @@ from vault_sync.page import Issue, Page, Severity
 from vault_sync.pagefile import read_page
 from vault_sync.store import FileState, PageRecord
 from vault_sync.vault import FileEntry, ScanResult
+
+if TYPE_CHECKING:  # a pool only for large syncs: a one-page sync never imports these
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 logger = logging.getLogger(__name__)
 
@@ -139,6 +139,9 @@ class Preparer:
         self.pool: ProcessPoolExecutor | None = None
         fork = sys.platform == "linux" and threading.active_count() == 1
         if total >= PARALLEL_MIN_PAGES and workers > 1 and (fork or _spawn_allowed):
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
             context = multiprocessing.get_context("fork" if fork else "spawn")
             self.pool = ProcessPoolExecutor(
                 workers, mp_context=context, initializer=_worker_start, initargs=(os.getpid(),)
@@ -168,6 +171,8 @@ class Preparer:
         """The prepared pages of batch ``number``, in batch order (next batch queued first)."""
         done = 0
         if self.pool is not None:
+            from concurrent.futures.process import BrokenProcessPool
+
             try:
                 self._submit(number)
                 self._submit(number + 1)

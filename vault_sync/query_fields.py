@@ -131,12 +131,15 @@ class QueryPlan:
         parts: the positive clauses' field queries, for ``explain``.
         literals: the positive words and phrases as typed, for snippet fallback.
         boosts: the field boosts used (:data:`FIELD_BOOSTS` with any overrides).
+        passage_weight: weight of the best passage's score added to a page's
+            (:mod:`vault_sync.passages`; 0 leaves the ranking to tantivy).
     """
 
     query: tantivy.Query
     parts: tuple[FieldQuery, ...]
     literals: tuple[str, ...]
     boosts: Mapping[str, float]
+    passage_weight: float = 0.0
 
 
 @dataclass(frozen=True)

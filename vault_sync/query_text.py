@@ -30,8 +30,10 @@ from vault_sync.stopwords import STOP_WORDS
 
 _WORD = re.compile(r"\w+")
 
-#: One clause of user text: an optional ``-`` and a quoted phrase or a run of non-blanks.
-_CLAUSE = re.compile(r'(-?)"([^"]*)"|(-?)([^\s"]+)')
+#: One clause of user text: an optional ``-`` and a quoted phrase or a run of non-blanks. A
+#: word starting ``--`` is a word, not an exclusion: a command-line flag (``silverbullet
+#: --single``) is looked for, never used to leave out every page holding ``single``.
+_CLAUSE = re.compile(r'(-?)"([^"]*)"|(-(?=[^\s"-]))?([^\s"]+)')
 _EDGE_PUNCTUATION = "".join(chr(c) for c in range(33, 127) if not chr(c).isalnum())
 
 

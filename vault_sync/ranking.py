@@ -26,7 +26,7 @@ The stages, in order (each a function below naming its source):
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,11 +55,12 @@ from vault_sync.retrieve import (
     hit_of,
     lexical_explain,
     lexical_plans,
+    lexical_rows,
     snippet_generator,
     snippet_of,
 )
 from vault_sync.snippets import Snippet
-from vault_sync.store import Sidecar
+from vault_sync.store import RULE_LINK_TYPES, Sidecar
 from vault_sync.time_phrases import TimeSpan, closeness, time_spans
 
 #: The pipeline's own switches for ``eval --ablate`` (each turns a stage off, or ``chain``
@@ -78,8 +79,9 @@ SWITCHES: dict[str, str] = {**LEXICAL_SWITCHES, **STAGE_SWITCHES}
 #: Untyped edges (DESIGN §2): they lift a page the lexical stream found, never bring in one
 #: it did not (a page that links to a hit, or that it links to, is no answer by itself).
 UNTYPED = frozenset({"references", "embeds"})
-#: Typed edges whose far ends the rules read (supersession and contradiction).
-RULE_TYPES = frozenset({"supersedes", "superseded_by", "contradicts"})
+#: Typed edges whose far ends the rules read (supersession and contradiction; the sidecar
+#: indexes them apart for this: :meth:`vault_sync.store.Sidecar.rule_links_touching`).
+RULE_TYPES = frozenset(RULE_LINK_TYPES)
 #: How many times deeper the lexical stream reads when a filter the index cannot apply
 #: (``--status``, ``--as-of``) may leave pages out after it.
 FILTERED_DEPTH_FACTOR = 4
@@ -205,7 +207,8 @@ class Candidate:
         graph: its graph stream score and way in, or ``None``.
         fused: the fused score.
         authority: the authority stage's multiplier and reasons, or ``None`` when off.
-        confidence: from its evidence; ``confidence_factor`` its multiplier.
+        confidence: from its evidence (:func:`_confidence`: for the hits returned, and for
+            every candidate when the score reads it); ``confidence_factor`` its multiplier.
         date_factor: the date stage's multiplier.
         final: the score the hits are sorted by.
         rules: why the rules moved it (``placed directly above X: supersedes it``).
@@ -242,16 +245,25 @@ class _Run:
     open_edges: dict[str, int] = field(default_factory=dict)
 
     def edges_of(self, paths: Iterable[str]) -> list[tuple[str, str, str]]:
-        """Resolved links touching ``paths`` (read once per path)."""
-        missing = sorted(p for p in set(paths) if p not in self.edges)
+        """Resolved links touching ``paths`` (read once per path), sorted."""
+        wanted = set(paths)
+        missing = wanted - self.edges.keys()
         for path in missing:
             self.edges[path] = []
-        for row in self.sidecar.resolved_links_touching(missing):
-            edge = (row["source"], row["type"], row["target_path"])
+        for edge in self.sidecar.resolved_links_touching(sorted(missing)):
             for end in (edge[0], edge[2]):
-                if end in self.edges and end in missing:
+                if end in missing:
                     self.edges[end].append(edge)
-        return sorted({e for p in set(paths) for e in self.edges[p]})
+        return sorted({e for p in wanted for e in self.edges[p]})
+
+    def rule_edges_of(self, paths: Iterable[str]) -> list[tuple[str, str, str]]:
+        """The :data:`RULE_TYPES` links of :meth:`edges_of`, sorted: from the links already
+        read, and for the other paths from the sidecar's index of these links alone."""
+        wanted = set(paths)
+        known = wanted & self.edges.keys()
+        found = {e for p in known for e in self.edges[p] if e[1] in RULE_TYPES}
+        found.update(self.sidecar.rule_links_touching(sorted(wanted - known)))
+        return sorted(found)
 
 
 def _lexical(
@@ -260,10 +272,10 @@ def _lexical(
     """Stage 1: the best ``depth`` pages by BM25F, normalised by the best score (the words
     of the quoted phrases when the phrases find nothing), and the lexical plan used."""
     used = plan.lexical
-    rows = index.top_documents(searcher, used.query, plan.depth)
+    rows = lexical_rows(index, searcher, used, plan.depth)
     if not rows and plan.fallback is not None:
         used = plan.fallback
-        rows = index.top_documents(searcher, used.query, plan.depth)
+        rows = lexical_rows(index, searcher, used, plan.depth)
     top = rows[0][0] if rows and rows[0][0] > 0 else 1.0
     out = {}
     for rank, (score, addr, doc) in enumerate(rows, 1):
@@ -292,7 +304,7 @@ def _read_facts(run: _Run) -> None:
     """The facts of every candidate and of the far ends of their rule edges; a candidate the
     sidecar does not hold (the stores disagree for a moment) is dropped."""
     paths = set(run.candidates)
-    rule_edges = [e for e in run.edges_of(paths) if e[1] in RULE_TYPES]
+    rule_edges = run.rule_edges_of(paths)
     ends = {end for edge in rule_edges for end in (edge[0], edge[2])}
     run.facts = read_facts(run.sidecar, paths | ends)
     for path in [p for p in run.candidates if p not in run.facts]:
@@ -319,6 +331,13 @@ def _keep(run: _Run, candidate: Candidate) -> bool:
         return False
     if plan.as_of is not None and not in_window(facts, plan.as_of):
         return False
+    if plan.as_of is not None and candidate.graph is not None:
+        source = run.facts.get(candidate.graph.via.page)
+        if source is not None and not in_window(source, plan.as_of):
+            # a page that was not yet (or no longer) valid on that day lends no link
+            if candidate.lexical_rank is None:
+                return False
+            candidate.graph = None
     if candidate.lexical_rank is not None:
         return True
     terms = filter_terms(plan.kind, plan.project, plan.tag)
@@ -348,11 +367,11 @@ def _score(run: _Run, candidate: Candidate) -> None:
             settings,
             superseded_by=run.superseded.get(candidate.path),
             contradicted_by=run.open_against.get(candidate.path, []),
+            current_on=plan.as_of if candidate.path not in run.superseded else None,
         )
         multiplier *= candidate.authority.multiplier
-    opened = run.open_edges.get(candidate.path, 0)
-    candidate.confidence = page_confidence(facts, plan.now, opened)
-    if "confidence" in plan.stages:
+    if "confidence" in plan.stages and settings.confidence_weight:  # else the factor is 1
+        _confidence(run, candidate)
         candidate.confidence_factor = 1 + settings.confidence_weight * (candidate.confidence - 0.5)
     if plan.spans and facts.date is not None:
         near = closeness(plan.spans, facts.date, settings.date_slack_days)
@@ -361,10 +380,20 @@ def _score(run: _Run, candidate: Candidate) -> None:
     candidate.final = round(candidate.fused * multiplier, 6)
 
 
-def _place(order: list[Candidate], winner: str, loser: str, why: str) -> None:
-    """Move ``winner`` directly above ``loser`` when it is below it."""
+def _confidence(run: _Run, candidate: Candidate) -> None:
+    """The candidate's confidence from its evidence and open contradictions (reported for
+    every hit; read by the score only when ``confidence_weight`` is not 0)."""
+    opened = run.open_edges.get(candidate.path, 0)
+    candidate.confidence = page_confidence(run.facts[candidate.path], run.plan.now, opened)
+
+
+def _place(order: list[Candidate], present: Set[str], winner: str, loser: str, why: str) -> None:
+    """Move ``winner`` directly above ``loser`` when it is below it (``present``: the paths
+    in ``order``, which moves do not change; most pairs have an end outside it)."""
+    if winner not in present or loser not in present:
+        return
     at = {c.path: n for n, c in enumerate(order)}
-    if winner not in at or loser not in at or at[winner] < at[loser]:
+    if at[winner] < at[loser]:
         return
     moved = order.pop(at[winner])
     order.insert(at[loser], moved)
@@ -386,7 +415,7 @@ def _rules(run: _Run, order: list[Candidate]) -> None:
         ]
     rank = {c.path: n for n, c in enumerate(order)}
     for winner, loser, why in sorted(pairs, key=lambda p: (rank.get(p[1], 1 << 30), p)):
-        _place(order, winner, loser, why)
+        _place(order, rank.keys(), winner, loser, why)
 
 
 def run_plan(
@@ -428,7 +457,10 @@ def run_plan(
             _score(run, candidate)
         kept.sort(key=lambda c: (-c.final, c.path))
         _rules(run, kept)
-        return _hits(run, searcher, kept[: plan.limit], explain=explain, snippets=snippets)
+        chosen = kept[: plan.limit]
+        for candidate in chosen:
+            _confidence(run, candidate)
+        return _hits(run, searcher, chosen, explain=explain, snippets=snippets)
 
 
 def _hits(

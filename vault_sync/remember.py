@@ -23,8 +23,10 @@ from vault_sync.links import NameTable
 from vault_sync.page import path_stem
 from vault_sync.splice import render_item, render_scalar
 
-#: Characters no file name may hold on Windows (and ``/`` anywhere), plus control characters.
-_UNSAFE = re.compile(r'[<>:"/\\|?*\x00-\x1f\x7f]')
+#: Characters no file name may hold on Windows (and ``/`` anywhere), those a wikilink
+#: target cannot hold (``[ ] # ^ |``: Obsidian forbids them in file names), line and
+#: paragraph separators, and control characters (C0, DEL, C1): each becomes a space.
+_UNSAFE = re.compile(r'[<>:"/\\|?*\[\]#^\x00-\x1f\x7f-\x9f\u2028\u2029]')
 #: Names Windows reserves whatever the extension (``CON.md`` cannot be created there).
 _RESERVED = re.compile(r"(?i)(?:CON|PRN|AUX|NUL|COM[0-9¹²³]|LPT[0-9¹²³])")
 #: Longest file stem written, in UTF-8 bytes (255 is the common limit of a name; room is left
@@ -40,11 +42,14 @@ def fold(name: str) -> str:
 
 
 def file_name(title: str) -> str:
-    """A file stem for ``title``: NFC; characters unsafe on Windows, macOS or Linux become
-    spaces; runs of spaces collapse; no leading dot, no trailing dot or space; a reserved
+    """A file stem for ``title``: NFC; invisible format characters (Unicode ``Cf``: bidi
+    overrides such as U+202E, zero-width marks, a BOM) dropped; characters unsafe on
+    Windows, macOS or Linux or in a wikilink (:data:`_UNSAFE`) become spaces; runs of spaces
+    collapse; no leading or trailing dot or space; a reserved
     Windows name gets a ``_``; cut at :data:`STEM_MAX_BYTES`; never empty (``untitled``)."""
+    title = "".join(c for c in title if unicodedata.category(c) != "Cf")
     stem = _UNSAFE.sub(" ", unicodedata.normalize("NFC", title))
-    stem = " ".join(stem.split()).lstrip(".").rstrip(". ")
+    stem = " ".join(stem.split()).strip(". ")
     while len(stem.encode("utf-8")) > STEM_MAX_BYTES:
         stem = stem[:-1].rstrip(". ")
     if not stem:

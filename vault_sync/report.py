@@ -14,6 +14,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vault_sync import supersession
 from vault_sync.config import Config
 from vault_sync.errors import AmbiguousPageError, PageNotFoundError, StoreDamagedError
 from vault_sync.layout import WATCH_STATE_NAME, process_alive
@@ -285,11 +286,12 @@ def lint_vault(
 ) -> list[dict[str, Any]]:
     """Every problem lint reports, sorted by path, line, code.
 
-    Errors: parse errors (and other error issues), duplicate ids, secrets in file names,
-    unreadable pages and folders. Warnings: parse warnings, unresolved and ambiguous links,
-    missing attachments, name collisions (names equal after NFC, and names equal once spaces,
-    ``-`` and ``_`` are treated alike, DESIGN §2 / case N2), ignore-rule problems, skipped
-    symlinks. Every path and message is scrubbed before it is returned.
+    Errors: parse errors (and other error issues), duplicate ids, supersession cycles,
+    secrets in file names, unreadable pages and folders. Warnings: parse warnings,
+    unresolved and ambiguous links, missing attachments, name collisions (names equal after
+    NFC, and names equal once spaces, ``-`` and ``_`` are treated alike, DESIGN §2 / case
+    N2), ignore-rule problems, skipped symlinks. Every path and message is scrubbed before
+    it is returned.
 
     Args:
         config: the vault's configuration.
@@ -307,6 +309,7 @@ def lint_vault(
         *_stored_issues(sidecar),
         *_link_problems(sidecar),
         *_duplicate_ids(sidecar),
+        *_supersession_cycles(sidecar),
         *_near_names(sidecar),
         *_secret_names(secret_names),
         *_unreadable_pages(config, sidecar, result, secret_names),
@@ -358,6 +361,20 @@ def _duplicate_ids(sidecar: Sidecar) -> list[dict[str, Any]]:
             problems.append(
                 _problem(path, "error", "duplicate_id", f"id {id_key!r} is also the id of {others}")
             )
+    return problems
+
+
+def _supersession_cycles(sidecar: Sidecar) -> list[dict[str, Any]]:
+    """Each page of a supersession cycle (A superseded by B ... superseded by A): no page of
+    it is current (:func:`vault_sync.supersession.cycles`)."""
+    rows = sidecar.typed_links([supersession.SUPERSEDED_BY, supersession.SUPERSEDES])
+    graph = supersession.successors((r["source"], r["type"], r["target_path"]) for r in rows)
+    problems = []
+    for cycle in supersession.cycles(graph):
+        shown = " -> ".join(cycle)
+        for path in sorted(set(cycle)):
+            message = f"supersession cycle: {shown} (each superseded by the next; none current)"
+            problems.append(_problem(path, "error", "supersession_cycle", message))
     return problems
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 import tantivy
 
+from vault_sync import passages
 from vault_sync.errors import QuerySyntaxError
 from vault_sync.index import (
     MAX_TOKEN_BYTES,
@@ -31,6 +32,7 @@ from vault_sync.index import (
     schema,
     stored_text,
 )
+from vault_sync.index.page_index import Row
 from vault_sync.query_fields import (
     BM25_B,
     BM25_K1,
@@ -53,6 +55,7 @@ SWITCHES: dict[str, str] = {
     "no-word-pairs": "no phrase bonus for two adjacent content words",
     "cjk-one-clause": "a CJK run is one clause, its bigrams OR-ed in each field",
     "boosts-before": "headings 2, no CJK headings, CJK names 1.1, code parts 0.8 (the old boosts)",
+    "no-passages": "no best-passage score: a page is scored as one whole body (passages.py)",
 }
 #: The field boosts before ``eval`` measured them (switch ``title-boost-3``).
 _BOOSTS_BEFORE_EVAL = {"title": 3.0, "names_cjk": 3.0, "name": 2.0, "name_cjk": 2.0}
@@ -117,6 +120,7 @@ def build_query(
     tag: str | None = None,
     rules: ClauseRules = DEFAULT_RULES,
     boosts: Mapping[str, float] | None = None,
+    passage_weight: float | None = None,
 ) -> QueryPlan:
     """Build the query for user text: the one place user input is interpreted.
 
@@ -138,6 +142,8 @@ def build_query(
             found nothing.
         boosts: field boosts to use instead of :data:`FIELD_BOOSTS`' (by field name; the
             rest keep their default), e.g. for tuning with ``eval``.
+        passage_weight: weight of the best passage (:mod:`vault_sync.passages`), default
+            :data:`vault_sync.passages.PASSAGE_WEIGHT`; 0 turns the stage off.
 
     Raises:
         QuerySyntaxError: an empty query, one with no searchable word
@@ -158,7 +164,10 @@ def build_query(
     if not (clauses.should or clauses.must):
         raise _nothing_to_search(text, clauses)
     query = _combined(clauses, _filters(kind, project, tag))
-    return QueryPlan(query, tuple(clauses.parts), tuple(clauses.literals), MappingProxyType(used))
+    weight = passages.PASSAGE_WEIGHT if passage_weight is None else passage_weight
+    return QueryPlan(
+        query, tuple(clauses.parts), tuple(clauses.literals), MappingProxyType(used), weight
+    )
 
 
 # --------------------------------------------------------------------------- hits
@@ -222,25 +231,40 @@ def hit_of(
     )
 
 
-def snippet_generator(searcher: tantivy.Searcher, plan: QueryPlan) -> tantivy.SnippetGenerator:
-    """tantivy's snippet generator for the plan's query over ``body``."""
+@dataclass(frozen=True)
+class Snippets:
+    """What cutting a query's snippets needs: tantivy's generator for the plan's query over
+    ``body``, and the query's body words with their idf (:func:`vault_sync.passages.query_terms`,
+    empty when the plan has no passage weight) to find a long page's answering section."""
+
+    generator: tantivy.SnippetGenerator
+    terms: tuple[Any, ...]
+
+
+def snippet_generator(searcher: tantivy.Searcher, plan: QueryPlan) -> Snippets:
+    """The :class:`Snippets` of a plan."""
     generator = tantivy.SnippetGenerator.create(searcher, plan.query, schema(), "body")
     generator.set_max_num_chars(SNIPPET_MAX_CHARS)
-    return generator
+    terms = passages.query_terms(plan.parts, searcher) if plan.passage_weight else []
+    return Snippets(generator, tuple(terms))
 
 
-def snippet_of(
-    generator: tantivy.SnippetGenerator, doc: tantivy.Document, plan: QueryPlan
-) -> Snippet:
-    """The hit's snippet: tantivy chooses the passage, :mod:`vault_sync.snippets` shows it."""
+def snippet_of(snippets: Snippets, doc: tantivy.Document, plan: QueryPlan) -> Snippet:
+    """The hit's snippet: tantivy chooses the passage, inside the section of a long page that
+    scores best for the query (:func:`vault_sync.passages.best_section`) when it has one;
+    :mod:`vault_sync.snippets` shows it."""
     body = stored_text(doc, "body")
-    snippet = generator.snippet_from_doc(doc)
-    marks = snippet.highlighted()
-    if not marks:
-        return make_snippet(body, None, [], plan.literals)
-    frag = snippet.fragment_range()
-    spans = [(frag.start + r.start, frag.start + r.end) for r in marks]
-    return make_snippet(body, (frag.start, frag.end), spans, plan.literals)
+    section = passages.best_section(snippets.terms, doc)
+    for where in ([section] if section else []) + [None]:
+        start = 0 if where is None else len(body[: where[0]].encode())
+        target = doc if where is None else tantivy.Document(body=[body[where[0] : where[1]]])
+        snippet = snippets.generator.snippet_from_doc(target)
+        if marks := snippet.highlighted():
+            frag = snippet.fragment_range()
+            spans = [(start + frag.start + r.start, start + frag.start + r.end) for r in marks]
+            return make_snippet(body, (start + frag.start, start + frag.end), spans, plan.literals)
+    # tantivy highlights no CJK word of the section (its body copy is English-analyzed)
+    return make_snippet(body, None, [], plan.literals, near=section[0] if section else 0)
 
 
 _TERM_CONTEXT = re.compile(r'^Term=Term\(field=\d+, type=Str, "(.*)"\)$')
@@ -321,7 +345,7 @@ def run_query(
     if limit < 1:
         raise ValueError(f"limit must be at least 1, not {limit}")
     with index.searching() as searcher:
-        rows = index.top_documents(searcher, plan.query, limit)
+        rows = lexical_rows(index, searcher, plan, limit)
         if not rows:
             return []
         generator = snippet_generator(searcher, plan) if snippets else None
@@ -331,6 +355,20 @@ def run_query(
             details = lexical_explain(plan, searcher, addr, score) if explain else None
             hits.append(hit_of(doc, score, snippet, details))
         return hits
+
+
+def lexical_rows(
+    index: PageIndex, searcher: tantivy.Searcher, plan: QueryPlan, limit: int
+) -> list[Row]:
+    """The best ``limit`` pages of a plan, ``(score, address, document)`` sorted by
+    ``(-score, path)``: tantivy's BM25F, then the best passage of each
+    (:func:`vault_sync.passages.rerank`, weighted ``plan.passage_weight``).
+
+    Raises:
+        IndexCorruptError: the index could not be read.
+    """
+    rows = index.top_documents(searcher, plan.query, limit)
+    return passages.rerank(searcher, plan.parts, rows, plan.passage_weight)
 
 
 def _switched(switches: frozenset[str], boosts: Mapping[str, float] | None) -> dict[str, Any]:
@@ -351,7 +389,10 @@ def _switched(switches: frozenset[str], boosts: Mapping[str, float] | None) -> d
         word_pairs="no-word-pairs" not in switches,
         cjk_bigrams="cjk-one-clause" not in switches,
     )
-    return {"rules": rules, "boosts": boosts}
+    options: dict[str, Any] = {"rules": rules, "boosts": boosts}
+    if "no-passages" in switches:
+        options["passage_weight"] = 0.0
+    return options
 
 
 def search(

@@ -90,12 +90,13 @@ def _command(text: str) -> str:
 
 def mentioned(transcript: Transcript, table: NameTable) -> list[str]:
     """Paths of the pages whose title or alias (at least :data:`MENTION_MIN_CHARS`
-    characters) the session's messages name as whole words, by path."""
+    characters) the session's messages name as whole words, by path; a name holding a
+    ``[REDACTED:…]`` placeholder is never matched (every scrubbed transcript holds those)."""
     text = name_key("\n".join(m.text for m in transcript.messages if m.tool is None))
     found: set[str] = set()
     for names in (table.by_title, table.by_alias):
         for key, paths in names.items():
-            if len(key) < MENTION_MIN_CHARS or key not in text:
+            if len(key) < MENTION_MIN_CHARS or key not in text or "[redacted:" in key:
                 continue
             if re.search(rf"(?<!\w){re.escape(key)}(?!\w)", text):
                 found.update(paths)

@@ -30,6 +30,8 @@ _CONTEXT_CHARS = 2048
 _WORD_SLACK = 24
 
 _LETTER = re.compile(r"[^\W_]")
+#: A run of blanks, shown as one space (``\s`` is what ``str.isspace`` calls a blank).
+_BLANKS = re.compile(r"\s+")
 
 
 @dataclass(frozen=True)
@@ -95,22 +97,18 @@ def _cut(plain: Plain, start: int, end: int, marks: list[tuple[int, int]]) -> Sn
         for a, b in sorted(marks)
         if start <= a < b <= end and not any(lo < b and a < hi for lo, hi in plain.protected)
     ]
-    out: list[str] = []
-    where = [0] * (end - start + 1)  # source offset - start -> offset in out
-    for k in range(end - start):
-        where[k] = len(out)
-        ch = text[start + k]
-        if not ch.isspace():
-            out.append(ch)
-        elif out and out[-1] != " ":
-            out.append(" ")
-    where[end - start] = len(out)
-    body = "".join(out).rstrip()
+    segment = text[start:end]
+    lead = 1 if segment[:1].isspace() else 0  # a leading blank run is dropped
+
+    def where(k: int) -> int:  # offset in the collapsed text of segment[k]
+        return len(_BLANKS.sub(" ", segment[:k])) - (lead if k else 0)
+
+    body = _BLANKS.sub(" ", segment)[lead:].rstrip()
     head = ELLIPSIS if _LETTER.search(text, 0, start) else ""
     tail = ELLIPSIS if _LETTER.search(text, end) else ""
     spans: list[tuple[int, int]] = []
     for a, b in keep:
-        x, y = where[a - start] + len(head), min(where[b - start], len(body)) + len(head)
+        x, y = where(a - start) + len(head), min(where(b - start), len(body)) + len(head)
         if x < y and not (spans and x < spans[-1][1]):
             spans.append((x, y))
     return Snippet(f"{head}{body}{tail}", tuple(spans))
@@ -120,9 +118,10 @@ def _cut(plain: Plain, start: int, end: int, marks: list[tuple[int, int]]) -> Sn
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]{2,}")
 
 
-def _bigram_spans(body: str, literals: Sequence[str]) -> list[tuple[int, int]]:
-    """Where the CJK bigrams of ``literals`` occur in ``body`` near the first of them: the
-    spans a CJK question's bigrams matched (no literal is found whole), merged, in order."""
+def _bigram_spans(body: str, literals: Sequence[str], near: int = 0) -> list[tuple[int, int]]:
+    """Where the CJK bigrams of ``literals`` occur in ``body`` (from offset ``near``) near the
+    first of them: the spans a CJK question's bigrams matched (no literal is found whole),
+    merged, in order."""
     bigrams = {
         run[i : i + 2]
         for literal in literals
@@ -133,7 +132,7 @@ def _bigram_spans(body: str, literals: Sequence[str]) -> list[tuple[int, int]]:
     if not bigrams:
         return []
     pattern = re.compile("|".join(map(re.escape, sorted(bigrams))))
-    first = pattern.search(body)
+    first = pattern.search(body, near)
     if first is None:
         return []
     hits = pattern.finditer(body, first.start(), first.start() + 4 * SNIPPET_MAX_CHARS)
@@ -182,6 +181,7 @@ def make_snippet(
     fragment: tuple[int, int] | None,
     marks: Sequence[tuple[int, int]],
     literals: Sequence[str],
+    near: int = 0,
 ) -> Snippet:
     """The snippet of one hit.
 
@@ -192,6 +192,8 @@ def make_snippet(
         marks: the matched words as UTF-8 byte offsets into ``body`` (absolute).
         literals: the query's words and phrases as typed: without a fragment, the first one
             found in the body (case-insensitively) centres the snippet, else the body's start.
+        near: without a fragment, look for the literals from this character offset on (the
+            section of a long page that answers), and from the start when none is there.
 
     Returns:
         The snippet (see :class:`Snippet`).
@@ -202,12 +204,16 @@ def make_snippet(
         spans = [(_char_offset(encoded, a), _char_offset(encoded, b)) for a, b in marks]
     else:
         spans = []
-        for literal in literals:
-            m = re.search(re.escape(literal), body, re.IGNORECASE) if literal else None
-            if m and (not spans or m.start() < spans[0][0]):
-                spans = [(m.start(), m.end())]
-        if not spans:  # a CJK question matched by its bigrams (query_fields.cjk_words)
-            spans = _bigram_spans(body, literals)
+        for origin in dict.fromkeys((near, 0)):
+            for literal in literals:
+                found = re.compile(re.escape(literal), re.IGNORECASE) if literal else None
+                m = found.search(body, origin) if found else None
+                if m and (not spans or m.start() < spans[0][0]):
+                    spans = [(m.start(), m.end())]
+            if not spans:  # a CJK question matched by its bigrams (query_fields.cjk_words)
+                spans = _bigram_spans(body, literals, origin)
+            if spans:
+                break
         start, end = spans[0] if spans else (0, 0)
     lo, hi = _window(body, start, end)
     plain = to_plain(body[lo:hi])

@@ -11,11 +11,17 @@ the old mapping plus exactly the change, else the edit is refused
 Minimal edits, by what changed:
 
 - items appended to a block list: one ``- item`` line each after the list's last line; to a
-  one-line flow list: ``, item`` before its closing ``]`` (the other items kept as quoted);
-- items removed from a block list: those items' lines only;
+  one-line flow list: ``, item`` before its closing ``]`` (the other items kept as written);
+- items removed from a block list: those items' lines only; from a one-line flow list: each
+  item's own text and one separator, the other items' bytes (their quoting) kept;
+- a one-line scalar changed: its value only (its trailing ``# comment`` kept);
 - any other change of a key: that key's lines (its key line through its last value line,
-  comments and blank lines after it kept) rendered again; a new key goes before the closing
-  ``---``; a page without frontmatter gets a new block at its top (after a BOM).
+  comments and blank lines after it kept) rendered again, a trailing comment of the key line
+  kept on the new key line; a new key goes before the closing ``---``; a page without
+  frontmatter gets a new block at its top (after a BOM).
+
+Where a value ends and its comment starts on a key line is read from PyYAML's own scanner
+(:func:`_value_tokens`), never guessed by a pattern.
 
 Values are strings, lists of strings, or (evidence items) flat mappings of strings; a string
 is written plain when YAML reads it back as the same text, else double-quoted.
@@ -35,8 +41,6 @@ from vault_sync.parser.frontmatter import FrontmatterMap, frontmatter_map, parse
 #: A line and its ending: ``\r\n``, ``\r`` or ``\n`` (the breaks the parser counts), or none.
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)?")
 _ITEM_INDENT = re.compile(r"( *)- ")
-#: A one-line flow list: everything before its closing ``]``, and what follows it.
-_FLOW_END = re.compile(r"([^\r\n]*\[[^\r\n]*?)\]([ \t]*(?:#[^\r\n]*)?(?:\r\n|\r|\n)?)\Z")
 _COMMENT_OR_BLANK = re.compile(r"[ \t]*(?:#.*)?(?:\r\n|\r|\n)?\Z")
 #: Characters a double-quoted YAML scalar must escape besides ``"`` and ``\``: C0/C1 controls,
 #: DEL, and the line and paragraph separators (YAML folds them inside quotes).
@@ -126,7 +130,9 @@ def _item_indent(page: _Page) -> str:
 
 def _is_block_list(page: _Page, key: str) -> bool:
     start, end = _extent(page, key)
-    return end - start > 1 and page.lines[start].rstrip("\r\n").rstrip().endswith(":")
+    line = page.lines[start].rstrip("\r\n")
+    comment = _key_line_comment(line, key)
+    return end - start > 1 and line[: len(line) - len(comment)].rstrip().endswith(":")
 
 
 def _spliced(page: _Page, key: str, old: Any, new: Any) -> list[str]:
@@ -156,24 +162,131 @@ def _spliced(page: _Page, key: str, old: Any, new: Any) -> list[str]:
             lines[end:end] = [f"{pad}- {render_item(v)}{nl}" for v in new[len(old) :]]
             return lines
         kept = _removed_only(old, new)
-        if kept is not None and len(set(items)) == len(items):  # one item per line
+        if kept is not None and new and len(set(items)) == len(items):  # one item per line
             starts = [n - 1 for n in items] + [end]
             drop = [i for i, keep in enumerate(kept) if not keep]
-            for i in reversed(drop):
-                del lines[starts[i] : starts[i + 1]]
+            for i in reversed(drop):  # the item's lines; comment lines after it stay
+                stop = starts[i + 1]
+                while stop - 1 > starts[i] and _COMMENT_OR_BLANK.match(lines[stop - 1]):
+                    stop -= 1
+                del lines[starts[i] : stop]
             return lines
-    if not block and isinstance(old, list) and isinstance(new, list) and end - start == 1:
-        flow = _FLOW_END.match(lines[start])
-        if flow and new[: len(old)] == old and len(new) > len(old):  # appended, in place
-            added = ", ".join(render_item(v) for v in new[len(old) :])
-            head = flow[1].rstrip()
-            joint = "" if head.endswith("[") else ", "
-            lines[start] = f"{head}{joint}{added}]{flow[2]}"
+    if not block and end - start == 1:
+        one = _one_line(lines[start], key, old, new)
+        if one is not None:
+            lines[start] = one
             return lines
     style = "block" if block or not isinstance(old, list) else "flow"
     ending = lines[end - 1][len(lines[end - 1].rstrip("\r\n")) :] or nl
-    lines[start:end] = _render_key(key, new, style, _item_indent(page), ending)
+    rendered = _render_key(key, new, style, _item_indent(page), ending)
+    comment = _key_line_comment(lines[start], key)
+    if comment:
+        first = rendered[0].rstrip("\r\n")
+        rendered[0] = first + comment + rendered[0][len(first) :]
+    lines[start:end] = rendered
     return lines
+
+
+def _value_tokens(line: str, key: str) -> tuple[list[Any], int] | None:
+    """PyYAML's scanner tokens of the value on a one-line ``key: value  # comment`` and the
+    index where the value starts; ``None`` when the line does not scan alone (a value that
+    goes on below it) or holds no value."""
+    import yaml  # the parser loads it already; imported here to keep start-up light
+
+    try:
+        tokens = list(yaml.scan(line))
+    except yaml.YAMLError:
+        return None
+    names = [type(t).__name__ for t in tokens]
+    if (
+        names[:5]
+        != [
+            "StreamStartToken",
+            "BlockMappingStartToken",
+            "KeyToken",
+            "ScalarToken",
+            "ValueToken",
+        ]
+        or getattr(tokens[3], "value", None) != key
+    ):
+        return None
+    value = [t for t in tokens[5:] if type(t).__name__ not in ("BlockEndToken", "StreamEndToken")]
+    if not value:
+        return None
+    return value, tokens[4].end_mark.index
+
+
+def _key_line_comment(line: str, key: str) -> str:
+    """The trailing ``  # comment`` of a key line (its value's own text left out), or ``""``."""
+    body = line.rstrip("\r\n")
+    scanned = _value_tokens(body, key)
+    end = scanned[0][-1].end_mark.index if scanned else len(f"{key}:")
+    rest = body[end:]
+    m = re.search(r"[ \t]+#.*\Z", rest)
+    return m[0] if m and not rest[: m.start()].strip() else ""
+
+
+def _one_line(line: str, key: str, old: Any, new: Any) -> str | None:
+    """``line`` (a key with its whole value on it) with the value changed, the rest of its
+    bytes (a trailing comment, the other items of a flow list) copied; ``None`` when this
+    change cannot be made in place."""
+    body = line.rstrip("\r\n")
+    scanned = _value_tokens(body, key)
+    if scanned is None:
+        return None
+    tokens, _ = scanned
+    start, end = tokens[0].start_mark.index, tokens[-1].end_mark.index
+    tail = line[end:]
+    if isinstance(new, str) and not isinstance(old, list) and len(tokens) == 1:
+        return f"{body[:start]}{render_scalar(new)}{tail}"
+    if not (isinstance(old, list) and isinstance(new, list)):
+        return None
+    spans = _flow_items(tokens)
+    if spans is None or len(spans) != len(old):
+        return None
+    close = tokens[-1].start_mark.index  # the closing "]"
+    if new[: len(old)] == old and len(new) > len(old):  # appended
+        added = ", ".join(render_item(v) for v in new[len(old) :])
+        head = body[:close].rstrip()
+        joint = "" if head.endswith("[") else ", "
+        return f"{head}{joint}{added}{line[close:]}"
+    kept = _removed_only(old, new)
+    if kept is None:
+        return None
+    if not new:
+        return body[: tokens[0].end_mark.index] + line[close:]
+    first = kept.index(True)
+    cuts = [(spans[0][0], spans[first][0])] if first else []
+    cuts += [(spans[i - 1][1], spans[i][1]) for i in range(first + 1, len(kept)) if not kept[i]]
+    for a, b in reversed(cuts):
+        line = line[:a] + line[b:]
+    return line
+
+
+def _flow_items(tokens: list[Any]) -> list[tuple[int, int]] | None:
+    """``(start, end)`` character span of each item of a one-line flow list's tokens (the
+    first is its ``[``, the last its ``]``), or ``None`` when they are no flow list."""
+    names = [type(t).__name__ for t in tokens]
+    if names[0] != "FlowSequenceStartToken" or names[-1] != "FlowSequenceEndToken":
+        return None
+    spans: list[tuple[int, int]] = []
+    depth, item = 0, None
+    for token, name in zip(tokens[1:-1], names[1:-1], strict=True):
+        if depth == 0 and name == "FlowEntryToken":
+            if item is None:
+                return None  # an empty item ("[a, , b]"): not edited in place
+            spans.append(item)
+            item = None
+            continue
+        depth += name.endswith(("SequenceStartToken", "MappingStartToken"))
+        depth -= name.endswith(("SequenceEndToken", "MappingEndToken"))
+        if name == "KeyToken" and token.start_mark.index == token.end_mark.index:
+            continue  # an implied key: no text of its own
+        a, b = token.start_mark.index, token.end_mark.index
+        item = (a, b) if item is None else (item[0], b)
+    if item is not None:
+        spans.append(item)
+    return spans
 
 
 def _removed_only(old: list[Any], new: list[Any]) -> list[bool] | None:

@@ -10,21 +10,30 @@ written here: :meth:`vault_sync.app.Engine.write` runs the edits and syncs the p
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from vault_sync import agent_input, edits, remember, session_digest, session_page
+from vault_sync import agent_input, edits, remember, supersession
 from vault_sync.agent_input import EvidenceInput
 from vault_sync.config import Config
 from vault_sync.confine import confined
 from vault_sync.edits import Edit, EditReport
-from vault_sync.errors import AgentInputError, PageExistsError, PageNotFoundError
+from vault_sync.errors import (
+    AgentInputError,
+    EditRefusedError,
+    PageExistsError,
+    PageNotFoundError,
+)
 from vault_sync.page import name_key
 from vault_sync.parser.frontmatter import frontmatter_map
 from vault_sync.sanitize import Scrubber
-from vault_sync.session_page import SessionPage
 from vault_sync.splice import splice_key
 from vault_sync.store import Sidecar
+
+if TYPE_CHECKING:  # the session modules (and the transcript readers) load only for imports
+    from vault_sync.session_page import SessionPage
 
 
 def _scrubbed_evidence(entry: EvidenceInput, clean: Callable[[str], str]) -> EvidenceInput:
@@ -54,9 +63,12 @@ def reinforce(
 def retract(
     config: Config, sidecar: Sidecar, report: EditReport, page: str, evidence: str
 ) -> list[Edit]:
-    """Remove the evidence entries of one kind and source from ``page``."""
+    """Remove the evidence entries of one kind and source from ``page``; the source is
+    scrubbed as :func:`reinforce` scrubs it, so the entry it wrote is the one matched."""
     path, disk = edits.page_of(config, sidecar, page)
-    key = agent_input.evidence(evidence).key
+    key = _scrubbed_evidence(
+        agent_input.evidence(evidence), lambda text: edits.scrubbed(config, text, report)
+    ).key
     return [Edit(path, disk, edits.remove_evidence(path, key))]
 
 
@@ -78,8 +90,8 @@ def link(
     """Add (``remove``: take away) the relation ``source -relation-> target``; the target
     must name a page."""
     key = agent_input.relation_type(_no_secret(config, relation, "a relation type"))
-    path, disk = edits.page_of(config, sidecar, agent_input.target(source))
-    other, _ = edits.page_of(config, sidecar, agent_input.target(target))
+    path, disk = edits.page_of(config, sidecar, source)
+    other, _ = edits.page_of(config, sidecar, target)
     if other == path and not remove:
         raise AgentInputError(f"{path} cannot be linked to itself")
     names = edits.name_keys(sidecar, other)
@@ -94,10 +106,11 @@ def supersede(
 ) -> list[Edit]:
     """``old`` gets ``status: superseded`` and ``superseded_by: [[new]]``; ``new`` gets
     ``supersedes: [[old]]``."""
-    old_path, old_disk = edits.page_of(config, sidecar, agent_input.target(old))
-    new_path, new_disk = edits.page_of(config, sidecar, agent_input.target(new))
+    old_path, old_disk = edits.page_of(config, sidecar, old)
+    new_path, new_disk = edits.page_of(config, sidecar, new)
     if old_path == new_path:
         raise AgentInputError(f"{old_path} cannot supersede itself")
+    _refuse_cycle(sidecar, old_path, new_path)
     loser = edits.then(
         edits.set_key(old_path, "status", "superseded"),
         edits.add_relation(
@@ -116,6 +129,24 @@ def supersede(
     return [Edit(old_path, old_disk, loser), Edit(new_path, new_disk, winner)]
 
 
+def _refuse_cycle(sidecar: Sidecar, old: str, new: str) -> None:
+    """Refuse "``old`` replaced by ``new``" when ``new`` is already (through a chain) replaced
+    by ``old``: the pages would supersede one another in a circle (a contradictory edit).
+
+    Raises:
+        EditRefusedError: names the chain that the edit would close (exit 1).
+    """
+    rows = sidecar.typed_links([supersession.SUPERSEDED_BY, supersession.SUPERSEDES])
+    graph = supersession.successors((r["source"], r["type"], r["target_path"]) for r in rows)
+    chain = supersession.path_between(graph, new, old)
+    if chain is not None:
+        shown = " -> ".join(chain)
+        raise EditRefusedError(
+            f"{old} cannot be superseded by {new}: {new} is already superseded by {old}"
+            f" ({shown}, each superseded by the next); not edited"
+        )
+
+
 def resolve(
     config: Config,
     sidecar: Sidecar,
@@ -129,8 +160,8 @@ def resolve(
     the ``contradicts`` values between the two are removed from both pages."""
     if by not in ("supersede", "archive"):
         raise AgentInputError(f"--by is supersede or archive (got {by!r})")
-    path, _ = edits.page_of(config, sidecar, agent_input.target(page))
-    kept = edits.page_of(config, sidecar, agent_input.target(keep))[0] if keep else None
+    path, _ = edits.page_of(config, sidecar, page)
+    kept = edits.page_of(config, sidecar, keep)[0] if keep else None
     other = edits.contradiction_of(sidecar, path, kept)
     winner, loser = (other, path) if kept == other else (path, other)
     steps = []
@@ -172,16 +203,30 @@ def _relation(config: Config, sidecar: Sidecar, text: str) -> tuple[str, str]:
     kind, sep, target = _no_secret(config, text, "a relation").partition("=")
     if not sep:
         raise AgentInputError(f"a relation is TYPE=TARGET, e.g. fixes=[[Bug 12]], not {text!r}")
-    name = agent_input.target(target)
     try:
-        other, _ = edits.page_of(config, sidecar, name)
+        other, _ = edits.page_of(config, sidecar, target)
     except PageNotFoundError:
+        name = agent_input.target(target)
+        if not edits.linkable(name):
+            raise AgentInputError(
+                f"a relation target names no page and cannot be a link ([ ] # ^ |): {name!r}"
+            ) from None
         return agent_input.relation_type(kind), f"[[{name}]]"
     return agent_input.relation_type(kind), edits.link_text(sidecar, other)
 
 
+#: Bidirectional controls (U+061C, U+200E/F, U+202A-E, U+2066-9): invisible, they make a
+#: title read differently from what it holds ("Trojan Source"), so titles drop them.
+_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
 def _one_line(text: str, what: str) -> str:
-    value = " ".join(text.split())
+    """``text`` on one line (runs of white space made one space), bidi controls dropped.
+
+    Raises:
+        AgentInputError: nothing is left.
+    """
+    value = " ".join(_BIDI.sub("", text).split())
     if not value:
         raise AgentInputError(f"a {what} must not be empty")
     return value
@@ -284,6 +329,8 @@ def import_session(
         AgentInputError: an empty ``--project``.
     """
 
+    from vault_sync import session_digest, session_page
+
     def clean(text: str) -> str:
         return edits.scrubbed(config, text, report) if text else text
 
@@ -300,7 +347,8 @@ def import_session(
         paths = session_page.mentioned(transcript, table)
 
         def related(own: str, paths: list[str] = paths) -> list[str]:
-            return [edits.link_text(sidecar, p) for p in paths if p != own]
+            links = (_link_or_none(sidecar, p) for p in paths if p != own)
+            return [text for text in links if text]
 
         page = session_page.build(
             config, transcript, project=chosen, fallback_date=day, related=related
@@ -308,6 +356,15 @@ def import_session(
         page = replace(page, body=clean(page.body))
         out.append(_session_edit(config, sidecar, page))
     return out
+
+
+def _link_or_none(sidecar: Sidecar, path: str) -> str | None:
+    """:func:`vault_sync.edits.link_text` of ``path``, or ``None`` for a page no wikilink can
+    name (an import links such a page never, rather than writing a link that breaks)."""
+    try:
+        return edits.link_text(sidecar, path)
+    except EditRefusedError:
+        return None
 
 
 def _session_edit(config: Config, sidecar: Sidecar, page: SessionPage) -> Edit:
@@ -319,6 +376,8 @@ def _session_edit(config: Config, sidecar: Sidecar, page: SessionPage) -> Edit:
         PageExistsError: the page found, or the file at the session page's path, is not a
             ``kind: session`` page on disk (left unchanged).
     """
+    from vault_sync import session_page
+
     found = [
         path
         for path in sidecar.pages_with_evidence("session", page.evidence.split(":", 1)[1])

@@ -429,15 +429,22 @@ class PageIndex:
         total = searcher.num_docs
         if not total:
             return []
-        fetch = min(limit + 1, total)
-        while True:  # fetch past the cut until the score there differs, so ties sort by path
+        # past the cut, until the score there differs, so ties sort by path; twice the limit
+        # at first: a tie at the cut is common (one search more, as costly as the first: every
+        # match is scored again), and fetching more costs about nothing
+        fetch = min(2 * limit + 1, total)
+        while True:
             hits = searcher.search(query, limit=fetch).hits
             if len(hits) < fetch or fetch >= total:
                 break
             if round(hits[-1][0], 6) != round(hits[min(limit, len(hits)) - 1][0], 6):
                 break
             fetch = min(fetch * 2, total)
-        rows = [(round(float(score), 6), addr, searcher.doc(addr)) for score, addr in hits]
+        # hits come best first: those below the limit-th score are out whatever their path,
+        # so only the documents at or above it are read (a tie past the cut doubled the reads)
+        cut = round(hits[min(limit, len(hits)) - 1][0], 6) if hits else 0.0
+        scored = [(round(float(score), 6), addr) for score, addr in hits]
+        rows = [(score, addr, searcher.doc(addr)) for score, addr in scored if score >= cut]
         rows.sort(key=lambda row: (-row[0], stored_text(row[2], "path")))
         return rows[:limit]
 

@@ -68,8 +68,10 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: Where a file name glues words: each part after one is scrubbed as if it began the name.
-_NAME_GLUE = re.compile(r"[-_ .]")
+#: Where a path glues words: each part after one is scrubbed as if it began the name. ``/``
+#: too, and in every folder of the path, not only the file name (a folder named
+#: ``keys-sk_live_…`` kept its key: found by a fresh user).
+_NAME_GLUE = re.compile(r"[-_ ./]")
 
 
 def _with_rendered(
@@ -177,13 +179,13 @@ class Scrubber:
         Returns:
             ``{name: redacted name}`` for each name with a finding; clean names are left out.
         """
-        # A file name glues words with `-`, `_` or spaces (`notes-glpat-…`): each part after
-        # one is also scrubbed on its own, as if it began the name.
+        # A path glues words with `-`, `_`, `.`, spaces or `/` (`notes-glpat-…`,
+        # `keys-sk_live_…/note.md`): each part after one, in any folder, is also scrubbed on
+        # its own, as if it began the name.
         variants: list[tuple[int, int]] = []  # (name index, offset of the part in the name)
         for index, name in enumerate(names):
             variants.append((index, 0))
-            stem = name.rfind("/") + 1
-            variants.extend((index, m.end()) for m in _NAME_GLUE.finditer(name, stem))
+            variants.extend((index, m.end()) for m in _NAME_GLUE.finditer(name))
         joined = "\n".join(names[i][at:] for i, at in variants)
         _, findings = self.scrub(joined)
         if not findings:

@@ -13,7 +13,7 @@ import re
 from vault_sync.placeholders import password_placeholder
 from vault_sync.placeholders import placeholder as _placeholder
 from vault_sync.placeholders import random_looking as _random_looking
-from vault_sync.sanitize.rule import Rule, Span, group
+from vault_sync.sanitize.rule import LazyPattern, Rule, Span, group
 
 #: A credential value: "double-quoted", 'single-quoted' or bare (a bare value may hold quotes
 #: after its first character: YAML `token: ab"cd`). The pattern reads at most
@@ -161,7 +161,7 @@ def _flag_value_span(text: str, m: re.Match[str]) -> Span | None:
 
 def name_rules() -> list[Rule]:
     """The name-keyed rules (``env_secret``, ``api_key``, ``cli_credentials``), in order."""
-    c = re.compile
+    c = LazyPattern
     return [
         # NAME_KEY=…, _TOKEN=…, _SECRET=…, PASSWORD=… (.env, shell `export`, YAML `name: value`,
         # JSON, code). Starts at the keyword (cheap literal-first scan); the name before it is

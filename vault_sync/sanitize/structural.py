@@ -12,7 +12,7 @@ import re
 from vault_sync.placeholders import placeholder as _placeholder
 from vault_sync.placeholders import random_looking as _random_looking
 from vault_sync.sanitize.names import name_rules
-from vault_sync.sanitize.rule import ALNUM, WORD, WORD_DASH, Rule, Span, after_token
+from vault_sync.sanitize.rule import ALNUM, WORD, WORD_DASH, LazyPattern, Rule, Span, after_token
 
 
 def _url_span(text: str, m: re.Match[str]) -> Span | None:
@@ -141,7 +141,7 @@ _CREDENTIAL_FILE_TRIGGERS = (
 
 def structural_rules() -> list[Rule]:
     """Every rule after the vendor ones, in precedence order (:data:`~.rule.STRUCTURAL_LABELS`)."""
-    c = re.compile
+    c = LazyPattern
     return [
         # URL userinfo (RFC 3986 §3.2.1, deprecated for passwords but still written):
         # scheme://user:password@host — the user part may be empty (redis://:pw@host).

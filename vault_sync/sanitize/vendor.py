@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from vault_sync.sanitize.rule import ALNUM, WORD, WORD_DASH, Rule, group, whole
+from vault_sync.sanitize.rule import ALNUM, WORD, WORD_DASH, LazyPattern, Rule, group, whole
 from vault_sync.secret_rules import SecretFormat, vendor_formats
 
 
@@ -90,7 +90,7 @@ def _vendor_rule(row: SecretFormat) -> Rule:
     span = whole if row.group == 0 and check is None else group(row.group, check)
     return Rule(
         row.label,
-        re.compile(row.pattern),
+        LazyPattern(row.pattern),
         row.triggers,
         span,
         back,

@@ -30,11 +30,18 @@ from pathlib import Path
 from vault_sync.errors import StoreError
 from vault_sync.store.reads import SQL_LOOKUP_MAX_LINKS, SqlNames
 from vault_sync.store.records import FileState, PageRecord, Row
-from vault_sync.store.schema import MIGRATIONS, SCHEMA_VERSION, migrate, split_statements
+from vault_sync.store.schema import (
+    MIGRATIONS,
+    RULE_LINK_TYPES,
+    SCHEMA_VERSION,
+    migrate,
+    split_statements,
+)
 from vault_sync.store.writes import SidecarWrites
 
 __all__ = [
     "MIGRATIONS",
+    "RULE_LINK_TYPES",
     "SCHEMA_VERSION",
     "SQL_LOOKUP_MAX_LINKS",
     "FileState",
@@ -44,6 +51,14 @@ __all__ = [
     "SqlNames",
     "split_statements",
 ]
+
+
+#: Page cache of a read-only connection, KiB (SQLite's default is 2,000): one ranked query
+#: reads the rows of ~150 pages, their evidence and links, ~500 pages of the file at 10k
+#: pages, which the default cache cannot hold, so a long-lived reader (MCP, the benchmarks)
+#: read them again every query (~0.7 ms of ~7 at 10k, benchmarks/run.py). Filled only as
+#: pages are read.
+READER_CACHE_KIB = 8192
 
 
 class Sidecar(SidecarWrites):
@@ -116,6 +131,7 @@ class Sidecar(SidecarWrites):
         db = sqlite3.connect(uri, uri=True, isolation_level=None)
         try:
             db.execute("PRAGMA busy_timeout=10000")
+            db.execute(f"PRAGMA cache_size=-{READER_CACHE_KIB}")
             store = cls(db, path)
             store._check_version()
         except BaseException:

@@ -14,10 +14,22 @@ from typing import Any
 
 from vault_sync.links import NameTable
 from vault_sync.store.records import FileState
+from vault_sync.store.schema import RULE_LINKS_WHERE
 
 #: Below this many links to resolve, names are looked up by SQL (indexed, ~20 µs each)
 #: instead of loading every page's names (~60 ms at 10k pages): measured on a 10k-page vault.
 SQL_LOOKUP_MAX_LINKS = 2000
+
+
+def _chunks(paths: Sequence[str]) -> Iterator[list[str]]:
+    """``paths`` in chunks of 500, under SQLite's variable limit (32,766 since 3.32)."""
+    for start in range(0, len(paths), 500):
+        yield list(paths[start : start + 500])
+
+
+def _marks(chunk: Sequence[str]) -> str:
+    """One ``?`` per item, comma-separated (an ``IN (...)`` list)."""
+    return ", ".join("?" for _ in chunk)
 
 
 class _SqlIndex:
@@ -258,9 +270,13 @@ class SidecarReads:
 
     def filter_values(self) -> dict[str, list[str]]:
         """The values ``query``'s exact filters can take: ``{"kind": [...], "project":
-        [...]}``, each sorted, projects without ``None`` (for a filter that found nothing)."""
+        [...], "status": [...]}``, each sorted, projects without ``None`` (for a filter that
+        found nothing)."""
         return {
             "kind": [k for (k,) in self.db.execute("SELECT DISTINCT kind FROM pages ORDER BY 1")],
+            "status": [
+                s for (s,) in self.db.execute("SELECT DISTINCT status FROM pages ORDER BY 1")
+            ],
             "project": [
                 p
                 for (p,) in self.db.execute(
@@ -272,6 +288,19 @@ class SidecarReads:
     def page_paths(self) -> list[str]:
         """Every stored page's path."""
         return [path for (path,) in self.db.execute("SELECT path FROM pages")]
+
+    def written_since(self, generation: int) -> tuple[int, list[str], int]:
+        """``(generation, paths, pages)`` from one snapshot: the last complete generation,
+        the pages whose rows (and evidence, tags, links) a batch of a later generation than
+        ``generation`` wrote, and how many pages are stored."""
+        self.db.execute("BEGIN")  # a read transaction: the three answers agree
+        try:
+            now = self.generation
+            sql = "SELECT path FROM pages WHERE generation > ?"
+            paths = [str(path) for (path,) in self.db.execute(sql, (generation,))]
+            return now, paths, self._count("SELECT count(*) FROM pages")
+        finally:
+            self.db.execute("COMMIT")
 
     def duplicate_ids(self) -> list[tuple[str, list[str]]]:
         """``(id key, sorted paths)`` for each id key more than one page has, by key."""
@@ -311,12 +340,10 @@ class SidecarReads:
 
     def _in_paths(self, sql: str, paths: Sequence[str]) -> list[sqlite3.Row]:
         """Run ``sql`` with ``{marks}`` standing for one ``?`` per path, in chunks under
-        SQLite's variable limit (32,766 since 3.32; 500 a chunk)."""
+        SQLite's variable limit (:func:`_chunks`)."""
         rows: list[sqlite3.Row] = []
-        for start in range(0, len(paths), 500):
-            chunk = list(paths[start : start + 500])
-            marks = ", ".join("?" for _ in chunk)
-            rows += self.query(sql.format(marks=marks), chunk)
+        for chunk in _chunks(paths):
+            rows += self.query(sql.format(marks=_marks(chunk)), chunk)
         return rows
 
     def evidence_for(self, paths: Sequence[str]) -> list[sqlite3.Row]:
@@ -327,23 +354,31 @@ class SidecarReads:
             paths,
         )
 
-    def resolved_links_touching(self, paths: Sequence[str]) -> list[sqlite3.Row]:
-        """Resolved links (source, type, target_path) from or into the pages at ``paths``,
-        each once, by source, target and type: the ranking's graph stream and its
-        supersession and contradiction rules. Unresolved links (no page) never appear; a
-        link to itself neither."""
-        out = self._in_paths(
-            "SELECT DISTINCT source, type, target_path FROM links WHERE target_path IS NOT NULL"
-            " AND source != target_path AND source IN ({marks})",
-            paths,
-        )
-        out += self._in_paths(
-            "SELECT DISTINCT source, type, target_path FROM links WHERE target_path IS NOT NULL"
-            " AND source != target_path AND target_path IN ({marks})",
-            paths,
-        )
-        unique = {(r["source"], r["type"], r["target_path"]): r for r in out}
-        return [unique[k] for k in sorted(unique)]
+    def resolved_links_touching(self, paths: Sequence[str]) -> list[tuple[str, str, str]]:
+        """Resolved links ``(source, type, target_path)`` from or into the pages at ``paths``,
+        each once, sorted: the ranking's graph stream and its supersession and contradiction
+        rules. Unresolved links (no page) never appear; a link to itself neither."""
+        return self._links_touching("target_path IS NOT NULL", paths)
+
+    def _links_touching(self, where: str, paths: Sequence[str]) -> list[tuple[str, str, str]]:
+        """``(source, type, target_path)`` of the links matching ``where`` from or into the
+        pages at ``paths``, each once, sorted; no link to itself."""
+        found: set[tuple[str, str, str]] = set()
+        for end in ("source", "target_path"):
+            sql = (
+                f"SELECT source, type, target_path FROM links WHERE {where}"
+                f" AND source != target_path AND {end} IN ({{marks}})"
+            )
+            for chunk in _chunks(paths):
+                found.update(self.db.execute(sql.format(marks=_marks(chunk)), chunk))
+        return sorted(found)
+
+    def rule_links_touching(self, paths: Sequence[str]) -> list[tuple[str, str, str]]:
+        """What :meth:`resolved_links_touching` gives of the ``supersedes``,
+        ``superseded_by`` and ``contradicts`` links, read from the covering partial indexes
+        of :data:`~vault_sync.store.schema.RULE_LINKS_WHERE` alone: the ranking's rules read
+        them for every candidate page."""
+        return self._links_touching(RULE_LINKS_WHERE, paths)
 
     def pages_with_evidence(self, kind: str, source: str) -> list[str]:
         """Paths of the pages citing evidence ``kind:source`` (``session:ID``), by path."""

@@ -138,11 +138,38 @@ def _m003_links_type(db: sqlite3.Connection) -> None:
     _script(db, "CREATE INDEX links_type ON links(type);")
 
 
+#: The link types the ranking's rules read for every candidate page (supersession and
+#: contradiction, :mod:`vault_sync.ranking`), as SQL: the partial indexes of
+#: :func:`_m004_rule_links` hold only these resolved links, and a query uses them only when
+#: its ``WHERE`` repeats this term (:meth:`~vault_sync.store.Sidecar.rule_links_touching`).
+RULE_LINK_TYPES = ("contradicts", "superseded_by", "supersedes")
+RULE_LINKS_WHERE = (
+    f"type IN ({', '.join(repr(t) for t in RULE_LINK_TYPES)}) AND target_path IS NOT NULL"
+)
+
+
+def _m004_rule_links(db: sqlite3.Connection) -> None:
+    """Covering partial indexes of the resolved supersession and contradiction links, from
+    either end: the ranking reads those of every candidate page (~100 a query) in two index
+    lookups instead of reading ~1,600 link rows (4-8 ms at 10k pages, 82k links; these
+    indexes hold 2.7k of them)."""
+    _script(
+        db,
+        f"""
+        CREATE INDEX links_rule_source ON links(source, type, target_path)
+            WHERE {RULE_LINKS_WHERE};
+        CREATE INDEX links_rule_target ON links(target_path, type, source)
+            WHERE {RULE_LINKS_WHERE};
+        """,
+    )
+
+
 #: Ordered, named migrations; append only. The schema version is the list's length.
 MIGRATIONS: tuple[tuple[str, Callable[[sqlite3.Connection], None]], ...] = (
     ("001_initial", _m001_initial),
     ("002_name_indexes", _m002_name_indexes),
     ("003_links_type", _m003_links_type),
+    ("004_rule_links", _m004_rule_links),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
