@@ -29,6 +29,7 @@ LAYERS = {
     "ignore": 2,
     "pagefile": 2,
     "vault": 3,
+    "watch_arm": 3,
     "store": 3,  # a package: schema, records, reads, writes (PACKAGE_ORDER)
     "index": 3,  # a package: schema, page_index (PACKAGE_ORDER)
     "lock": 3,

@@ -350,6 +350,31 @@ def test_undated_contradictions_and_pages_without_text_read_plainly(tmp_path: Pa
     assert _answer(b, "Says.", [a]) == "- [[B]] (rule, 0 evidence; contradicted by [[A]]): Says."
 
 
+def test_the_watchers_first_pass_refreshes_targets_already_stale(tmp_path: Path, cli: Cli) -> None:
+    """A page synced while no watcher ran leaves the targets stale; starting the watcher
+    brings them up to date though its first pass finds nothing to sync (fresh-user report:
+    ``brief --check`` still exited 1)."""
+    from tests.watch_helpers import WatchProcess
+
+    vault = tmp_path / "v"
+    shutil.copytree(REPO / "example-vault", vault, ignore=shutil.ignore_patterns(".vault-sync"))
+    with open(vault / "vault-sync.toml", "a", encoding="utf-8") as f:
+        f.write('\n[[brief.targets]]\npath = "BRIEF.md"\nmode = "file"\n')
+    assert cli("--vault", str(vault), "brief").code == 0
+    page = vault / "payments" / "Replay a failed charge.md"
+    page.write_text(page.read_text(encoding="utf-8").replace("kind: procedure", "kind: note"))
+    assert cli("--vault", str(vault), "sync").code == 0
+    assert cli("--vault", str(vault), "brief", "--check").code == 1
+    watcher = WatchProcess(vault)
+    try:
+        watcher.wait_ready()  # its state is written after the first pass and its refresh
+        assert cli("--vault", str(vault), "brief", "--check").code == 0
+        assert watcher.stop() == 0
+    finally:
+        watcher.kill()
+    assert watcher.lines == []  # nothing synced: no batch line
+
+
 def test_the_watchers_kept_facts_equal_a_full_read_after_every_kind_of_change(
     tmp_path: Path,
 ) -> None:

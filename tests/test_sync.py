@@ -144,6 +144,30 @@ def test_nfd_file_name_and_nfc_link_meet_n1(make_vault: MakeVault) -> None:
     assert search_paths(vault, "coffee") == [unicodedata.normalize("NFC", "Café notes.md")]
 
 
+def test_a_rename_between_spellings_equal_after_nfc_follows_the_disk_name(
+    make_vault: MakeVault,
+) -> None:
+    """``Café.md`` (NFC) renamed to its NFD spelling keeps its key and its stat; the stored
+    name on disk must follow, or ``reinforce café`` said "Café.md is gone ... run sync" and sync
+    said "nothing to do" (fresh-user report); status showed no drift."""
+    from vault_sync.report import vault_status
+
+    nfc, nfd = (unicodedata.normalize(f, "Café.md") for f in ("NFC", "NFD"))
+    vault = make_vault({nfc: "# Café\nbody word\n"})
+    sync(vault)
+    os.rename(vault / nfc, vault / nfd)
+    engine = Engine.open(vault)
+    status, _ = engine.read(lambda r: vault_status(engine.config, r.sidecar))
+    assert status["drift"] == {"new": 0, "changed": 1, "deleted": 0, "unreadable": 0}
+    _, report = sync(vault)
+    assert (report.added, report.changed, report.moved, report.deleted) == (0, 1, 0, 0)
+    assert sql(vault, "SELECT path, disk_path FROM pages") == [(nfc, nfd)]
+    done = engine.write("reinforce", page="café", evidence="session:x")
+    assert [p["path"] for p in done.pages] == [nfc]
+    assert sorted(os.listdir(vault)) == [".obsidian", ".vault-sync", nfd]
+    assert "session:x" in (vault / nfd).read_text(encoding="utf-8")
+
+
 def test_pending_batch_is_redone(make_vault: MakeVault) -> None:
     vault = make_vault({"a.md": "one\n"})
     sync(vault)
@@ -645,3 +669,35 @@ def test_a_stored_page_whose_file_cannot_be_read_keeps_its_rows(open_folder: Pat
     assert nobody("sync").out.startswith("sync: 0 added, 1 changed, 0 moved, 0 deleted")
     hits = nobody("query", "appended", "--json").json()["hits"]
     assert [h["path"] for h in hits] == ["sub/p.md"]
+
+
+def test_a_page_file_without_read_permission_is_reported_and_kept(open_folder: Path) -> None:
+    """``chmod 000`` on a page (run unprivileged): ``lint`` and ``status`` name it, as they name
+    an unreadable folder; after a ``touch`` sync keeps its stored page and commits no empty
+    generation (fresh-user report: "nothing to do" yet generation 1 -> 2)."""
+    from tests.conftest import NOBODY, give_to_nobody, run_cli
+
+    vault = write_pages(open_folder / "vault", {"p1.md": "alpha\n", "p2.md": "beta\n"})
+    give_to_nobody(vault)
+
+    def cli(*args: str) -> Any:
+        out = run_cli("--vault", str(vault), *args, "--json", user=NOBODY)
+        assert out.code in (0, 1) and out.out, out.err
+        return out.code, out.json()
+
+    assert cli("sync")[1]["generation"] == 1
+    (vault / "p2.md").chmod(0)
+    code, lint = cli("lint")
+    assert code == 1
+    assert [(p["path"], p["code"]) for p in lint["problems"]] == [("p2.md", "unreadable")]
+    assert cli("status")[1]["drift"] == {"new": 0, "changed": 0, "deleted": 0, "unreadable": 1}
+    os.utime(vault / "p2.md")
+    code, report = cli("sync")
+    assert code == 0
+    assert (report["generation"], report["kept_unreadable"]) == (1, 1)
+    assert report["errors"] == {"p2.md": "Permission denied"}
+    assert sql(vault, "SELECT path FROM pages ORDER BY path") == [("p1.md",), ("p2.md",)]
+    token = "ghp_" + "dZ3kQ9xLmP2vR8sT4wY6bN1cF5hJ7gA0eK3u"  # a folder name holding one
+    (vault / f"keys-{token}").mkdir(mode=0)
+    code, report = cli("sync")
+    assert sorted(report["errors"]) == ["keys-[REDACTED:github_token]", "p2.md"]

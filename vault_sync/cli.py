@@ -33,7 +33,7 @@ from vault_sync.cli_common import (
 )
 from vault_sync.config import CONFIG_NAME, Config
 from vault_sync.errors import VaultSyncError
-from vault_sync.typed_text import scrub_typed
+from vault_sync.typed_text import scrub_data, scrub_typed
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -75,7 +75,7 @@ def _report_dict(plan: Any, report: Any) -> dict[str, Any]:
         "kept_unreadable": len(plan.kept),
         "generation": report.generation,
         "batches": report.batches,
-        "errors": report.errors,
+        "errors": scrub_data(report.errors),  # paths from the disk: a name can hold a token
     }
 
 
@@ -95,10 +95,10 @@ def _print_report(plan: Any, report: Any, as_json: bool, verb: str) -> None:
             f" (generation {report.generation}, {report.took_ms:.0f} ms)"
         )
     for path, message in sorted(report.errors.items()):
-        click.echo(one_line(f"warning: {path}: {message}"), err=True)
+        click.echo(one_line(scrub_typed(f"warning: {path}: {message}")), err=True)
     if plan.kept:
         click.echo(
-            f"warning: {len(plan.kept)} stored pages kept: their folder could not be read",
+            f"warning: {len(plan.kept)} stored pages kept: they or their folder cannot be read",
             err=True,
         )
 
@@ -137,7 +137,8 @@ def watch(vault: Path | None, json_log: bool) -> None:
     vault_engine = engine_for(vault)
     config = vault_engine.config
 
-    def report(line: dict[str, Any]) -> None:
+    def report(raw: dict[str, Any]) -> None:
+        line: dict[str, Any] = scrub_data(raw, config)  # type: ignore[assignment]
         if json_log:
             click.echo(json.dumps(line, ensure_ascii=False, sort_keys=True), err=True)
             return
@@ -166,7 +167,8 @@ def watch(vault: Path | None, json_log: bool) -> None:
     watcher = vault_engine.watcher(report)
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: watcher.stop())
-    said = f"watching {config.vault} (debounce {config.debounce_ms} ms); Ctrl-C to stop"
+    shown = scrub_typed(str(config.vault), config)  # a folder name can hold a token
+    said = f"watching {shown} (debounce {config.debounce_ms} ms); Ctrl-C to stop"
     # said once the watcher holds the vault: a second watcher fails without claiming it
     watcher.run(on_claimed=None if json_log else lambda: click.echo(said, err=True))
     if not json_log:

@@ -202,12 +202,18 @@ def run_redact(
     from vault_sync.vault import scan
 
     result = scan(config)
-    paths = sorted(result.pages) if every_page else sorted(set(find(list(references))))
+    # a page file this process may not read is listed by the scan as unreadable, not a page
+    denied = {u.path: u.error for u in result.unreadable if u.path.lower().endswith(".md")}
+    wanted = {*result.pages, *denied} if every_page else set(find(list(references)))
+    paths = sorted(wanted)
     scrubber = Scrubber.from_config(config)  # the one the sync compiles (shared, cached)
     done: list[PageRedaction] = []
     written: list[str] = []
     for path in paths:
         entry = result.pages.get(path)
+        if path in denied:
+            done.append(PageRedaction(path, (), skipped=f"cannot read: {denied[path]}"))
+            continue
         if entry is None:
             done.append(PageRedaction(path, (), skipped="not on disk any more"))
             continue

@@ -165,6 +165,7 @@ def vault_status(config: Config, sidecar: Sidecar) -> dict[str, Any]:
     under a folder (or a file) that cannot be read now, which sync keeps, never "deleted".
     Files whose names hold a secret are never stored, so they are not "new" either.
     """
+    from vault_sync.typed_text import scrub_data
     from vault_sync.vault import scan
 
     result = scan(config)
@@ -175,7 +176,8 @@ def vault_status(config: Config, sidecar: Sidecar) -> dict[str, Any]:
         1
         for path, entry in result.pages.items()
         if path in stored
-        and (stored[path].mtime_ns, stored[path].size) != (entry.mtime_ns, entry.size)
+        and (stored[path].mtime_ns, stored[path].size, stored[path].disk_path)
+        != (entry.mtime_ns, entry.size, entry.disk_path)
     )
     watch_state = None
     watch_file = config.store_path / WATCH_STATE_NAME
@@ -214,7 +216,8 @@ def vault_status(config: Config, sidecar: Sidecar) -> dict[str, Any]:
                 1 for p in stored if p not in result.pages and not result.absence_proven(p)
             ),
         },
-        "watcher": watch_state,
+        # its errors and notices name paths (a vault folder can hold a token)
+        "watcher": scrub_data(watch_state, config),
     }
 
 
@@ -426,7 +429,7 @@ def _scan_problems(result: ScanResult) -> list[dict[str, Any]]:
             entry.path or ".",
             "error",
             "unreadable",
-            f"cannot be read ({entry.error}); pages under it are not"
+            f"cannot be read ({entry.error}); pages there are not"
             " indexed anew, and their stored copies are kept",
         )
         for entry in result.unreadable

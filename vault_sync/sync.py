@@ -2,9 +2,10 @@
 
 - **scan** (:func:`vault_sync.vault.scan`) lists the vault's pages with (mtime, size).
 - **plan** (:func:`make_plan`) classifies by what is on disk, as a plain :class:`Plan` value:
-  unchanged (mtime, size) skips the hash; a changed stat with an equal content hash is only
-  *touched*; a delete and a create with equal content hash is a *move*; a stored page under a
-  folder that could not be read is *kept* (deleting needs proof of absence, DESIGN §4).
+  unchanged (mtime, size, name on disk) skips the hash; a changed stat with an equal content
+  hash is only *touched*; a delete and a create with equal content hash is a *move*; a stored
+  page under a folder that could not be read is *kept* (deleting needs proof of absence,
+  DESIGN §4).
 - **apply** (:func:`apply_plan`) splits the work into bounded batches; each batch's pages are
   read, parsed and scrubbed first, then the batch takes the writer lock, journals its paths,
   commits the tantivy index, then the SQLite sidecar (which records the generation complete
@@ -166,7 +167,9 @@ def make_plan(
         state = stored.get(path)
         if state is None:
             new.append(path)
-        elif path in redo:
+        elif path in redo or state.disk_path not in (None, entry.disk_path):
+            # a rename between spellings equal after NFC keeps the key and the stat: the
+            # stored name must follow, or reads and writes look for a file that is gone
             modified.append(path)
         elif state.mtime_ns == entry.mtime_ns and state.size == entry.size:
             unchanged += 1

@@ -29,3 +29,17 @@ def scrub_typed(text: str, config: Config | None = None) -> str:
 
     scrubber = Scrubber.from_config(config) if config is not None else shared_scrubber((), ())
     return scrubber.scrub(text)[0]
+
+
+def scrub_data(data: object, config: Config | None = None) -> object:
+    """``data`` (JSON-like: dicts, lists, strings, numbers) with every string, dict keys too,
+    passed through :func:`scrub_typed`: a path or a message shown to a person or a log (the
+    watcher's batch lines, its state in ``status``) never carries a secret a folder or file
+    name holds (fresh-user report: ``watching /tmp/x/vault-ghp_…``)."""
+    if isinstance(data, str):
+        return scrub_typed(data, config)
+    if isinstance(data, dict):
+        return {scrub_data(k, config): scrub_data(v, config) for k, v in data.items()}
+    if isinstance(data, list | tuple):
+        return [scrub_data(v, config) for v in data]
+    return data

@@ -120,6 +120,20 @@ class ScanResult:
         )
 
 
+def _read_denied(path: str, st: os.stat_result) -> str | None:
+    """Why this process cannot read a page file it could ``stat``, or None: a file without
+    read permission is unreadable like a folder that cannot be listed (its stored page kept,
+    reported by ``lint`` / ``status``), never a page sync tries, fails and bumps a generation
+    for (fresh-user report). No syscall when everyone may read it (the usual ``0644``);
+    else ``access(2)`` with the effective ids."""
+    if st.st_mode & stat.S_IROTH:
+        return None
+    effective = os.access in os.supports_effective_ids
+    if os.access(path, os.R_OK, effective_ids=effective):
+        return None
+    return os.strerror(errno.EACCES)
+
+
 def proven_absent(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` is known not to exist: ``lstat`` says no such file (``ENOENT``) or a
     parent is not a folder (``ENOTDIR``). Any other failure — a folder without search
@@ -233,6 +247,10 @@ class _Walk:
         except OSError as exc:
             self.entry_error(key, entry, exc)
             return
+        denied = _read_denied(entry.path, st)
+        if denied:
+            self.unreadable.append(Unreadable(key, denied))
+            return
         old = self.pages.get(key)
         if old is not None:
             self.collide(key, old.disk_path, disk)
@@ -257,6 +275,10 @@ class _Walk:
             self.unreadable.append(Unreadable(key, exc.strerror or str(exc)))
             return
         if key.rsplit("/", 1)[-1].lower().endswith(_PAGE_SUFFIX):
+            denied = _read_denied(full, st)
+            if denied:
+                self.unreadable.append(Unreadable(key, denied))
+                return
             self.pages[key] = FileEntry(key, disk, st.st_mtime_ns, st.st_size)
         else:
             self.add_attachment(key, disk)

@@ -41,15 +41,17 @@ from watchdog.events import (
     FileSystemEvent,
     FileSystemEventHandler,
 )
-from watchdog.observers import Observer
 
 from vault_sync.atomic import write_atomic
 from vault_sync.config import Config
 from vault_sync.errors import LockTimeoutError, VaultGoneError, VaultSyncError, WatcherRunningError
+from vault_sync.ignore import build_ignore_matcher
 from vault_sync.index import KeptWriter
 from vault_sync.layout import WATCH_LOCK_NAME, WATCH_STATE_NAME
 from vault_sync.sync import Plan, SyncReport
+from vault_sync.typed_text import scrub_data
 from vault_sync.vault import proven_absent
+from vault_sync.watch_arm import Arming
 
 logger = logging.getLogger(__name__)
 
@@ -78,6 +80,9 @@ class Batch:
 
     paths: set[str] = field(default_factory=set)
     reconcile: bool = False
+    #: folders that appeared (created, moved in, a symlink to a folder made): each gets a
+    #: watch of its own before the batch scans it (:mod:`vault_sync.watch_arm`)
+    folders: set[str] = field(default_factory=set)
 
 
 class PathBatcher:
@@ -101,12 +106,16 @@ class PathBatcher:
         self._first = 0.0
         self._last = 0.0
 
-    def add(self, paths: Iterable[str] = (), *, reconcile: bool = False) -> None:
-        """Add paths (and/or a reconcile request) to the open batch."""
+    def add(
+        self, paths: Iterable[str] = (), *, reconcile: bool = False, folders: Iterable[str] = ()
+    ) -> None:
+        """Add paths (and/or a reconcile request, and/or folders that appeared) to the open
+        batch."""
         now = self.clock()
         with self._lock:
             empty = not self._batch.paths and not self._batch.reconcile
             self._batch.paths.update(paths)
+            self._batch.folders.update(folders)
             self._batch.reconcile |= reconcile
             if empty and (self._batch.paths or self._batch.reconcile):
                 self._first = now
@@ -136,24 +145,41 @@ class PathBatcher:
 class EventHandler(FileSystemEventHandler):
     """Feed a :class:`PathBatcher` with the vault-relative paths watchdog events name.
 
+    A folder created or moved in, or a symlink to a folder made, is also recorded as a folder
+    that appeared (:attr:`Batch.folders`).
+
     Args:
         vault: the vault root (absolute).
         store_dir: the store folder, relative to the vault; its events are the engine's own.
         batcher: where paths go.
+        root: the folder this handler's watch is on (default: the vault); a symlinked folder's
+            target, whose events are named under ``prefix``.
+        prefix: the vault-relative path of ``root`` ("" for the vault).
     """
 
-    def __init__(self, vault: Path, store_dir: str, batcher: PathBatcher) -> None:
+    def __init__(
+        self,
+        vault: Path,
+        store_dir: str,
+        batcher: PathBatcher,
+        root: Path | None = None,
+        prefix: str = "",
+    ) -> None:
         super().__init__()
         self.vault = str(vault)
+        self.root = str(root or vault)
+        self.prefix = prefix
         self.store_prefix = store_dir.rstrip("/") + "/"
         self.batcher = batcher
 
     def _relative(self, path: str | bytes) -> str | None:
         text = os.fsdecode(path)
-        rel = os.path.relpath(text, self.vault)
+        rel = os.path.relpath(text, self.root)
         if rel == "." or rel.startswith(".."):
             return None
         rel = rel.replace(os.sep, "/")
+        if self.prefix:
+            rel = f"{self.prefix}/{rel}"
         if rel == self.store_prefix[:-1] or rel.startswith(self.store_prefix):
             return None
         return rel
@@ -167,8 +193,14 @@ class EventHandler(FileSystemEventHandler):
         if dest:
             paths.append(dest)
         rels = [r for r in (self._relative(p) for p in paths) if r is not None]
-        if rels:
-            self.batcher.add(rels)
+        if not rels:
+            return
+        appeared = ""
+        if event.event_type in ("created", "moved"):
+            last = os.fsdecode(paths[-1])
+            if event.is_directory or (os.path.islink(last) and os.path.isdir(last)):
+                appeared = self._relative(last) or ""
+        self.batcher.add(rels, folders=[appeared] if appeared else ())
 
 
 class _OverflowHandler(logging.Handler):
@@ -219,12 +251,11 @@ class Watcher:
         config: the vault's configuration (``debounce_ms``, ``max_delay_ms``, ``reconcile_s``).
         sync: the engine's ``run_sync`` (checks and repairs stores, then scan -> plan -> apply).
         report: called with one dict per applied batch (the CLI logs it).
-        after_batch: called after each batch that changed the stores (the engine's briefing
-            refresh, :meth:`vault_sync.app.Engine.write_briefs`); its time is logged as
-            ``brief_ms`` (wall) and ``brief_cpu_ms`` (this thread's CPU time, which a busy
-            machine stretches less), a :class:`~vault_sync.errors.VaultSyncError` or
-            ``OSError`` it raises
-            as ``brief_error`` (the watcher goes on).
+        after_batch: called after the first pass and each batch that changed the stores (the
+            engine's briefing refresh, :meth:`vault_sync.app.Engine.write_briefs`); its time is
+            logged as ``brief_ms`` (wall) and ``brief_cpu_ms`` (this thread's CPU time, which
+            a busy machine stretches less), a :class:`~vault_sync.errors.VaultSyncError` or
+            ``OSError`` it raises as ``brief_error`` (the watcher goes on).
     """
 
     def __init__(
@@ -251,6 +282,11 @@ class Watcher:
         self.writer = KeptWriter()
         #: Inode of the store folder the state file was last written into (0: none yet).
         self._store_ino = 0
+        #: The observer and its watches (while :meth:`run` runs).
+        self.arming: Arming | None = None
+        #: Whether ``after_batch`` ran once (the first pass runs it whatever changed).
+        self._briefed = False
+        self._armed_at_start = False
 
     # -- one batch ------------------------------------------------------------------------
 
@@ -266,6 +302,7 @@ class Watcher:
         started = time.perf_counter()
         vault = self.config.vault
         scope = None if batch.reconcile else batch.paths
+        self._arm(batch)
         if batch.reconcile:
             self.writer.release()  # full checks read every index file: let merges finish
         _plan, report, notice = self.sync(
@@ -295,13 +332,28 @@ class Watcher:
                 self.state.errors += len(real)
                 path, message = sorted(real.items())[0]
                 self.state.last_error = f"{path}: {message}"
-        if not report.did_work and not notice and not report.errors:
-            return None
-        if self.after_batch is not None and (report.did_work or notice):
+        # the first pass brings the targets up to date even when the stores were (a page
+        # synced while no watcher ran leaves them stale); later passes when the stores changed
+        if self.after_batch is not None and (report.did_work or notice or not self._briefed):
             self._after_batch(line)
+            self._briefed = True
+        if not report.did_work and not notice and not report.errors and "brief_error" not in line:
+            return None
         self.state.batches += 1
         self.state.last_batch = line
         return line
+
+    def _arm(self, batch: Batch) -> None:
+        """Put the watches this batch needs in place *before* it scans (:mod:`watch_arm`): a
+        reconcile after the first re-arms them all; folders that appeared get their own."""
+        if self.arming is None:
+            return
+        if batch.reconcile:
+            if self._armed_at_start:
+                self.arming.rearm()
+            self._armed_at_start = True
+        elif batch.folders and self.arming.arm(batch.folders):
+            self.batcher.add(reconcile=True)  # too many extra watches: re-arm one root watch
 
     def _after_batch(self, line: dict[str, Any]) -> None:
         """Run the after-batch step (briefings), timing it into ``line``; its failure is
@@ -354,14 +406,14 @@ class Watcher:
         except VaultGoneError:
             raise
         except LockTimeoutError as exc:  # never drop a batch: put it back and retry
-            self.batcher.add(batch.paths, reconcile=batch.reconcile)
+            self.batcher.add(batch.paths, reconcile=batch.reconcile, folders=batch.folders)
             self._error(str(exc))
             self.stopping.wait(RETRY_MS / 1000)
             return
         except (VaultSyncError, sqlite3.DatabaseError, OSError) as exc:
             # The vault or a store failed in a way the engine did not repair: keep watching,
             # and make the next batch a reconcile (full store checks, rebuild if damaged).
-            self.batcher.add(batch.paths, reconcile=True)
+            self.batcher.add(batch.paths, reconcile=True, folders=batch.folders)
             self._error(str(exc))
             self.stopping.wait(RETRY_MS / 1000)
             return
@@ -377,7 +429,8 @@ class Watcher:
 
     def _write_state(self) -> None:
         self.state.queue_depth = self.batcher.depth
-        data = json.dumps(self.state.__dict__, sort_keys=True).encode()
+        # scrubbed: its errors and notices name paths, and a folder name can hold a token
+        data = json.dumps(scrub_data(self.state.__dict__, self.config), sort_keys=True).encode()
         with contextlib.suppress(OSError):
             write_atomic(self.config.store_path / WATCH_STATE_NAME, data)
             self._store_ino = os.stat(self.config.store_path).st_ino
@@ -399,10 +452,15 @@ class Watcher:
             on_claimed()
         overflow = _OverflowHandler(self.batcher)
         logging.getLogger(OVERFLOW_LOGGER).addHandler(overflow)
-        observer = Observer()
-        handler = EventHandler(self.config.vault, self.config.store_dir, self.batcher)
-        observer.schedule(handler, str(self.config.vault), recursive=True)
-        observer.start()  # before the first reconcile, so no change between them is missed
+        vault, store_dir = self.config.vault, self.config.store_dir
+        matcher = build_ignore_matcher(self.config)
+        self.arming = Arming(
+            vault,
+            store_dir,
+            lambda root, prefix: EventHandler(vault, store_dir, self.batcher, root, prefix),
+            lambda rel: matcher.is_ignored(rel, is_dir=True),
+        )
+        self.arming.start()  # before the first reconcile, so no change between them is missed
         try:
             first = self.apply(Batch(reconcile=True))
             if first is not None:
@@ -425,8 +483,7 @@ class Watcher:
                 self._flush(pending)
         finally:
             self.writer.release()
-            observer.stop()
-            observer.join(timeout=5)
+            self.arming.stop()
             self._life_lock.release()
             logging.getLogger(OVERFLOW_LOGGER).removeHandler(overflow)
             self.state.running = False

@@ -135,9 +135,9 @@ class SidecarReads:
     def file_states(self, roots: Iterable[str] | None = None) -> dict[str, FileState]:
         """Return ``{path: FileState}`` for every stored page, or only for pages equal to or
         under one of ``roots`` (vault-relative NFC paths: a watcher batch's scope)."""
-        sql = "SELECT path, hash, mtime_ns, size FROM pages"
+        sql = "SELECT path, hash, mtime_ns, size, disk_path FROM pages"
         if roots is None:
-            return {p: FileState(h, m, s) for p, h, m, s in self.db.execute(sql)}
+            return {p: FileState(h, m, s, d) for p, h, m, s, d in self.db.execute(sql)}
         # The root itself, and the paths under it as a range of the primary key: `root/` up
         # to `root0` ('0' follows '/'), exact code-point order, one index seek per root. (A
         # `LIKE 'root/%'` scanned the whole table per root: a 3,000-path watcher batch on an
@@ -147,7 +147,7 @@ class SidecarReads:
             rows = self.db.execute(
                 f"{sql} WHERE path = ? OR (path >= ? AND path < ?)", (root, f"{root}/", f"{root}0")
             )
-            found.update((p, FileState(h, m, s)) for p, h, m, s in rows)
+            found.update((p, FileState(h, m, s, d)) for p, h, m, s, d in rows)
         return found
 
     def disk_paths(self) -> dict[str, str]:

@@ -15,11 +15,14 @@ from vault_sync.page import Page, name_key, path_id, path_stem
 
 @dataclass(frozen=True)
 class FileState:
-    """What the sidecar knows of a page's file: content hash, mtime (ns), size (bytes)."""
+    """What the sidecar knows of a page's file: content hash, mtime (ns), size (bytes), and
+    its name on disk (vault-relative; None when not read): the page's key is the NFC path, so
+    a rename between spellings equal after NFC (``Café.md`` NFC -> NFD) changes only this."""
 
     hash: str
     mtime_ns: int
     size: int
+    disk_path: str | None = None
 
 
 Row = tuple[Any, ...]

@@ -1,0 +1,46 @@
+"""What ``watch`` prints names paths only through the sanitizer (fresh-user report: the
+start-up line printed ``watching /tmp/x/vault-ghp_…`` while ``status`` scrubbed it)."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import run_cli
+from tests.test_watch import stop_clean
+from tests.watch_helpers import TIMEOUT_S, WatchProcess
+
+TOKEN = "ghp_" + "dZ3kQ9xLmP2vR8sT4wY6bN1cF5hJ7gA0eK3u"
+
+
+def test_the_watcher_never_prints_a_secret_its_vault_path_holds(tmp_path: Path) -> None:
+    vault = tmp_path / f"notes-{TOKEN}"
+    vault.mkdir()
+    (vault / "a.md").write_text("lantern\n")
+    shown = str(tmp_path / "notes-[REDACTED:github_token]")
+    command = [sys.executable, "-m", "vault_sync", "--vault", str(vault), "watch"]
+    proc = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        banner = proc.stderr.readline()  # said before the first reconcile
+        first = proc.stderr.readline()  # that reconcile
+    finally:
+        proc.send_signal(signal.SIGINT)
+        rest = proc.communicate(timeout=TIMEOUT_S)[1]
+    assert banner == f"watching {shown} (debounce 150 ms); Ctrl-C to stop\n"
+    assert " reconcile: 1 added," in first, first
+    assert TOKEN[8:20] not in banner + first + rest
+    # the JSON log, and the state status shows
+    watcher = WatchProcess(vault)
+    try:
+        watcher.wait_ready()
+        status = run_cli("--vault", str(vault), "status", "--json").json()
+        stop_clean(watcher)
+    finally:
+        watcher.kill()
+    assert status["vault"] == shown
+    assert TOKEN[8:20] not in watcher.log()
+    stored = [f for f in (vault / ".vault-sync").rglob("*") if f.is_file()]
+    assert [f.name for f in stored if TOKEN[8:20].encode() in f.read_bytes()] == []
