@@ -416,3 +416,20 @@ def test_escapes_count_in_a_text_that_is_not_ascii() -> None:
 def test_a_form_at_a_texts_start_or_second_character() -> None:
     assert rendered_view("\\_init x1") is None  # nothing before the form (not the text's end)
     assert rendered_view("a\\_b") is not None  # a letter before it, at offset 0
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        ("pw=Xk29vLq8Zr", "pw=[REDACTED:env_secret]"),
+        ("PW: hunter2Xk9!", "PW: [REDACTED:env_secret]"),
+        ("db_pw = Xk29vLq8Zr", "db_pw = [REDACTED:env_secret]"),
+        ("--pw s3cretValue1", "--pw [REDACTED:env_secret]"),
+        ("pw: xxxx", "pw: xxxx"),  # a placeholder
+        ("the pw is fine", "the pw is fine"),  # prose, no assignment
+        ("PWD=/home/me", "PWD=/home/me"),  # the shell's working folder
+    ],
+)
+def test_pw_is_a_password_name(text: str, redacted: str) -> None:
+    """Fresh-user report: a value after ``pw=`` (the common short form) was kept in clear."""
+    assert scrub(text)[0] == redacted

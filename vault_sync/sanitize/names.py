@@ -51,12 +51,14 @@ def _code_after(text: str, m: re.Match[str], index: int) -> bool:
 #: name ends with KEY/TOKEN/SECRET/PASSWORD/...; then an assignment operator of any common
 #: syntax (`=`, `:`, `:=`, `=>`, `?=`, `||=`, `.=`, `<-`), or spaces after a `--flag`.
 _ASSIGN = (
-    r"(?i:(key|token|secret|passw(?:or)?d|passphrase|pwd))[\"'\]]{0,2}"
+    r"(?i:(key|token|secret|passw(?:or)?d|passphrase|pwd|pw))[\"'\]]{0,2}"
     r"(?:[ \t]{0,8}(?::=|=>|\?=|\|\|=|\.=|<-|=|:)[ \t]{0,8}|([ \t]{1,8}))" + _VALUE
 )
 #: Keywords that must follow another name part (`API_KEY`, `dbPwd`); bare `key:` is too common.
 _NEEDS_PREFIX = frozenset({"key", "pwd"})
-_PASSWORDS = frozenset({"password", "passwd", "passphrase", "pwd"})
+#: ``pw`` too, the common short form (``pw=``, ``db_pw:``, ``--pw``: a fresh user's value
+#: after ``pw=`` went through unredacted).
+_PASSWORDS = frozenset({"password", "passwd", "passphrase", "pwd", "pw"})
 
 
 _NAME_REVERSED = re.compile(r"[\w.-]*", re.ASCII)
@@ -195,7 +197,7 @@ def name_rules() -> list[Rule]:
         Rule(
             "env_secret",
             c(_ASSIGN),
-            ("passw", "passphrase", "pwd"),
+            ("passw", "passphrase", "pw"),
             _assignment_span,
             pre=_assignment_name,
             spare=password_placeholder,
