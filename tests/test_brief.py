@@ -132,6 +132,7 @@ def test_every_section_is_named_and_more_budget_never_shows_less(example: Path) 
     at 500 it was there): sections are cut by strict priority, each named with its "… N more"
     line while the budget holds the names; a larger budget never shows fewer lines of any
     section, nor fewer sections."""
+    from hypothesis import example as case
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
@@ -148,8 +149,9 @@ def test_every_section_is_named_and_more_budget_never_shows_less(example: Path) 
 
     assert set(shown(600)) == every
 
-    @settings(max_examples=60, deadline=None)
+    @settings(max_examples=150, deadline=None)
     @given(st.integers(min_value=300, max_value=len(full)), st.integers(1, 400))
+    @case(376, 7)  # found by CI: a late section named at 376 and not at 383
     def check(budget: int, step: int) -> None:
         small, large = shown(budget), shown(budget + step)
         assert set(small) <= set(large)

@@ -356,9 +356,10 @@ def render(
 
     Sections are filled in order; a section whose lines do not all fit ends with
     ``- … N more: `COMMAND``` (the recent lists also stop at their own caps), and a section
-    none of whose lines fits is still named, with that line alone, while the budget holds it
-    (a whole section never vanishes silently: fresh-user report); the closing line is always
-    there. Lines are never cut.
+    none of whose lines fits is still named, with that line alone (a whole section never
+    vanishes silently: fresh-user report); below a budget that names every section, only the
+    first sections that fit are named, without lines. The closing line is always there.
+    Lines are never cut; a larger budget never shows fewer sections or lines.
     """
     scope = f" --project {project}" if project else ""
     title = "# Memory briefing" + (f": {project}" if project else "") + "\n"
@@ -370,26 +371,26 @@ def render(
     out, used = [title, intro], len(title) + len(intro) + len(closing)
     counts: dict[str, Any] = {}
     caps = {"Recent sessions": RECENT_SESSIONS, "Recently changed pages": RECENT_PAGES}
-    # What naming each section costs (its heading and "… N more" line): room for the names
-    # of the sections below is kept while a section above fills, so a long first section
-    # cannot push the others out unnamed; at a budget too small for all, the last go first.
-    # Priority is strict: once a section runs out of room, those below show no lines.
+    # What naming each section costs (its heading and "… N more" line). When every section
+    # can be named, room for the names below is kept while a section fills, and priority is
+    # strict: once a section runs out of room, those below are named with no lines. When not
+    # all can be named, no section shows lines and the first that fit are named. Either way a
+    # larger budget never shows fewer sections or lines (a property test holds it).
     signposts = [
         len(f"\n## {part.heading}\n- … {part.count} more: `{part.more}{scope}`\n")
         if part.lines
         else 0
         for part in parts
     ]
-    starved = False  # a section above ran out of budget: the ones below are only named
+    every = used + sum(signposts) <= budget  # every section can be named
+    starved = not every  # True once a section ran out of room: the ones below show no lines
+    named = True  # no section above was left unnamed
     for at, part in enumerate(parts):
         counts[part.heading] = {"shown": 0, "total": part.count}
         if not part.lines:
             continue
         heading = f"\n## {part.heading}\n"
-        below = signposts[at + 1 :]
-        while below and used + signposts[at] + sum(below) > budget:
-            below.pop()
-        reserve = sum(below)
+        reserve = sum(signposts[at + 1 :]) if every else 0
         cap = caps.get(part.heading, part.count)
         shown: list[str] = []
         for number, line in enumerate(part.lines):
@@ -406,7 +407,8 @@ def render(
         rest = part.count - len(shown)
         marker = f"- … {rest} more: `{part.more}{scope}`\n" if rest else ""
         if not shown:  # not one line fits: the section is still named, with its count
-            if used + len(heading) + len(marker) + reserve > budget:
+            if not named or used + len(heading) + len(marker) + reserve > budget:
+                named = False  # and no section below it is named either
                 continue
             used += len(heading)
         out += [heading, *shown, marker]
