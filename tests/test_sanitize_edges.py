@@ -451,6 +451,12 @@ _R = "Gx7kq2LmZp9RtYv4Wb8Nc3Hd6Jf1Ks5Qa0Ue2Io7"
         (f'signingKeyId = "{_R}"', 'signingKeyId = "[REDACTED:env_secret]"'),
         (f"SECRETS={_R}", "SECRETS=[REDACTED:env_secret]"),
         ("sec=3f9a6c1e8b7d4a2f9c0e51ab", "sec=[REDACTED:env_secret]"),
+        # a glued mysql password of 16 letters, no digit (the leak audit's seeds found it)
+        ("mysql -u root -pXYEqaPDVxVqXTzHQ app", "mysql -u root -p[REDACTED:cli_credentials] app"),
+        (
+            f"signingKeyId: '{'e287f6796eeb0f8988e42f447e60430eb23fb79f'}'",
+            "signingKeyId: '[REDACTED:env_secret]'",
+        ),
         # public names and values no generator made stay
         ("key_id=user_id_2", "key_id=user_id_2"),
         ("secret_name: my-app-secret-v2", "secret_name: my-app-secret-v2"),
