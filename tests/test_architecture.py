@@ -48,6 +48,7 @@ LAYERS = {
     "rank_explain": 4,
     "ranking": 5,
     "report": 4,
+    "lint": 4,
     "explain": 4,
     "watch": 5,
     "import_watch": 5,
