@@ -37,6 +37,7 @@ LAYERS = {
     "clean": 4,
     "prepare": 4,
     "sync": 4,
+    "batch_write": 4,
     "redaction": 4,
     "query_fields": 4,
     "passages": 4,
@@ -149,6 +150,8 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
     ("prepare", "clean"),
     ("sync", "clean"),
     ("sync", "prepare"),
+    ("sync", "batch_write"),
+    ("batch_write", "prepare"),
 }
 
 
