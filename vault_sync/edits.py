@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import difflib
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from vault_sync import agent_input
 from vault_sync.agent_input import EvidenceInput
@@ -31,6 +31,10 @@ from vault_sync.report import find_page
 from vault_sync.sanitize import Scrubber
 from vault_sync.splice import DELETE, splice_key
 from vault_sync.store import Sidecar
+
+T = TypeVar("T")
+#: A function that scrubs one text of an agent's input.
+Cleaner = Callable[[str], str]
 
 
 @dataclass(frozen=True)
@@ -51,7 +55,9 @@ class EditReport:
     Attributes:
         command: the command's name (``reinforce``...).
         pages: per page written: ``{"path", "changed", "diff"}`` (diff: unified, scrubbed).
-        redacted: labels of the secrets removed from the agent's input, in order found.
+        redacted: labels of the secrets removed from the agent's input, each once, in the
+            order first found (:meth:`note`; a count per label would say how many copies a
+            value had, which is no business of the output).
         dry_run: nothing was written.
         notice: why the stores were synced or rebuilt first (a line for stderr), or ``None``.
     """
@@ -61,6 +67,12 @@ class EditReport:
     redacted: list[str] = field(default_factory=list)
     dry_run: bool = False
     notice: str | None = None
+
+    def note(self, labels: Iterable[str]) -> None:
+        """Add the ``labels`` of secrets redacted from the input, each label once."""
+        for label in labels:
+            if label not in self.redacted:
+                self.redacted.append(label)
 
     @property
     def changed_paths(self) -> list[str]:
@@ -78,10 +90,29 @@ class EditReport:
 
 
 def scrubbed(config: Config, text: str, report: EditReport) -> str:
-    """``text`` with its secrets redacted (their labels noted in ``report``)."""
-    clean, findings = Scrubber.from_config(config).scrub(text)
-    report.redacted.extend(f.label for f in findings)
-    return clean
+    """``text`` with its secrets redacted, each wherever it repeats (their labels noted in
+    ``report``)."""
+    return scrubbed_together(config, report, lambda clean: clean(text))
+
+
+def scrubbed_together(config: Config, report: EditReport, build: Callable[[Cleaner], T]) -> T:
+    """``build(clean)`` with every text it passes to ``clean`` scrubbed together
+    (:meth:`~vault_sync.sanitize.Scrubber.scrub_together`): a secret found in any of one
+    command's texts (a body's ``password: …``, a transcript's tool output) is redacted
+    wherever its value occurs in all of them (the title, a ``commands:`` entry). ``build``
+    runs twice: once to collect the texts, once with them scrubbed; it must be pure.
+    The labels found are noted in ``report``."""
+    seen: list[str] = []
+
+    def collect(text: str) -> str:
+        seen.append(text)
+        return text
+
+    build(collect)
+    results = Scrubber.from_config(config).scrub_together(seen)
+    scrubbed_of = {text: clean for text, (clean, _) in zip(seen, results, strict=True)}
+    report.note(f.label for _, findings in results for f in findings)
+    return build(lambda text: scrubbed_of[text])
 
 
 def page_of(config: Config, sidecar: Sidecar, reference: str) -> tuple[str, str]:

@@ -59,11 +59,16 @@ class Plain:
             unchanged, sorted; a source offset inside removed markup maps to the next run.
         protected: ``(start, end)`` plain-text spans that are one unit: a highlight never
             falls inside them (``[REDACTED:label]`` tokens).
+        inserted: ``(plain start, plain end, source start, source end)`` of each text put in
+            for markup (a wikilink's page name, a space for a table pipe), sorted: with
+            ``runs``, every plain character's source (the sanitizer's view,
+            :mod:`vault_sync.sanitize.markup`).
     """
 
     text: str
     runs: tuple[tuple[int, int], ...]
     protected: tuple[tuple[int, int], ...]
+    inserted: tuple[tuple[int, int, int, int], ...] = ()
 
     def to_plain(self, source_offset: int) -> int:
         """The plain-text offset of a source offset (character index)."""
@@ -93,6 +98,7 @@ def to_plain(source: str) -> Plain:
     out: list[str] = []
     runs: list[tuple[int, int]] = []
     protected: list[tuple[int, int]] = []
+    inserted: list[tuple[int, int, int, int]] = []
     size = 0
     pos = 0
 
@@ -103,8 +109,9 @@ def to_plain(source: str) -> Plain:
             out.append(source[start:end])
             size += end - start
 
-    def insert(text: str) -> None:
+    def insert(text: str, m: re.Match[str]) -> None:
         nonlocal size
+        inserted.append((size, size + len(text), m.start(), m.end()))
         out.append(text)
         size += len(text)
 
@@ -118,11 +125,11 @@ def to_plain(source: str) -> Plain:
             if m.group("keepw") is not None:
                 copy(m.start("keepw"), m.end("keepw"))
             else:
-                insert(_wikilink_text(m.group("wtarget"), None))
+                insert(_wikilink_text(m.group("wtarget"), None), m)
         elif kind == "redacted":
             protected.append((size, size + (m.end() - m.start())))
             copy(m.start(), m.end())
         elif kind in ("pipe", "fence", "rule"):
-            insert(" ")
+            insert(" ", m)
     copy(pos, len(source))
-    return Plain("".join(out), tuple(runs), tuple(protected))
+    return Plain("".join(out), tuple(runs), tuple(protected), tuple(inserted))

@@ -14,22 +14,13 @@ import re
 from collections.abc import Sequence
 
 from vault_sync.sanitize import Finding
+from vault_sync.sanitize.repeats import generated, values_of
 
-#: Shortest value hidden everywhere (issue 17: 8 characters or more).
-MIN_VALUE = 8
 #: Shortest piece of a longer value hidden in a derived field: a cut-off or split-off part of
 #: a secret (the leak audit looks for pieces of 12 characters).
 PIECE = 10
 #: What a piece is extended over, so no cut-off end of a secret stays beside its token.
 _TOKEN_CHARS = re.compile(r"[^\s\[\]|#^\"'`<>(){},;]*")
-_LINE_PARTS = re.compile(r"[^\s\"'`]+")
-
-
-def _generated(part: str) -> bool:
-    """A part of a value that reads as generated: ``-----BEGIN`` and ``PRIVATE`` do not."""
-    return any(c.isdigit() for c in part) or (
-        len(part) >= 16 and any(c.isupper() for c in part) and any(c.islower() for c in part)
-    )
 
 
 class FoundValues:
@@ -41,16 +32,10 @@ class FoundValues:
     """
 
     def __init__(self, text: str, findings: Sequence[Finding]) -> None:
-        self.whole: dict[str, str] = {}
-        for f in findings:
-            value = text[f.start : f.end]
-            parts = [value, *_LINE_PARTS.findall(value)] if len(value) >= MIN_VALUE else []
-            for part in parts:
-                if len(part) >= MIN_VALUE and (part == value or _generated(part)):
-                    self.whole.setdefault(part, f.label)
+        self.whole: dict[str, str] = values_of(text, findings)  # the values as found
         self.pieces: dict[str, str] = {}
         for value, label in self.whole.items():
-            if not _generated(value) or any(c.isspace() for c in value):
+            if not generated(value) or any(c.isspace() for c in value):
                 continue  # a PEM block's pieces come from its base64 lines, not its header
             for i in range(len(value) - PIECE + 1):
                 piece = value[i : i + PIECE]

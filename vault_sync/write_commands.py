@@ -34,6 +34,7 @@ from vault_sync.store import Sidecar
 
 if TYPE_CHECKING:  # the session modules (and the transcript readers) load only for imports
     from vault_sync.session_page import SessionPage
+    from vault_sync.transcript import Transcript
 
 
 def _scrubbed_evidence(entry: EvidenceInput, clean: Callable[[str], str]) -> EvidenceInput:
@@ -53,10 +54,8 @@ def reinforce(
 ) -> list[Edit]:
     """Append one evidence entry to ``page`` (nothing when its kind and source are there)."""
     path, disk = edits.page_of(config, sidecar, page)
-    entry = _scrubbed_evidence(
-        agent_input.evidence(evidence, at=at, note=note),
-        lambda text: edits.scrubbed(config, text, report),
-    )
+    given = agent_input.evidence(evidence, at=at, note=note)
+    entry = edits.scrubbed_together(config, report, lambda clean: _scrubbed_evidence(given, clean))
     return [Edit(path, disk, edits.add_evidence(path, entry))]
 
 
@@ -255,19 +254,26 @@ def remember_page(
         OutsideVaultError: the configured folder leaves the vault.
     """
 
-    def clean(text: str) -> str:
-        return edits.scrubbed(config, text, report)
+    one_line = _one_line(title, "title")
+    page_kind = agent_input.page_kind(kind)
+    tag_names, alias_names = agent_input.names(tags, "tag"), agent_input.names(aliases, "alias")
+    entries = [agent_input.evidence(e) for e in evidence]
+    linked = [_relation(config, sidecar, r) for r in relations]
 
-    page = remember.NewPage(
-        title=clean(_one_line(title, "title")),
-        kind=agent_input.page_kind(kind),
-        project=clean(project) if project else None,
-        tags=[clean(t) for t in agent_input.names(tags, "tag")],
-        aliases=[clean(a) for a in agent_input.names(aliases, "alias")],
-        relations=[_relation(config, sidecar, r) for r in relations],
-        evidence=[_scrubbed_evidence(agent_input.evidence(e), clean) for e in evidence],
-        body=clean(body),
-    )
+    def build(clean: edits.Cleaner) -> remember.NewPage:
+        return remember.NewPage(
+            title=clean(one_line),
+            kind=page_kind,
+            project=clean(project) if project else None,
+            tags=[clean(t) for t in tag_names],
+            aliases=[clean(a) for a in alias_names],
+            relations=linked,
+            evidence=[_scrubbed_evidence(e, clean) for e in entries],
+            body=clean(body),
+        )
+
+    # every text of the page scrubbed together: a value found in one is hidden in all
+    page = edits.scrubbed_together(config, report, build)
     table = sidecar.name_table()
     existing, stale = remember.existing_page(table, page.title), None
     if existing is not None and not (config.vault / edits.disk_path_of(sidecar, existing)).exists():
@@ -331,8 +337,11 @@ def import_session(
 
     from vault_sync import session_digest, session_page
 
+    def plain(text: str) -> str:
+        return _CONTROLS.sub("", _ANSI.sub("", text))  # terminal colours of tool output
+
     def clean(text: str) -> str:
-        text = _CONTROLS.sub("", _ANSI.sub("", text))  # terminal colours of tool output
+        text = plain(text)
         return edits.scrubbed(config, text, report) if text else text
 
     chosen = clean(_one_line(project, "project")) if project is not None else None
@@ -342,7 +351,9 @@ def import_session(
     for file in files:
         text, day = session_page.read_source(file)
         raw = session_digest.read_transcript(text, file, fmt)
-        transcript = raw.mapped(clean)
+        # every text of the transcript scrubbed together: a password found in a tool's
+        # output is hidden in the command that printed it too (and so in `commands:`)
+        transcript = edits.scrubbed_together(config, report, _mapped_through(raw, plain))
         if transcript.session_id != raw.session_id:  # an id holding a secret: two such ids
             digest = hashlib.sha256(raw.session_id.encode("utf-8")).hexdigest()[:16]
             transcript = replace(transcript, session_id=f"redacted-{digest}")  # never collide
@@ -369,6 +380,14 @@ def import_session(
 #: feed and carriage return are kept): tool outputs in transcripts are full of colours.
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?)")
 _CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def _mapped_through(
+    raw: Transcript, plain: Callable[[str], str]
+) -> Callable[[edits.Cleaner], Transcript]:
+    """What :func:`~vault_sync.edits.scrubbed_together` builds of a transcript: every text
+    of it made plain (no terminal colours), then cleaned."""
+    return lambda clean: raw.mapped(lambda text: clean(plain(text)) if text else text)
 
 
 def _link_or_none(sidecar: Sidecar, path: str) -> str | None:

@@ -34,7 +34,11 @@ The package, lowest first: :mod:`.rule` (labels, :class:`~.rule.Rule`, the token
 :mod:`.vendor` (the vendor rules, from the data table :mod:`vault_sync.secret_rules`),
 :mod:`.names` (secrets known by the name before them), :mod:`.structural` (URL, header,
 manifest and key-file rules), :mod:`.overlaps` (precedence: candidates -> findings),
-:mod:`.search` (where the built-in rules run); this module: :class:`Scrubber`, :func:`scrub`.
+:mod:`.search` (where the built-in rules run), :mod:`.rendered` and :mod:`.markup` (the text
+as read: escapes undone, markup and invisible characters dropped, wrapped vendor tokens
+joined — rules run on it too, and a token found there has its raw pieces redacted),
+:mod:`.repeats` (every other place a found value occurs is a finding too); this module:
+:class:`Scrubber`, :func:`scrub`.
 """
 
 from __future__ import annotations
@@ -46,8 +50,10 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from vault_sync.sanitize.markup import markup_view, wrap_view
 from vault_sync.sanitize.overlaps import Candidate, Finding, resolve
-from vault_sync.sanitize.rendered import View, rendered_view
+from vault_sync.sanitize.rendered import Chain, View, rendered_view
+from vault_sync.sanitize.repeats import add_values, values_of, with_repeats
 from vault_sync.sanitize.rule import STRUCTURAL_LABELS, TOKEN_RE, Span, label_rank, labels
 from vault_sync.sanitize.search import builtin_candidates
 
@@ -74,19 +80,37 @@ logger = logging.getLogger(__name__)
 _NAME_GLUE = re.compile(r"[-_ ./]")
 
 
+def _view(text: str) -> View | Chain | None:
+    """The text as read (:mod:`.rendered`: escapes, references, full-width forms undone;
+    :mod:`.markup`: wrapped vendor tokens joined, markup and invisible characters dropped as
+    the plain-text views drop them), each step on the one before; ``None`` when no step
+    changes a would-be token (the common case)."""
+    views: list[View] = []
+    for step in (rendered_view, wrap_view, markup_view):
+        view = step(views[-1].text if views else text)
+        if view is not None:
+            views.append(view)
+    if not views:
+        return None
+    return views[0] if len(views) == 1 else Chain(tuple(views))
+
+
 def _with_rendered(
-    findings: tuple[Finding, ...], view: View, seen: tuple[Finding, ...]
-) -> tuple[Finding, ...]:
-    """The raw text's findings plus those of its rendered view (:mod:`.rendered`) that no raw
-    finding overlaps, mapped to raw offsets; sorted, not overlapping."""
+    findings: tuple[Finding, ...], view: View | Chain, seen: tuple[Finding, ...]
+) -> tuple[tuple[Finding, ...], list[Finding]]:
+    """The raw text's findings plus those of its rendered view (:func:`_view`) that no raw
+    finding overlaps, each mapped to the raw pieces it is made of (sorted, not overlapping),
+    and those view findings kept (their values are looked for again: :mod:`.repeats`)."""
     out = list(findings)
+    kept: list[Finding] = []
     raw_starts = [f.start for f in findings]  # sorted, not overlapping
     for f in seen:  # sorted, not overlapping, and the map keeps their order
         start, end = view.span(f.start, f.end)
         i = bisect.bisect_left(raw_starts, end)
         if i == 0 or findings[i - 1].end <= start:
-            out.append(Finding(f.label, start, end))
-    return tuple(sorted(out, key=lambda f: f.start))
+            out.extend(Finding(f.label, s, e) for s, e in view.pieces(f.start, f.end))
+            kept.append(f)
+    return tuple(sorted(out, key=lambda f: f.start)), kept
 
 
 def _redact_spans(name: str, found: list[Finding]) -> str:
@@ -108,6 +132,20 @@ def _redact_spans(name: str, found: list[Finding]) -> str:
         pos = f.end
     parts.append(name[pos:])
     return "".join(parts)
+
+
+def _applied(text: str, findings: tuple[Finding, ...]) -> tuple[str, tuple[Finding, ...]]:
+    """``text`` with each of ``findings`` (sorted, not overlapping) replaced by its token."""
+    if not findings:
+        return text, ()
+    parts: list[str] = []
+    pos = 0
+    for f in findings:
+        parts.append(text[pos : f.start])
+        parts.append(f"[REDACTED:{f.label}]")
+        pos = f.end
+    parts.append(text[pos:])
+    return "".join(parts), findings
 
 
 def line_of(text: str, offset: int) -> int:
@@ -142,7 +180,7 @@ class Scrubber:
         return shared_scrubber(tuple(config.sanitize_extra_patterns), tuple(config.sanitize_allow))
 
     def scrub(self, text: str) -> tuple[str, tuple[Finding, ...]]:
-        """Redact secrets in ``text``.
+        """Redact secrets in ``text``, each wherever its value repeats (:mod:`.repeats`).
 
         Args:
             text: any text.
@@ -151,24 +189,46 @@ class Scrubber:
             The text with each secret replaced by ``[REDACTED:<label>]``, and the findings
             sorted by offset (offsets into ``text``). Clean text is returned as is.
         """
+        findings, view, values = self._found(text)
+        return _applied(text, with_repeats(text, view, values, findings))
+
+    def scrub_together(self, texts: Sequence[str]) -> list[tuple[str, tuple[Finding, ...]]]:
+        """:meth:`scrub` each of ``texts`` that belong together (one command's arguments, one
+        transcript's texts): a value found in any of them is redacted wherever it occurs in
+        all of them (a password found in a tool's output, repeated in the command that made
+        it).
+
+        Returns:
+            ``(scrubbed text, findings)`` per text, in order.
+        """
+        found = [self._found(text) for text in texts]
+        values: dict[str, str] = {}
+        for _, _, own in found:
+            for value, label in own.items():
+                values.setdefault(value, label)
+        return [
+            _applied(text, with_repeats(text, view, values, findings))
+            for text, (findings, view, _) in zip(texts, found, strict=True)
+        ]
+
+    def _found(self, text: str) -> tuple[tuple[Finding, ...], View | Chain | None, dict[str, str]]:
+        """The rules' findings on ``text`` and on its rendered view (mapped to ``text``), the
+        view, and the values found (``{value: label}``: as written, and as rendered)."""
         allow = self._allow_spans if self._allow_literals else None
         candidates = self._candidates(text)
         findings = resolve(text, candidates, allow) if candidates else ()
-        view = rendered_view(text)
+        view = _view(text)
+        seen: list[Finding] = []
         if view is not None:
-            findings = _with_rendered(
-                findings, view, resolve(view.text, self._candidates(view.text), allow)
-            )
+            found = resolve(view.text, self._candidates(view.text), allow)
+            findings, seen = _with_rendered(findings, view, found)
         if not findings:
-            return text, ()
-        parts: list[str] = []
-        pos = 0
-        for f in findings:
-            parts.append(text[pos : f.start])
-            parts.append(f"[REDACTED:{f.label}]")
-            pos = f.end
-        parts.append(text[pos:])
-        return "".join(parts), findings
+            return (), view, {}
+        values = values_of(text, findings)
+        if view is not None:
+            for f in seen:
+                add_values(values, view.text[f.start : f.end], f.label)
+        return findings, view, values
 
     def scrub_names(self, names: Sequence[str]) -> dict[str, str]:
         """Find names (file paths) that hold a secret, in one pass over all of them.

@@ -29,7 +29,7 @@ class Finding:
     end: int
 
 
-class _Spans:
+class Spans:
     """Taken ``[start, end)`` offsets of a text, as a bitmap: marking and querying a span cost
     O(its length) in C, so many overlapping candidates stay linear (a sorted list with
     inserts would not)."""
@@ -71,7 +71,7 @@ def _covered(start: int, end: int, spans: list[Span]) -> bool:
     return any(a <= start and end <= b for a, b in spans)
 
 
-def _trim(text: str, start: int, end: int) -> Span | None:
+def trim(text: str, start: int, end: int) -> Span | None:
     """Shrink a leftover piece to its letters and digits; None if it has none."""
     while start < end and not text[start].isalnum():
         start += 1
@@ -96,13 +96,13 @@ def resolve(
     """
     own = [m.span() for m in TOKEN_RE.finditer(text)] if "[REDACTED:" in text else []
     if own:  # a match that reads any of our own tokens, even as context, is ignored
-        tokens = _Spans(len(text))
+        tokens = Spans(len(text))
         for span in own:
             tokens.add(*span)
         candidates = [c for c in candidates if not tokens.overlaps(*c.context)]
     spans = allow(text) if candidates and allow is not None else []
     allowed = [(c.start, c.end) for c in candidates if _covered(c.start, c.end, spans)]
-    taken = _Spans(len(text))
+    taken = Spans(len(text))
     for span in own + allowed:
         taken.add(*span)
     found: list[Finding] = []
@@ -112,7 +112,7 @@ def resolve(
             found.append(Finding(c.label, c.start, c.end))
             continue
         for gap in taken.gaps(c.start, c.end):  # the loser keeps what the winner left
-            piece = _trim(text, *gap)
+            piece = trim(text, *gap)
             taken.add(*gap)  # punctuation trimmed off is settled too (keeps the map whole)
             if piece is not None:
                 found.append(Finding(c.label, *piece))

@@ -95,6 +95,29 @@ class View:
         """The raw ``[start, end)`` of the view's ``[start, end)`` (``end > start``)."""
         return self._raw(start, end=False), self._raw(end - 1, end=True)
 
+    def pieces(self, start: int, end: int) -> list[tuple[int, int]]:
+        """The raw spans the view's ``[start, end)`` is made of, merged where they touch:
+        one span unless the view dropped something inside it (markup between two halves of
+        a token), so redacting them leaves what was dropped (``**``, a link's ``]]``) as it
+        was."""
+        out: list[tuple[int, int]] = []
+        i = bisect.bisect_right(self.starts, start) - 1
+        while i < len(self.segments) and self.segments[i][0] < end:
+            view_start, raw_start, raw_end, copied = self.segments[i]
+            if copied:
+                view_end = view_start + (raw_end - raw_start)
+                lo, hi = max(start, view_start), min(end, view_end)
+                piece = (raw_start + lo - view_start, raw_start + hi - view_start)
+            else:
+                piece = (raw_start, raw_end)
+            if piece[0] < piece[1]:
+                if out and out[-1][1] == piece[0]:
+                    out[-1] = (out[-1][0], piece[1])
+                else:
+                    out.append(piece)
+            i += 1
+        return out
+
 
 def _form_text(raw: str) -> str:
     if raw[0] == "\\":
@@ -129,3 +152,35 @@ def rendered_view(text: str) -> View | None:
         segments.append((size, pos, len(text), True))
         out.append(text[pos:])
     return View("".join(out), tuple(segments), tuple(seg[0] for seg in segments))
+
+
+@dataclass(frozen=True)
+class Chain:
+    """Views applied one after another: ``views[0]`` of the raw text, each next one of the
+    text before it; ``text`` is the last one's, and :meth:`span` maps back through them all."""
+
+    views: tuple[View, ...]
+
+    @property
+    def text(self) -> str:
+        """The last view's text."""
+        return self.views[-1].text
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """The raw ``[start, end)`` of the last view's ``[start, end)`` (``end > start``)."""
+        for view in reversed(self.views):
+            start, end = view.span(start, end)
+        return start, end
+
+    def pieces(self, start: int, end: int) -> list[tuple[int, int]]:
+        """The raw spans of the last view's ``[start, end)`` (:meth:`View.pieces`)."""
+        spans = [(start, end)]
+        for view in reversed(self.views):
+            spans = [p for s, e in spans for p in view.pieces(s, e)]
+        merged: list[tuple[int, int]] = []
+        for s, e in spans:
+            if merged and merged[-1][1] == s:
+                merged[-1] = (merged[-1][0], e)
+            else:
+                merged.append((s, e))
+        return merged

@@ -104,3 +104,20 @@ def _vendor_rule(row: SecretFormat) -> Rule:
 def vendor_rules() -> list[Rule]:
     """Every vendor rule, in the data table's order (its precedence, DESIGN §8)."""
     return [_vendor_rule(row) for row in vendor_formats()]
+
+
+def vendor_prefixes() -> tuple[str, ...]:
+    """The lowercase triggers of the vendor rules that begin a token (not the name words of
+    keyed rules, nor triggers a match starts before), 3+ characters: ``ghp_``, ``glpat-``,
+    ``sk-``, ``akia``… — what a hard-wrapped token may begin with (:mod:`.markup`)."""
+    return tuple(
+        sorted(
+            {
+                t.lower()
+                for row in vendor_formats()
+                if not (row.keyed or row.back or row.lead)
+                for t in row.triggers
+                if len(t) >= 3
+            }
+        )
+    )

@@ -1,0 +1,162 @@
+"""The text as its plain-text views show it, for the sanitizer (fresh-user report, kinds 1, 3).
+
+Snippets and briefing lines show a page as plain text (:func:`vault_sync.plaintext.to_plain`:
+no emphasis markers, comments, ``${…}`` expressions, backticks, HTML tags, link syntax). Markup
+*inside* a token (``ghp_Zk3m**vX2p…**``, ``ghp_Zk3m<!-- x -->vX2p…``) hides it from every rule,
+yet the plain text shows it whole. Invisible format characters (U+200B-U+200D, U+2060, U+00AD,
+U+FEFF, bidi controls: Unicode Cf) inside a token do the same: the output looks whole. And a
+token hard-wrapped at a line end (``ghp_u8jzPde0IgxLd6Gn`` / ``cfBAepfJBd0Kh8oOOL8d``) reads as
+one to a person. :func:`markup_view` is the text with that markup and those characters
+dropped, and such line breaks joined, with a map back (a :class:`~.rendered.View`), so a
+token whole in the view is found and its pieces redacted in the text.
+
+What is joined across a line break: a run of token characters that begins with a known
+vendor prefix (a dispatched rule's trigger: ``ghp_``, ``glpat-``, ``sk-``, ``AKIA``…) and ends
+the line, with the run that begins the next line (after at most 8 blanks): never two runs of
+ordinary words, and never a value known only by the name before it (``password: …``), whose
+end cannot be told from the next line's first word.
+
+Built only where needed: a cheap search for markup glued to token characters, or for an
+invisible character, or for a vendor prefix at a line end, comes first (:data:`_GLUE`); the
+view is made only when dropping something really joins two token characters (else ``None``,
+and the rules run on the text alone). Linear time. Part of :mod:`vault_sync.sanitize`.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from vault_sync.plaintext import Plain, to_plain
+from vault_sync.sanitize.rendered import View
+
+#: Characters of a token: a seam between two of them is a join.
+_TOKEN = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.+/=~")
+#: Invisible format characters (Unicode Cf a reader never sees): soft hyphen, Arabic letter
+#: mark, Mongolian vowel separator, zero-width space/non-joiner/joiner, LRM/RLM, bidi
+#: embeddings and isolates, word joiner and invisible operators, BOM / zero-width no-break.
+INVISIBLE = "\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
+_INVISIBLE = re.compile(f"[{INVISIBLE}]+")
+#: Where dropping markup may join a token: markup opening right after a token character, or
+#: closing right before one (``c**d``, ``c<!--``, ``c${``, ``c`d``, ``c[[``, ``)d``, ``]]d``,
+#: ``>d``), a control character, an emphasis underscore beside a non-word token character, or
+#: an invisible character. A superset of the joins :func:`to_plain` can make; the exact test
+#: is on its result.
+_GLUE = re.compile(
+    r"[A-Za-z0-9_.+/=~-](?:[*`<$\[!\x00-\x08\x0b-\x1f\x7f]|~~|==)"
+    r"|(?:[*`>\])}]|~~|==)[A-Za-z0-9_.+/=~-]"
+    r"|\w_{1,3}[.+/=~-]|[.+/=~-]_{1,3}\w"
+    f"|[{INVISIBLE}]"
+)
+#: A token run ending a line and the token run beginning the next (after a few blanks).
+_WRAP = re.compile(r"([A-Za-z0-9_.+/=~-]{4,})\r?\n[ \t]{0,8}(?=[A-Za-z0-9_.+/=~-]{4})")
+
+
+@functools.cache
+def _prefixes() -> tuple[str, ...]:
+    """Lowercase vendor prefixes a wrapped token may begin with (``ghp_``, ``glpat-``…)."""
+    from vault_sync.sanitize.vendor import vendor_prefixes
+
+    return vendor_prefixes()
+
+
+def _wraps(text: str) -> list[tuple[int, int]]:
+    """Raw ``(start, end)`` of each line break (with the next line's blanks) inside a wrapped
+    vendor token (see the module docstring)."""
+    if "\n" not in text:
+        return []
+    out = []
+    prefixes = _prefixes()
+    for m in _WRAP.finditer(text):
+        run = m.group(1).lower()
+        if any(p in run and _starts_token(run, p) for p in prefixes):
+            out.append((m.end(1), m.end()))
+    return out
+
+
+def _starts_token(run: str, prefix: str) -> bool:
+    """``prefix`` begins ``run`` or a part of it after a non-alphanumeric character."""
+    i = run.find(prefix)
+    while i >= 0:
+        if i == 0 or not run[i - 1].isalnum():
+            return True
+        i = run.find(prefix, i + 1)
+    return False
+
+
+def wrap_view(text: str) -> View | None:
+    """``text`` with the line breaks inside wrapped vendor tokens dropped (see the module
+    docstring), or ``None`` when it has none."""
+    spans = _wraps(text)
+    if not spans:
+        return None
+    out: list[str] = []
+    segments: list[tuple[int, int, int, bool]] = []
+    size = pos = 0
+    for start, end in [*spans, (len(text), len(text))]:
+        if pos < start:
+            segments.append((size, pos, start, True))
+            out.append(text[pos:start])
+            size += start - pos
+        pos = end
+    return View("".join(out), tuple(segments), tuple(s[0] for s in segments))
+
+
+def markup_view(text: str) -> View | None:
+    """``text`` as its plain-text views show it — markup and invisible characters dropped —
+    mapped back to ``text``; ``None`` when that joins no two token characters (the common
+    case: then the rules need not run twice)."""
+    if not _GLUE.search(text):
+        return None
+    plain = to_plain(text)
+    segments: list[tuple[int, int, int, bool]] = []
+    out: list[str] = []
+    size = 0
+    joined = False
+    last_end = -1
+    for view_start, view_end, raw_start, raw_end, copied in _pieces(plain):
+        chunk = plain.text[view_start:view_end]
+        for part_start, part_end in _visible(chunk) if copied else [(0, len(chunk))]:
+            if not part_start < part_end:
+                continue
+            begin = raw_start + part_start if copied else raw_start
+            end = raw_start + part_end if copied else raw_end
+            if out and begin != last_end and out[-1][-1] in _TOKEN:
+                joined = joined or chunk[part_start] in _TOKEN
+            segments.append((size, begin, end, copied))
+            out.append(chunk[part_start:part_end])
+            size += part_end - part_start
+            last_end = end
+    if not joined:
+        return None
+    return View("".join(out), tuple(segments), tuple(s[0] for s in segments))
+
+
+def _visible(chunk: str) -> list[tuple[int, int]]:
+    """The parts of ``chunk`` between runs of invisible characters."""
+    if chunk.isascii():
+        return [(0, len(chunk))]
+    out, pos = [], 0
+    for m in _INVISIBLE.finditer(chunk):
+        out.append((pos, m.start()))
+        pos = m.end()
+    out.append((pos, len(chunk)))
+    return out
+
+
+def _pieces(plain: Plain) -> list[tuple[int, int, int, int, bool]]:
+    """``(view start, view end, source start, source end, copied)`` of each run of the plain
+    text, in order: copied runs map character for character, inserted texts to their whole
+    markup."""
+    marks: list[tuple[int, int, tuple[int, int] | None]] = [(p, s, None) for p, s in plain.runs]
+    marks += [(a, c, (b, d)) for a, b, c, d in plain.inserted if b > a]
+    marks.sort(key=lambda m: m[0])
+    out = []
+    for i, (at, source, insert) in enumerate(marks):
+        stop = marks[i + 1][0] if i + 1 < len(marks) else len(plain.text)
+        if insert is None:
+            if stop > at:
+                out.append((at, stop, source, source + (stop - at), True))
+        elif insert[0] > at:
+            out.append((at, insert[0], source, insert[1], False))
+    return out
