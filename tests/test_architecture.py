@@ -24,6 +24,7 @@ LAYERS = {
     "sanitize": 2,  # a package: rule, vendor, names, structural, overlaps, search (PACKAGE_ORDER)
     "placeholders": 2,
     "secret_values": 3,
+    "frontmatter_secrets": 3,
     "secret_rules": 2,
     "links": 2,
     "layout": 2,
@@ -167,6 +168,8 @@ PACKAGE_ORDER = {
         "overlaps",
         "search",
         "rendered",
+        "markup",
+        "repeats",
         "__init__",
     ],
     "store": ["schema", "records", "reads", "writes", "__init__"],

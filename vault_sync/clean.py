@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from vault_sync.config import Config
+from vault_sync.frontmatter_secrets import scrub_value, value_secrets
 from vault_sync.page import Issue, Page, Severity
 from vault_sync.sanitize import Finding, Scrubber, line_of
 from vault_sync.secret_values import FoundValues
@@ -26,11 +27,7 @@ def _clean_value(scrubber: Scrubber, value: Any, key: str | None = None) -> Any:
     """Scrub a frontmatter value; a string is scrubbed with its key in front (``key: value``)
     so rules that need the name (``aws_secret_access_key: ...``) still see it."""
     if isinstance(value, str):
-        if key is not None:
-            out = scrubber.scrub(f"{key}: {value}")[0]
-            if out.startswith(f"{key}: "):
-                return out[len(key) + 2 :]
-        return scrubber.scrub(value)[0]
+        return scrub_value(scrubber, value, key)[0]
     if isinstance(value, list):
         return [_clean_value(scrubber, v, key) for v in value]
     if isinstance(value, dict):
@@ -77,15 +74,27 @@ def clean_page(page: Page, text: str, scrubber: Scrubber) -> Page:
     # Every field is scrubbed again, then any value found in the text (or a cut-off or
     # split-off piece of one: a clamped title, a split tag) is hidden in it (issue 17).
     found = FoundValues(scanned, findings)
+    # one issue per secret, at its file line: those in the text as written, and those only
+    # the parsed frontmatter spells (YAML escapes), at their scalar's line — the secrets and
+    # lines `redact` reports (redaction.redact_bytes)
+    in_file = findings if in_text else ()
+    lines = [(line_of(text, f.start), f.label) for f in in_file]
+    lines += [
+        (v.line, label)
+        for v in (value_secrets(text, scrubber, in_file) if page.frontmatter else ())
+        for label in v.labels
+    ]
+    if not lines:  # found only across parsed values (no one scalar holds it): line 1
+        lines = [(1, f.label) for f in findings]
     secrets = tuple(
         Issue(
             Severity.ERROR,
             "secret",
-            f"a secret ({f.label}) is in this page; it is redacted from every output"
+            f"a secret ({label}) is in this page; it is redacted from every output"
             " (vault-sync redact --write removes it from the file)",
-            line_of(scanned, f.start) if in_text else 1,
+            line,
         )
-        for f in findings
+        for line, label in sorted(lines)
     )
     return _cleaned(page, scrubber, found, secrets)
 

@@ -13,12 +13,13 @@ for a person and reported.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from vault_sync.frontmatter_secrets import ValueSecret, frontmatter_block, scalars, value_secrets
 from vault_sync.pagefile import decode_page
 from vault_sync.parser import parse_frontmatter
 from vault_sync.sanitize import Finding, Scrubber, line_of
@@ -57,28 +58,6 @@ class PageRedaction:
     left: int = 0
 
 
-def _block(text: str) -> tuple[int, int]:
-    """``(start, end)`` offsets of the YAML between the frontmatter delimiters, or (0, 0)."""
-    body = parse_frontmatter(text)[1]
-    head_end = len(text) - len(body)
-    head = text[:head_end]
-    if not head.lstrip("\ufeff").startswith("---"):
-        return 0, 0
-    start = head.find("\n") + 1
-    end = head.rstrip("\r\n").rfind("\n") + 1
-    return (start, end) if 0 < start <= end else (0, 0)
-
-
-def _scalars(node: yaml.Node) -> list[yaml.ScalarNode]:
-    if isinstance(node, yaml.ScalarNode):
-        return [node]
-    if isinstance(node, yaml.SequenceNode):
-        return [s for child in node.value for s in _scalars(child)]
-    if isinstance(node, yaml.MappingNode):
-        return [s for k, v in node.value for s in (*_scalars(k), *_scalars(v))]
-    return []
-
-
 def _shape(value: Any) -> Any:
     if isinstance(value, dict):
         return ("map", tuple(_shape(v) for v in value.values()), len(value))
@@ -100,46 +79,57 @@ def _replace_spans(text: str, spans: list[tuple[int, int, str]]) -> str:
     return "".join(parts)
 
 
-def redact_text(text: str, findings: tuple[Finding, ...], scrubber: Scrubber) -> tuple[str, int]:
+def redact_text(
+    text: str,
+    findings: tuple[Finding, ...],
+    scrubber: Scrubber,
+    values: Sequence[ValueSecret] = (),
+) -> tuple[str, int]:
     """Return ``text`` without the secrets it can remove safely, and how many are left.
 
     Args:
         text: the page text the findings were made on.
         findings: sorted, non-overlapping findings.
         scrubber: the sanitizer, to redact whole YAML scalars.
+        values: frontmatter scalars whose parsed value holds secrets the text does not spell
+            (:func:`~vault_sync.frontmatter_secrets.value_secrets`): each is rewritten whole.
     """
-    start, end = _block(text)
+    start, end = frontmatter_block(text)
     in_front = [f for f in findings if start <= f.start < end]
     spans = [(f.start, f.end, f"[REDACTED:{f.label}]") for f in findings if f not in in_front]
-    left = 0
-    if in_front:
-        yaml_text = text[start:end]
-        try:
-            root = yaml.compose(yaml_text, Loader=yaml.CSafeLoader)
-            nodes = _scalars(root) if root is not None else []
-        except yaml.YAMLError:
-            nodes = []
-        front_spans: list[tuple[int, int, str]] = []
-        covered = 0
-        for node in nodes:
-            lo, hi = start + node.start_mark.index, start + node.end_mark.index
-            inside = [f for f in in_front if lo <= f.start < hi]
-            if not inside:
-                continue
-            value = scrubber.scrub(node.value)[0]
-            for f in inside:
-                value = value.replace(text[f.start : f.end], f"[REDACTED:{f.label}]")
-            # A block scalar's span takes in its final line break: keep it.
-            keep = text[lo:hi][len(text[lo:hi].rstrip("\r\n")) :]
-            front_spans.append((lo, hi, json.dumps(value, ensure_ascii=False) + keep))
-            covered += len(inside)
-        candidate = _replace_spans(text, spans + front_spans)
-        before, after = parse_frontmatter(text), parse_frontmatter(candidate)
-        same = _shape(before[0]) == _shape(after[0]) and len(after[3]) <= len(before[3])
-        if same and covered == len(in_front):
-            return candidate, 0
-        left = len(in_front)
-    return _replace_spans(text, spans), left
+    if not in_front and not values:
+        return _replace_spans(text, spans), 0
+    yaml_text = text[start:end]
+    try:
+        nodes = [n for n, _ in scalars(yaml.compose(yaml_text, Loader=yaml.CSafeLoader))]
+    except yaml.YAMLError:
+        nodes = []
+    front_spans: list[tuple[int, int, str]] = []
+    covered = 0
+    for node in nodes:
+        lo, hi = start + node.start_mark.index, start + node.end_mark.index
+        inside = [f for f in in_front if lo <= f.start < hi]
+        if not inside:
+            continue
+        value = scrubber.scrub(node.value)[0]
+        for f in inside:
+            value = value.replace(text[f.start : f.end], f"[REDACTED:{f.label}]")
+        front_spans.append((lo, hi, _quoted(text[lo:hi], value)))
+        covered += len(inside)
+    front_spans += [(v.start, v.end, _quoted(text[v.start : v.end], v.clean)) for v in values]
+    candidate = _replace_spans(text, spans + front_spans)
+    before, after = parse_frontmatter(text), parse_frontmatter(candidate)
+    same = _shape(before[0]) == _shape(after[0]) and len(after[3]) <= len(before[3])
+    if same and covered == len(in_front):
+        return candidate, 0
+    return _replace_spans(text, spans), len(in_front) + sum(len(v.labels) for v in values)
+
+
+def _quoted(written: str, value: str) -> str:
+    """``value`` as a double-quoted YAML string, keeping the final line break a block
+    scalar's span takes in (``written``: the scalar as it was)."""
+    keep = written[len(written.rstrip("\r\n")) :]
+    return json.dumps(value, ensure_ascii=False) + keep
 
 
 def redact_bytes(
@@ -147,21 +137,30 @@ def redact_bytes(
 ) -> tuple[tuple[Redaction, ...], bytes | None, str | None, int]:
     """Find secrets in a page's bytes and make the redacted bytes.
 
+    The secrets are those ``lint`` reports, at the same lines: the text's findings (every
+    repeat of a found value among them) and the frontmatter scalars whose parsed value holds
+    one the text does not spell (YAML escapes: :mod:`vault_sync.frontmatter_secrets`).
+
     Returns:
         ``(found, new_bytes, problem, left)``: ``new_bytes`` is None when there is nothing to
         write or it must not be written; ``problem`` says why secrets stay (not UTF-8, a
         frontmatter value that cannot be rewritten safely); ``left`` counts them.
     """
     text, problem = decode_page(raw)
-    if problem is not None:
-        _, findings = scrubber.scrub(text)
-        found = tuple(Redaction(path, line_of(text, f.start), f.label) for f in findings)
-        return found, None, "not valid UTF-8: not rewritten", len(found)
     _, findings = scrubber.scrub(text)
-    found = tuple(Redaction(path, line_of(text, f.start), f.label) for f in findings)
-    if not findings:
+    values = value_secrets(text, scrubber, findings)
+    found = tuple(
+        sorted(
+            [Redaction(path, line_of(text, f.start), f.label) for f in findings]
+            + [Redaction(path, v.line, label) for v in values for label in v.labels],
+            key=lambda r: r.line,
+        )
+    )
+    if problem is not None:
+        return found, None, "not valid UTF-8: not rewritten", len(found)
+    if not found:
         return found, None, None, 0
-    new_text, left = redact_text(text, findings, scrubber)
+    new_text, left = redact_text(text, findings, scrubber, values)
     problem = (
         f"{left} secrets in the frontmatter could not be rewritten safely: edit them by hand"
         if left
@@ -198,6 +197,8 @@ def run_redact(
         PageNotFoundError, AmbiguousPageError: a reference names no page, or several.
         PageChangedError: a page changed between being read and being written.
     """
+    from vault_sync.confine import confined
+    from vault_sync.errors import OutsideVaultError
     from vault_sync.pagefile import content_hash, write_page
     from vault_sync.vault import scan
 
@@ -224,6 +225,11 @@ def run_redact(
             continue
         found, new, problem, left = redact_bytes(path, raw, scrubber)
         if write and new is not None:
+            try:  # a write never follows a symlink, as the other write commands' (confine)
+                confined(config.vault, entry.disk_path, (config.store_dir,))
+            except OutsideVaultError as exc:
+                done.append(PageRedaction(path, found, False, f"not written: {exc}", len(found)))
+                continue
             write_page(config.vault, entry.disk_path, new, content_hash(raw))
             written.append(entry.disk_path)
         # without `write`, every secret found is still in the file afterwards
