@@ -31,6 +31,7 @@ from vault_sync.page_facts import (
 )
 from vault_sync.page_facts import page_confidence as facts_confidence
 from vault_sync.plaintext import to_plain
+from vault_sync.sanitize.rule import TOKEN_RE
 from vault_sync.store import Sidecar
 
 #: Default budget in characters: the cap one major coding agent applies to the text injected
@@ -109,6 +110,11 @@ def wikilink(page: PageFacts) -> str:
 
 
 def _safe(text: str) -> str:
+    """``text`` fit for a wikilink's target or display: a ``[REDACTED:label]`` placeholder
+    becomes ``(REDACTED:label)`` (one at the end made ``…label]]]``, which ends the link
+    early in Obsidian), other ``[[``, ``]]`` and ``|`` are spaced out or made ``/``."""
+    if "[REDACTED:" in text:
+        text = TOKEN_RE.sub(lambda m: f"({m.group()[1:-1]})", text)
     return " ".join(text.replace("[[", "[ [").replace("]]", "] ]").replace("|", "/").split())
 
 
