@@ -67,6 +67,28 @@ NAMED_PLACES: dict[str, Callable[[str], str | None]] = {
     "list_item": lambda line: f"{MARK}\n\n- {line}\n" if "\n" not in line else None,
 }
 FILE_NAME = "file_name"
+#: Shapes of a secret split by what the plain-text views drop (fresh-user report, kind 1):
+#: name -> the markup put around the secret's second half (``%s``), in the prose place.
+SPLIT_SHAPES: dict[str, str] = {
+    "split_bold": "**%s**",
+    "split_comment": "<!-- x -->%s",
+    "split_code": "`%s`",
+    "split_html": "<span></span>%s",
+    "split_expression": "${x}%s",
+    "split_zero_width": "\u200b%s",
+    "split_soft_hyphen": "\u00ad%s",
+}
+#: A value repeated where no rule sees it (kind 2): the page holds the planted text and, in
+#: prose, the bare secret again.
+REPEATED = "repeated"
+
+
+def _split(text: str, secret: str, markup: str) -> str | None:
+    """``text`` with ``markup`` put inside its one-line ``secret`` (its second half in it)."""
+    if "\n" in secret or len(secret) < 8 or text.count(secret) != 1:
+        return None
+    half = len(secret) // 2
+    return text.replace(secret, secret[:half] + markup % secret[half:])
 
 
 @dataclass
@@ -97,6 +119,22 @@ def plant(vault: Path, kinds: list[Sample], seed: int = 17) -> Planted:
             out.secrets[(i, place)] = secret
             out.texts[(i, place)] = text
             out.pages[rel] = (i, place)
+        text, secret = sample.plant(rng)
+        shaped: dict[str, tuple[str, str, str]] = {}  # shape -> (page, text, secret)
+        if "\n" not in secret:
+            repeated = f"{MARK}\n\n{text}\n\nthen run: echo {secret} now\n"
+            shaped[REPEATED] = (repeated, text, secret)
+        for shape, markup in SPLIT_SHAPES.items() if sample.label != "named" else ():
+            text, secret = sample.plant(rng)
+            split = _split(text, secret, markup)
+            if split is not None:
+                shaped[shape] = (FORMAT_PLACES["prose"](split) or "", split, secret)
+        for shape, (page, text, secret) in shaped.items():
+            rel = f"p{i:03d}-{shape}.md"
+            (vault / rel).write_text(page, encoding="utf-8")
+            out.secrets[(i, shape)] = secret
+            out.texts[(i, shape)] = text
+            out.pages[rel] = (i, shape)
         if sample.label != "named":
             text, secret = sample.plant(rng)
             if not _UNSAFE_NAME.search(text) and len(text) < 180:

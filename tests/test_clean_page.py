@@ -101,7 +101,8 @@ def test_a_page_without_secrets_is_returned_as_it_is() -> None:
 
 def test_a_secret_only_yaml_spells_is_found_in_the_parsed_values() -> None:
     """`"\\u0041KIA..."` is no secret in the file's text, but YAML makes it one: found in the
-    parsed values, its issue is on line 1 (no line of the text holds it)."""
+    parsed values, its issue is on the line of the scalar that spells it (as redact reports
+    it: fresh-user report, kind 4)."""
     text = (
         f'---\ntitle: T\nescaped: "\\u0041KIA{A[4:]}"\nlist: ["\\u0041KIA{A[4:]}", ok]\n---\nbody\n'
     )
@@ -109,8 +110,8 @@ def test_a_secret_only_yaml_spells_is_found_in_the_parsed_values() -> None:
     out = clean_page(page, text, Scrubber())
     assert out.frontmatter == {"title": "T", "escaped": K, "list": [K, "ok"]}
     assert [(i.code, i.message, i.line) for i in out.issues] == [
-        ("secret", SECRET_ISSUE.format("aws_key"), 1),
-        ("secret", SECRET_ISSUE.format("aws_key"), 1),
+        ("secret", SECRET_ISSUE.format("aws_key"), 3),
+        ("secret", SECRET_ISSUE.format("aws_key"), 4),
     ]
     assert out.body == "body\n" and out.title == "T"
 

@@ -94,7 +94,7 @@ def clean_page(page: Page, text: str, scrubber: Scrubber) -> Page:
             " (vault-sync redact --write removes it from the file)",
             line,
         )
-        for line, label in sorted(lines)
+        for line, label in sorted(lines, key=lambda pair: pair[0])  # stable: offset order
     )
     return _cleaned(page, scrubber, found, secrets)
 

@@ -69,13 +69,16 @@ def scalars(
 
 def scrub_value(scrubber: Scrubber, value: str, key: str | None) -> tuple[str, tuple[Finding, ...]]:
     """``value`` scrubbed with its key in front (``key: value``) so rules that need the name
-    (``aws_secret_access_key: …``) see it; the findings are those of that text."""
+    (``aws_secret_access_key: …``) see it; the findings are those inside the value (offsets
+    into that text: a secret in the key is the key's own, scrubbed as a scalar itself)."""
     if key is None:
         return scrubber.scrub(value)
-    out, found = scrubber.scrub(f"{key}: {value}")
-    if out.startswith(f"{key}: "):
-        return out[len(key) + 2 :], found
-    return scrubber.scrub(value)[0], found
+    head = f"{key}: "
+    out, found = scrubber.scrub(head + value)
+    in_value = tuple(f for f in found if f.end > len(head))
+    if out.startswith(head):
+        return out[len(head) :], in_value
+    return scrubber.scrub(value)[0], in_value
 
 
 def value_secrets(

@@ -51,7 +51,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from vault_sync.sanitize.markup import markup_view, wrap_view
-from vault_sync.sanitize.overlaps import Candidate, Finding, resolve
+from vault_sync.sanitize.overlaps import Candidate, Finding, Spans, resolve
 from vault_sync.sanitize.rendered import Chain, View, rendered_view
 from vault_sync.sanitize.repeats import add_values, values_of, with_repeats
 from vault_sync.sanitize.rule import STRUCTURAL_LABELS, TOKEN_RE, Span, label_rank, labels
@@ -80,13 +80,17 @@ logger = logging.getLogger(__name__)
 _NAME_GLUE = re.compile(r"[-_ ./]")
 
 
-def _view(text: str) -> View | Chain | None:
-    """The text as read (:mod:`.rendered`: escapes, references, full-width forms undone;
-    :mod:`.markup`: wrapped vendor tokens joined, markup and invisible characters dropped as
-    the plain-text views drop them), each step on the one before; ``None`` when no step
-    changes a would-be token (the common case)."""
+def _view(text: str, findings: tuple[Finding, ...]) -> View | Chain | None:
+    """The text as read (:mod:`.markup`: wrapped vendor tokens joined — not after one of
+    ``findings``, the raw text's; :mod:`.rendered`: escapes, references, full-width forms
+    undone; :mod:`.markup`: markup and invisible characters dropped as the plain-text views
+    drop them), each step on the one before; ``None`` when no step changes a would-be token
+    (the common case)."""
     views: list[View] = []
-    for step in (rendered_view, wrap_view, markup_view):
+    wrapped = wrap_view(text, {f.end for f in findings})
+    if wrapped is not None:
+        views.append(wrapped)
+    for step in (rendered_view, markup_view):
         view = step(views[-1].text if views else text)
         if view is not None:
             views.append(view)
@@ -98,17 +102,27 @@ def _view(text: str) -> View | Chain | None:
 def _with_rendered(
     findings: tuple[Finding, ...], view: View | Chain, seen: tuple[Finding, ...]
 ) -> tuple[tuple[Finding, ...], list[Finding]]:
-    """The raw text's findings plus those of its rendered view (:func:`_view`) that no raw
-    finding overlaps, each mapped to the raw pieces it is made of (sorted, not overlapping),
-    and those view findings kept (their values are looked for again: :mod:`.repeats`)."""
+    """The raw text's findings plus those of its rendered view (:func:`_view`), each mapped
+    to the raw pieces it is made of, less what a raw finding already covers (a name-keyed
+    rule may see only the half of a value before the markup inside it: the rest is still
+    redacted); sorted, not overlapping. Also the view findings that added something (their
+    values are looked for again: :mod:`.repeats`)."""
+    if not seen:
+        return findings, []
     out = list(findings)
     kept: list[Finding] = []
-    raw_starts = [f.start for f in findings]  # sorted, not overlapping
-    for f in seen:  # sorted, not overlapping, and the map keeps their order
-        start, end = view.span(f.start, f.end)
-        i = bisect.bisect_left(raw_starts, end)
-        if i == 0 or findings[i - 1].end <= start:
-            out.extend(Finding(f.label, s, e) for s, e in view.pieces(f.start, f.end))
+    size = max((e for f in seen for _, e in view.pieces(f.start, f.end)), default=0)
+    taken = Spans(max(size, max((f.end for f in findings), default=0)))
+    for f in findings:
+        taken.add(f.start, f.end)
+    for f in seen:
+        added = False
+        for start, end in view.pieces(f.start, f.end):
+            for gap in taken.gaps(start, end):
+                taken.add(*gap)
+                out.append(Finding(f.label, *gap))
+                added = True
+        if added:
             kept.append(f)
     return tuple(sorted(out, key=lambda f: f.start)), kept
 
@@ -217,7 +231,7 @@ class Scrubber:
         allow = self._allow_spans if self._allow_literals else None
         candidates = self._candidates(text)
         findings = resolve(text, candidates, allow) if candidates else ()
-        view = _view(text)
+        view = _view(text, findings)
         seen: list[Finding] = []
         if view is not None:
             found = resolve(view.text, self._candidates(view.text), allow)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Collection
 
 from vault_sync.plaintext import Plain, to_plain
 from vault_sync.sanitize.rendered import View
@@ -60,15 +61,16 @@ def _prefixes() -> tuple[str, ...]:
     return vendor_prefixes()
 
 
-def _wraps(text: str) -> list[tuple[int, int]]:
+def _wraps(text: str, found: Collection[int]) -> list[tuple[int, int]]:
     """Raw ``(start, end)`` of each line break (with the next line's blanks) inside a wrapped
-    vendor token (see the module docstring)."""
-    if "\n" not in text:
-        return []
+    vendor token (see the module docstring); not one right after a token the rules found
+    whole (``found``: the ends of the findings on the text), whose next line is prose."""
     out = []
     prefixes = _prefixes()
     for m in _WRAP.finditer(text):
         run = m.group(1).lower()
+        if m.end(1) in found:
+            continue
         if any(p in run and _starts_token(run, p) for p in prefixes):
             out.append((m.end(1), m.end()))
     return out
@@ -84,10 +86,13 @@ def _starts_token(run: str, prefix: str) -> bool:
     return False
 
 
-def wrap_view(text: str) -> View | None:
+def wrap_view(text: str, found: Collection[int] = ()) -> View | None:
     """``text`` with the line breaks inside wrapped vendor tokens dropped (see the module
-    docstring), or ``None`` when it has none."""
-    spans = _wraps(text)
+    docstring), or ``None`` when it has none. ``found``: the end offsets of the findings the
+    rules made on ``text`` (a break right after one is no wrap)."""
+    if "\n" not in text:
+        return None
+    spans = _wraps(text, found)
     if not spans:
         return None
     out: list[str] = []
