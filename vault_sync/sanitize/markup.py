@@ -126,8 +126,13 @@ def markup_view(text: str) -> View | None:
                 continue
             begin = raw_start + part_start if copied else raw_start
             end = raw_start + part_end if copied else raw_end
-            if out and begin != last_end and out[-1][-1] in _TOKEN:
-                joined = joined or chunk[part_start] in _TOKEN
+            if out and begin != last_end:
+                for at, stop in _underscores(text, last_end, begin):
+                    segments.append((size, at, stop, True))
+                    out.append(text[at:stop])
+                    size += stop - at
+                if out[-1][-1] in _TOKEN:
+                    joined = joined or chunk[part_start] in _TOKEN
             segments.append((size, begin, end, copied))
             out.append(chunk[part_start:part_end])
             size += part_end - part_start
@@ -135,6 +140,25 @@ def markup_view(text: str) -> View | None:
     if not joined:
         return None
     return View("".join(out), tuple(segments), tuple(s[0] for s in segments))
+
+
+def _underscores(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The runs of ``_`` that begin or end the dropped stretch ``text[start:end]``:
+    :func:`to_plain` drops an underscore beside punctuation as an emphasis marker, but beside
+    a token (``n8_`code```, ``x_<!-- c -->y``, ``**_x``) it reads as itself in Obsidian
+    (CommonMark makes no emphasis there), so the view keeps it, as the token is shown."""
+    out = []
+    head = start
+    while head < end and text[head] == "_":
+        head += 1
+    if head > start:
+        out.append((start, head))
+    tail = end
+    while tail > head and text[tail - 1] == "_":
+        tail -= 1
+    if tail < end:
+        out.append((tail, end))
+    return out
 
 
 def _visible(chunk: str) -> list[tuple[int, int]]:

@@ -22,7 +22,9 @@ from vault_sync.sanitize.rule import TOKEN_RE
 #: Shortest value looked for again (issue 17: 8 characters or more; shorter ones are too
 #: likely to be ordinary words or numbers elsewhere on the page).
 MIN_VALUE = 8
-_LINE_PARTS = re.compile(r"[^\s\"'`]+")
+#: The parts of a value looked for on their own: split at blanks, quotes and ``:`` (a PEM
+#: block's lines; the password of ``curl -u user:password``, echoed elsewhere without its user).
+_LINE_PARTS = re.compile(r"[^\s\"'`:]+")
 
 
 def generated(part: str) -> bool:
@@ -36,7 +38,7 @@ def generated(part: str) -> bool:
 def add_values(values: dict[str, str], value: str, label: str) -> None:
     """Add a found ``value`` (``label``) to ``values`` (``{value: label}``, the first label
     kept): the whole value when it has :data:`MIN_VALUE`+ characters, and each of its
-    blank-separated parts that reads as generated (a PEM block's base64 lines)."""
+    parts (:data:`_LINE_PARTS`) that reads as generated (a PEM block's base64 lines)."""
     if len(value) < MIN_VALUE:
         return
     values.setdefault(value, label)
