@@ -75,7 +75,9 @@ def write_target(path: Path, mode: str, briefing: str, *, check: bool = False) -
     try:
         old = data.decode("utf-8-sig") if data is not None else ""
     except UnicodeDecodeError as exc:
-        raise EditRefusedError(f"refusing to write into {path}: it is not UTF-8 ({exc.reason})")
+        raise EditRefusedError(
+            f"refusing to write into {path}: it is not UTF-8 ({exc.reason})"
+        ) from None
     if mode == "file" and old.strip() and not old.startswith(TITLE):
         raise EditRefusedError(
             f"refusing to replace {path}: a whole-file briefing target replaces only an earlier"
