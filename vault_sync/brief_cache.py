@@ -1,35 +1,83 @@
-"""Page facts a watcher keeps between its briefing refreshes (issue 12: a refresh adds at
-most 100 ms to a batch at 10,000 pages).
+"""What a watcher keeps between its briefing refreshes: every page's facts and the orders the
+briefing's sections are cut from (issue 12: a refresh adds at most 100 ms to a batch at
+10,000 pages).
 
 A briefing reads every page's facts (:func:`vault_sync.briefing.gather`: ~10,000 rows, their
-evidence and a :class:`~vault_sync.page_facts.PageFacts` each, most of a refresh's time). A
-page's facts come from its own ``pages`` row and evidence rows only, which a sync writes
-together, stamping the row with the batch's generation. So after the first refresh only the
-pages written since (generation above the one last read) are read again; when fewer pages
-are stored than that leaves, the full list of paths says which went; the typed links are read
-in full each time (a new page can resolve links of pages not written). Another store set (a
-rebuild) is read in full. The result is the same :class:`~vault_sync.briefing.Facts` a full
-read gives (``tests/test_brief.py``).
+evidence and a :class:`~vault_sync.page_facts.PageFacts` each) and orders them
+(:func:`vault_sync.briefing.lists`: confidence of every standing answer, the open bugs, the
+dated pages newest first). A page's facts come from its own ``pages`` row and evidence rows
+only, which a sync writes together, stamping the row with the batch's generation. So after
+the first refresh only the pages written since (generation above the one last read) are read
+again; when fewer pages are stored than that leaves, the full list of paths says which went.
+The typed links are read in full each time (a new page can resolve links of pages not
+written). Each briefing's view (all pages, or one project's) then moves only the pages that
+changed — those read again or gone, and those whose supersession or count of open
+contradictions changed — out of and back into its sorted lists (by
+:func:`~vault_sync.briefing.standing_key` and :func:`~vault_sync.briefing.newest_key`, the
+orders the full sorts give). When the vault's reference day moves (every page's confidence
+and validity may change with it), or another store set (a rebuild) is read, a view is built
+again in full. The results are the same :class:`~vault_sync.briefing.Facts` and
+:class:`~vault_sync.briefing.Lists` a full read gives (``tests/test_brief_cache.py``).
 
 Layer 5 (STYLE.md), beside :mod:`vault_sync.briefing`: reads the sidecar through its queries.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
+from collections import Counter
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
-from vault_sync.briefing import LINK_TYPES, Facts, assemble
-from vault_sync.page_facts import PageFacts, facts_from_rows, read_facts
+from vault_sync.briefing import (
+    LINK_TYPES,
+    STANDING_KINDS,
+    Edge,
+    Facts,
+    Link,
+    Lists,
+    Said,
+    contradictions,
+    current,
+    lists,
+    newest_key,
+    page_confidence,
+    page_days,
+    split_links,
+    standing_key,
+)
+from vault_sync.page_facts import (
+    PageFacts,
+    active,
+    facts_from_rows,
+    read_facts,
+    superseded_by_edges,
+)
 from vault_sync.store import Sidecar
 
 
 class FactsCache:
-    """Every page's facts of one store set, as of a generation; one owner, one thread."""
+    """Every page's facts of one store set, as of a generation, and a view of them per
+    briefing (project); one owner, one thread.
+
+    Attributes:
+        said: standing answers' summaries kept between refreshes
+            (:data:`vault_sync.briefing.Said`).
+    """
 
     def __init__(self) -> None:
+        self._reset()
+
+    def _reset(self) -> None:
         self._sidecar: Path | None = None
         self._generation = -1
         self._pages: dict[str, PageFacts] = {}
+        self._version = 0  # counts the reads that changed pages
+        self._full = 0  # the version of the last full read
+        self._changes: list[tuple[int, set[str]]] = []  # (version, paths changed) since it
+        self._views: dict[str | None, _View] = {}
+        self.said: Said = {}
 
     def gather(self, sidecar: Sidecar, project: str | None = None) -> Facts:
         """:func:`vault_sync.briefing.gather`, reading only the pages written since the last
@@ -38,31 +86,220 @@ class FactsCache:
         Raises:
             sqlite3.DatabaseError: the sidecar could not be read (the cache is then dropped).
         """
+        return self.inputs(sidecar, project)[0]
+
+    def inputs(self, sidecar: Sidecar, project: str | None = None) -> tuple[Facts, Lists]:
+        """:meth:`gather` and the :func:`vault_sync.briefing.lists` of its facts, each moved
+        on from the last call by the pages that changed since.
+
+        Raises:
+            sqlite3.DatabaseError: the sidecar could not be read (the cache is then dropped).
+        """
         try:
             pages = self._pages_now(sidecar)
+            links = sidecar.typed_edges(LINK_TYPES)
+            view = self._views.get(project)
+            if view is None or view.version < self._full:
+                view = self._views[project] = _View(project, pages, links)
+            else:
+                view.update(pages, self._changed_since(view.version), links)
         except BaseException:
-            self._sidecar, self._generation, self._pages = None, -1, {}
+            self._reset()  # start again from a full read
             raise
-        if project is not None:
-            pages = {path: page for path, page in pages.items() if page.project == project}
-        return assemble(pages, sidecar.typed_links(LINK_TYPES))
+        view.version = self._version
+        oldest = min(v.version for v in self._views.values())
+        self._changes = [(at, paths) for at, paths in self._changes if at > oldest]
+        return view.facts, view.lists
+
+    def _changed_since(self, version: int) -> set[str]:
+        changed: set[str] = set()
+        for at, paths in self._changes:
+            if at > version:
+                changed |= paths
+        return changed
 
     def _pages_now(self, sidecar: Sidecar) -> dict[str, PageFacts]:
         if sidecar.path != self._sidecar:
             generation = sidecar.generation  # first: a batch committed meanwhile is read again
             self._pages = facts_from_rows(sidecar.fact_rows(), sidecar.evidence_rows())
             self._sidecar, self._generation = sidecar.path, generation
+            self._version += 1
+            self._full, self._changes = self._version, []
+            self.said.clear()
             return self._pages
         generation, fresh, stored = sidecar.written_since(self._generation)
         pages = self._pages
         added = [path for path in fresh if path not in pages]
+        gone: list[str] = []
         if stored != len(pages) + len(added):  # pages went (or came unseen): list them all
             kept = set(sidecar.page_paths())
             fresh += [path for path in kept if path not in pages and path not in fresh]
+            gone = [path for path in pages if path not in kept]
             pages = {path: page for path, page in pages.items() if path in kept}
             added = [path for path in fresh if path not in pages]
         pages.update(read_facts(sidecar, fresh))
         if added or len(pages) != len(self._pages):  # by path, as a full read orders them
             pages = {path: pages[path] for path in sorted(pages)}
         self._pages, self._generation = pages, generation
+        if fresh or gone:
+            self._version += 1
+            self._changes.append((self._version, {*fresh, *gone}))
+            for path in (*fresh, *gone):
+                self.said.pop(path, None)
         return pages
+
+
+class _OutOfStepError(Exception):
+    """A kept list did not hold a page where its key placed it (a bug: the view is rebuilt)."""
+
+
+class _View:
+    """One briefing's facts (every page, or one project's) and their :class:`Lists`, moved
+    on page by page; built in full when the reference day moves."""
+
+    def __init__(self, project: str | None, pages: dict[str, PageFacts], links: list[Link]):
+        self.project, self.version = project, 0
+        self.pages = {path: p for path, p in pages.items() if self._mine(p)}
+        self.days = Counter(day for p in self.pages.values() for day in page_days(p))
+        self._build(split_links(self.pages, links))
+
+    def _mine(self, page: PageFacts | None) -> bool:
+        return page is not None and (self.project is None or page.project == self.project)
+
+    def _build(self, split: _Split) -> None:
+        contradicts, fixes, self.supersession = split
+        day = max(self.days) if self.days else None
+        superseded = superseded_by_edges(self.supersession, self.pages, day)
+        self.facts = Facts(self.pages, contradicts, fixes, day, superseded)
+        self.lists = lists(self.facts)
+        self.scores = {
+            p.path: page_confidence(p, self.facts, self.lists.against.counts)
+            for p in self.lists.standing
+        }
+        self.supersession_sides = _sides((s, t) for s, _, t in self.supersession)
+        self.contradicts_sides = _sides((s, t) for s, t, _ in contradicts)
+
+    def update(self, pages: dict[str, PageFacts], changed: set[str], links: list[Link]) -> None:
+        """Move the view on to ``pages`` (every page now), of which ``changed`` were read
+        again or went since the last call; ``links``: every typed link now."""
+        before: dict[str, PageFacts | None] = {}
+        for path in changed:
+            old, new = self.pages.get(path), pages.get(path)
+            new = new if self._mine(new) else None
+            if old is new:
+                continue
+            before[path] = old
+            if old is not None:
+                self.days.subtract(page_days(old))
+            if new is not None:
+                self.days.update(page_days(new))
+                self.pages[path] = new  # in place: the dict stays by path
+            else:
+                del self.pages[path]
+        if any(old is None for old in before.values()):  # by path, as a full read orders them
+            self.pages = {path: self.pages[path] for path in sorted(self.pages)}
+        split = split_links(self.pages, links)
+        was = self.facts
+        if not before and split == (was.contradicts, was.fixes, self.supersession):
+            return  # nothing this view shows changed
+        self.days = +self.days  # drop the days no page holds now
+        if (max(self.days) if self.days else None) != was.day:
+            self._build(split)
+            return
+        try:
+            self._move(before, split)
+        except _OutOfStepError:
+            self._build(split)
+
+    def _move(self, before: dict[str, PageFacts | None], split: _Split) -> None:
+        touched = set(before)
+        was, day = self.facts, self.facts.day
+        contradicts, fixes, supersession = split
+        superseded = was.superseded
+        if supersession != self.supersession or touched & self.supersession_sides:
+            superseded = superseded_by_edges(supersession, self.pages, day)
+            self.supersession = supersession
+            self.supersession_sides = _sides((s, t) for s, _, t in supersession)
+        facts = Facts(self.pages, contradicts, fixes, day, superseded)
+        against, dirty = self.lists.against, set(touched)
+        if (
+            contradicts != was.contradicts
+            or superseded != was.superseded
+            or touched & self.contradicts_sides
+        ):
+            against = contradictions(facts)
+            self.contradicts_sides = _sides((s, t) for s, t, _ in contradicts)
+            old, new = self.lists.against.counts, against.counts
+            dirty |= {path for path in old.keys() | new.keys() if old.get(path) != new.get(path)}
+            dirty |= superseded.keys() ^ was.superseded.keys()
+        ordered = Lists(against, *self._lists(facts, before, dirty, against.counts))
+        self.facts, self.lists = facts, ordered
+
+    def _lists(
+        self,
+        facts: Facts,
+        before: dict[str, PageFacts | None],
+        dirty: set[str],
+        counts: dict[str, int],
+    ) -> tuple[list[PageFacts], list[str], list[PageFacts], list[PageFacts]]:
+        """The kept lists with the ``dirty`` pages (``before``: the old facts of those read
+        again) moved out and, where they belong, back in."""
+        kept = self.lists
+        standing, scores = kept.standing, self.scores
+
+        def placed(p: PageFacts) -> Any:
+            return standing_key(p, scores[p.path])
+
+        for path in sorted(dirty):  # out first, so every page listed has its score
+            if path in scores:
+                old = before.get(path) or self.pages[path]
+                _drop(standing, placed(old), path, placed)
+                del scores[path]
+        for path in sorted(dirty):
+            now = self.pages.get(path)
+            if now is not None and now.kind in STANDING_KINDS and current(now, facts):
+                scores[path] = page_confidence(now, facts, counts)
+                insort(standing, now, key=placed)
+        bugs, sessions, changed = kept.bugs, kept.sessions, kept.changed
+        for path, prior in sorted(before.items()):
+            for page, add in ((prior, False), (self.pages.get(path), True)):
+                if page is None:
+                    continue
+                if page.kind == "bug" and active(page, facts.day):
+                    _place(bugs, path, path, add, None)
+                if page.date:
+                    listed = sessions if page.kind == "session" else changed
+                    _place(listed, page, newest_key(page), add, newest_key)
+        return standing, bugs, sessions, changed
+
+
+#: :func:`vault_sync.briefing.split_links`' answer: contradicts, fixes, supersession edges.
+_Split = tuple[list[Edge], list[Edge], list[tuple[str, str, str]]]
+
+
+def _sides(pairs: Iterable[tuple[str, str | None]]) -> set[str]:
+    """Every page path the ``(source, target)`` pairs of edges name."""
+    return {side for pair in pairs for side in pair if side is not None}
+
+
+def _drop(items: list[Any], key: Any, path: str, place: Callable[[Any], Any] | None) -> None:
+    """Remove the item of ``path`` found at ``key`` in the sorted ``items``.
+
+    Raises:
+        _OutOfStepError: it is not there.
+    """
+    at = bisect_left(items, key, key=place)
+    found = items[at] if at < len(items) else None
+    if found is None or (found if place is None else found.path) != path:
+        raise _OutOfStepError(path)
+    del items[at]
+
+
+def _place(
+    items: list[Any], item: Any, key: Any, add: bool, place: Callable[[Any], Any] | None
+) -> None:
+    """Add ``item`` to the sorted ``items`` at ``key``, or (``add`` false) remove it."""
+    if add:
+        insort(items, item, key=place)
+    else:
+        _drop(items, key, item if place is None else item.path, place)

@@ -392,6 +392,17 @@ class SidecarReads:
         """Every evidence row (path, kind, source, at), by path and line."""
         return self.query("SELECT path, kind, source, at FROM evidence ORDER BY path, line")
 
+    def typed_edges(self, types: Sequence[str]) -> list[tuple[str, str, str, str | None]]:
+        """:meth:`typed_links` as plain ``(source, type, target_text, target_path)`` tuples,
+        in the same order (what ``brief`` reads on every watcher refresh: tuples, not
+        :class:`sqlite3.Row`, ~1 ms less for the ~4,500 of a 10k-page vault)."""
+        marks = ", ".join("?" for _ in types)
+        return self.db.execute(
+            "SELECT source, type, target_text, target_path FROM links"
+            f" WHERE type IN ({marks}) ORDER BY source, line, rowid",
+            tuple(types),
+        ).fetchall()
+
     def typed_links(self, types: Sequence[str]) -> list[sqlite3.Row]:
         """Links of the given types (source, type, target_text, target_path, status), by
         source and line; ``target_path`` is NULL for an unresolved target."""

@@ -164,12 +164,20 @@ def _m004_rule_links(db: sqlite3.Connection) -> None:
     )
 
 
+def _m005_pages_generation(db: sqlite3.Connection) -> None:
+    """Index pages by the generation that wrote them: the watcher's briefing refresh asks
+    which pages a batch wrote (:meth:`~vault_sync.store.Sidecar.written_since`), a scan of
+    every page row otherwise (~6 ms CPU at 10k pages; ~0.1 ms by this index)."""
+    _script(db, "CREATE INDEX pages_generation ON pages(generation);")
+
+
 #: Ordered, named migrations; append only. The schema version is the list's length.
 MIGRATIONS: tuple[tuple[str, Callable[[sqlite3.Connection], None]], ...] = (
     ("001_initial", _m001_initial),
     ("002_name_indexes", _m002_name_indexes),
     ("003_links_type", _m003_links_type),
     ("004_rule_links", _m004_rule_links),
+    ("005_pages_generation", _m005_pages_generation),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
