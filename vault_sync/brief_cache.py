@@ -77,6 +77,7 @@ class FactsCache:
         self._full = 0  # the version of the last full read
         self._changes: list[tuple[int, set[str]]] = []  # (version, paths changed) since it
         self._views: dict[str | None, _View] = {}
+        self._links = _Links()
         self.said: Said = {}
 
     def gather(self, sidecar: Sidecar, project: str | None = None) -> Facts:
@@ -97,7 +98,7 @@ class FactsCache:
         """
         try:
             pages = self._pages_now(sidecar)
-            links = sidecar.typed_edges(LINK_TYPES)
+            links = self._links.links
             view = self._views.get(project)
             if view is None or view.version < self._full:
                 view = self._views[project] = _View(project, pages, links)
@@ -122,6 +123,7 @@ class FactsCache:
         if sidecar.path != self._sidecar:
             generation = sidecar.generation  # first: a batch committed meanwhile is read again
             self._pages = facts_from_rows(sidecar.fact_rows(), sidecar.evidence_rows())
+            self._links.read(sidecar)
             self._sidecar, self._generation = sidecar.path, generation
             self._version += 1
             self._full, self._changes = self._version, []
@@ -138,6 +140,7 @@ class FactsCache:
             pages = {path: page for path, page in pages.items() if path in kept}
             added = [path for path in fresh if path not in pages]
         pages.update(read_facts(sidecar, fresh))
+        self._links.update(sidecar, self._generation, {*fresh, *gone})
         if added or len(pages) != len(self._pages):  # by path, as a full read orders them
             pages = {path: pages[path] for path in sorted(pages)}
         self._pages, self._generation = pages, generation
@@ -147,6 +150,60 @@ class FactsCache:
             for path in (*fresh, *gone):
                 self.said.pop(path, None)
         return pages
+
+
+#: A typed link as :meth:`Sidecar.typed_links_since` gives it.
+_Row = tuple[str, int, int, str, str, str | None]
+
+
+class _Links:
+    """The typed links (:data:`~vault_sync.briefing.LINK_TYPES`) of one store set, by source
+    page, moved on by the rows a later batch inserted or resolved again."""
+
+    def __init__(self) -> None:
+        self.by_source: dict[str, list[_Row]] = {}
+        self.links: list[Link] = []  # a new list whenever one of them changed
+
+    def read(self, sidecar: Sidecar) -> None:
+        """Read them all."""
+        self.by_source = {}
+        for row in sidecar.typed_links_since(-1, LINK_TYPES):
+            self.by_source.setdefault(row[0], []).append(row)
+        self._flatten()
+
+    def update(self, sidecar: Sidecar, generation: int, written: set[str]) -> None:
+        """Read those a later batch than ``generation`` inserted or resolved again;
+        ``written``: the pages written or gone since (all their links are new, or gone)."""
+        read: dict[str, list[_Row]] = {}
+        for row in sidecar.typed_links_since(generation, LINK_TYPES):
+            read.setdefault(row[0], []).append(row)
+        changed = False
+        for source in written | read.keys():
+            old = self.by_source.get(source, [])
+            if source in written:
+                new = read.get(source, [])
+            else:  # links of a page not written, resolved again: each in its place
+                again = {row[2]: row for row in read[source]}
+                new = [again.pop(row[2], row) for row in old]
+                if again:  # not there before (a batch committed meanwhile): read them all
+                    self.read(sidecar)
+                    return
+            if new:
+                self.by_source[source] = new
+            else:
+                self.by_source.pop(source, None)
+            changed = changed or [row[3:] for row in old] != [row[3:] for row in new]
+        if changed:
+            self._flatten()
+
+    def _flatten(self) -> None:
+        """:attr:`links` in :meth:`Sidecar.typed_edges`' form and order (source, line, rowid)."""
+        by_source = self.by_source
+        self.links = [
+            (row[0], row[3], row[4], row[5])
+            for source in sorted(by_source)
+            for row in by_source[source]
+        ]
 
 
 class _OutOfStepError(Exception):
@@ -161,7 +218,8 @@ class _View:
         self.project, self.version = project, 0
         self.pages = {path: p for path, p in pages.items() if self._mine(p)}
         self.days = Counter(day for p in self.pages.values() for day in page_days(p))
-        self._build(split_links(self.pages, links))
+        self.links, self.split = links, split_links(self.pages, links)
+        self._build(self.split)
 
     def _mine(self, page: PageFacts | None) -> bool:
         return page is not None and (self.project is None or page.project == self.project)
@@ -190,7 +248,10 @@ class _View:
                 continue
             before[path] = old
             if old is not None:
-                self.days.subtract(page_days(old))
+                for day in page_days(old):
+                    self.days[day] -= 1
+                    if not self.days[day]:
+                        del self.days[day]  # max() below: only the days pages hold now
             if new is not None:
                 self.days.update(page_days(new))
                 self.pages[path] = new  # in place: the dict stays by path
@@ -198,11 +259,12 @@ class _View:
                 del self.pages[path]
         if any(old is None for old in before.values()):  # by path, as a full read orders them
             self.pages = {path: self.pages[path] for path in sorted(self.pages)}
-        split = split_links(self.pages, links)
-        was = self.facts
+        came_or_went = any(old is None or path not in self.pages for path, old in before.items())
+        if links is not self.links or came_or_went:  # else the same links of the same pages
+            self.links, self.split = links, split_links(self.pages, links)
+        split, was = self.split, self.facts
         if not before and split == (was.contradicts, was.fixes, self.supersession):
             return  # nothing this view shows changed
-        self.days = +self.days  # drop the days no page holds now
         if (max(self.days) if self.days else None) != was.day:
             self._build(split)
             return
@@ -216,7 +278,10 @@ class _View:
         was, day = self.facts, self.facts.day
         contradicts, fixes, supersession = split
         superseded = was.superseded
-        if supersession != self.supersession or touched & self.supersession_sides:
+        if supersession != self.supersession or any(
+            _succession(before[path]) != _succession(self.pages.get(path))
+            for path in touched & self.supersession_sides
+        ):
             superseded = superseded_by_edges(supersession, self.pages, day)
             self.supersession = supersession
             self.supersession_sides = _sides((s, t) for s, _, t in supersession)
@@ -275,6 +340,11 @@ class _View:
 
 #: :func:`vault_sync.briefing.split_links`' answer: contradicts, fixes, supersession edges.
 _Split = tuple[list[Edge], list[Edge], list[tuple[str, str, str]]]
+
+
+def _succession(page: PageFacts | None) -> tuple[str | None, ...] | None:
+    """What :func:`~vault_sync.page_facts.superseded_by_edges` reads of a page."""
+    return None if page is None else (page.status, page.valid_from, page.valid_to, page.date)
 
 
 def _sides(pairs: Iterable[tuple[str, str | None]]) -> set[str]:

@@ -386,13 +386,13 @@ class _Lines(Sequence[str]):
 
 
 def _fixes(facts: Facts, bugs: list[str]) -> Sequence[str]:
-    open_bugs = set(bugs)
-    fixers: dict[str, set[str]] = {}
-    for source, target, _ in facts.fixes:
-        if target in open_bugs:
-            fixers.setdefault(target, set()).add(source)
+    fixers: dict[str | None, set[str]] = {}  # by the first line made: a budget shows few
 
     def line(bug: str) -> str:
+        if not fixers:
+            for source, target, _ in facts.fixes:
+                fixers.setdefault(target, set()).add(source)
+            fixers.setdefault(None, set())
         found = sorted(fixers.get(bug, ()))
         links = ", ".join(wikilink(facts.pages[f]) for f in found)
         shown = f"fixed by {links}" if found else "no known fix yet"
