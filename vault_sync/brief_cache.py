@@ -224,16 +224,13 @@ class _View:
     def _mine(self, page: PageFacts | None) -> bool:
         return page is not None and (self.project is None or page.project == self.project)
 
-    def _build(self, split: _Split) -> None:
+    def _build(self, split: _Split, recent: _Recent | None = None) -> None:
+        """Everything again from the pages (``recent``: the dated lists, when kept)."""
         contradicts, fixes, self.supersession = split
         day = max(self.days) if self.days else None
         superseded = superseded_by_edges(self.supersession, self.pages, day)
         self.facts = Facts(self.pages, contradicts, fixes, day, superseded)
-        self.lists = lists(self.facts)
-        self.scores = {
-            p.path: page_confidence(p, self.facts, self.lists.against.counts)
-            for p in self.lists.standing
-        }
+        self.lists = lists(self.facts, recent=recent)
         self.supersession_sides = _sides((s, t) for s, _, t in self.supersession)
         self.contradicts_sides = _sides((s, t) for s, t, _ in contradicts)
 
@@ -265,11 +262,12 @@ class _View:
         split, was = self.split, self.facts
         if not before and split == (was.contradicts, was.fixes, self.supersession):
             return  # nothing this view shows changed
-        if (max(self.days) if self.days else None) != was.day:
-            self._build(split)
-            return
         try:
-            self._move(before, split)
+            if (max(self.days) if self.days else None) != was.day:
+                # every confidence and window moves with the day; the dated lists do not
+                self._build(split, self._recent(before))
+            else:
+                self._move(before, split)
         except _OutOfStepError:
             self._build(split)
 
@@ -297,20 +295,22 @@ class _View:
             old, new = self.lists.against.counts, against.counts
             dirty |= {path for path in old.keys() | new.keys() if old.get(path) != new.get(path)}
             dirty |= superseded.keys() ^ was.superseded.keys()
-        ordered = Lists(against, *self._lists(facts, before, dirty, against.counts))
-        self.facts, self.lists = facts, ordered
+        standing, scores, bugs = self._current(facts, before, dirty, against.counts)
+        self.lists = Lists(against, standing, scores, bugs, *self._recent(before))
+        self.facts = facts
 
-    def _lists(
+    def _current(
         self,
         facts: Facts,
         before: dict[str, PageFacts | None],
         dirty: set[str],
         counts: dict[str, int],
-    ) -> tuple[list[PageFacts], list[str], list[PageFacts], list[PageFacts]]:
-        """The kept lists with the ``dirty`` pages (``before``: the old facts of those read
-        again) moved out and, where they belong, back in."""
+    ) -> tuple[list[PageFacts], dict[str, float], list[str]]:
+        """The kept standing answers (and their scores) with the ``dirty`` pages
+        (``before``: the old facts of those read again) moved out and, where they belong,
+        back in; the open bugs with those read again moved."""
         kept = self.lists
-        standing, scores = kept.standing, self.scores
+        standing, scores = kept.standing, kept.scores
 
         def placed(p: PageFacts) -> Any:
             return standing_key(p, scores[p.path])
@@ -325,21 +325,29 @@ class _View:
             if now is not None and now.kind in STANDING_KINDS and current(now, facts):
                 scores[path] = page_confidence(now, facts, counts)
                 insort(standing, now, key=placed)
-        bugs, sessions, changed = kept.bugs, kept.sessions, kept.changed
+        bugs = kept.bugs
         for path, prior in sorted(before.items()):
             for page, add in ((prior, False), (self.pages.get(path), True)):
-                if page is None:
-                    continue
-                if page.kind == "bug" and active(page, facts.day):
+                if page is not None and page.kind == "bug" and active(page, facts.day):
                     _place(bugs, path, path, add, None)
-                if page.date:
+        return standing, scores, bugs
+
+    def _recent(self, before: dict[str, PageFacts | None]) -> _Recent:
+        """The kept sessions and changed pages with those read again (``before``: their old
+        facts) moved."""
+        sessions, changed = self.lists.sessions, self.lists.changed
+        for path, prior in sorted(before.items()):
+            for page, add in ((prior, False), (self.pages.get(path), True)):
+                if page is not None and page.date:
                     listed = sessions if page.kind == "session" else changed
                     _place(listed, page, newest_key(page), add, newest_key)
-        return standing, bugs, sessions, changed
+        return sessions, changed
 
 
 #: :func:`vault_sync.briefing.split_links`' answer: contradicts, fixes, supersession edges.
 _Split = tuple[list[Edge], list[Edge], list[tuple[str, str, str]]]
+#: :class:`~vault_sync.briefing.Lists`' sessions and changed pages.
+_Recent = tuple[list[PageFacts], list[PageFacts]]
 
 
 def _succession(page: PageFacts | None) -> tuple[str | None, ...] | None:

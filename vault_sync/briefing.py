@@ -223,6 +223,7 @@ class Lists:
     Attributes:
         against: the open contradictions (:func:`contradictions`).
         standing: the current pages of :data:`STANDING_KINDS`, by :func:`standing_key`.
+        scores: their :func:`page_confidence` by path.
         bugs: the paths of the active ``bug`` pages, sorted.
         sessions: the dated ``session`` pages, by :func:`newest_key`.
         changed: the other dated pages, by :func:`newest_key`.
@@ -230,13 +231,19 @@ class Lists:
 
     against: Contradictions
     standing: list[PageFacts]
+    scores: dict[str, float]
     bugs: list[str]
     sessions: list[PageFacts]
     changed: list[PageFacts]
 
 
-def lists(facts: Facts, against: Contradictions | None = None) -> Lists:
-    """The :class:`Lists` of ``facts`` (``against``: its contradictions, when known)."""
+def lists(
+    facts: Facts,
+    against: Contradictions | None = None,
+    recent: tuple[list[PageFacts], list[PageFacts]] | None = None,
+) -> Lists:
+    """The :class:`Lists` of ``facts`` (``against``: its contradictions, when known;
+    ``recent``: its sessions and changed pages, when known: they do not depend on the day)."""
     against = contradictions(facts) if against is None else against
     pages, day = facts.pages, facts.day
     standing = [p for p in pages.values() if p.kind in STANDING_KINDS and current(p, facts)]
@@ -244,14 +251,12 @@ def lists(facts: Facts, against: Contradictions | None = None) -> Lists:
     standing.sort(key=lambda p: p.path)  # the tie-break; the stable sort below keeps it
     standing.sort(key=lambda p: (scores[p.path], p.sessions, p.newest_evidence), reverse=True)
     bugs = sorted(p.path for p in pages.values() if p.kind == "bug" and active(p, day))
-    sessions = [p for p in pages.values() if p.kind == "session" and p.date]
-    changed = [p for p in pages.values() if p.kind != "session" and p.date]
-    return Lists(against, standing, bugs, _newest_first(sessions), _newest_first(changed))
+    if recent is None:
+        sessions = [p for p in pages.values() if p.kind == "session" and p.date]
+        changed = [p for p in pages.values() if p.kind != "session" and p.date]
+        recent = _newest_first(sessions), _newest_first(changed)
+    return Lists(against, standing, scores, bugs, *recent)
 
-
-#: The shortest line a section can have, in characters: how many standing answers (and
-#: their summaries, read from the index) a budget can show at most is budget / this.
-MIN_LINE_CHARS = 24
 
 #: The shortest line a section can have, in characters: how many standing answers (and
 #: their summaries, read from the index) a budget can show at most is budget / this.
