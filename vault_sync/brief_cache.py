@@ -40,6 +40,7 @@ from vault_sync.briefing import (
     Said,
     contradictions,
     current,
+    fixers_of,
     lists,
     newest_key,
     page_confidence,
@@ -296,7 +297,8 @@ class _View:
             dirty |= {path for path in old.keys() | new.keys() if old.get(path) != new.get(path)}
             dirty |= superseded.keys() ^ was.superseded.keys()
         standing, scores, bugs = self._current(facts, before, dirty, against.counts)
-        self.lists = Lists(against, standing, scores, bugs, *self._recent(before))
+        fixers = self.lists.fixers if fixes == was.fixes else fixers_of(fixes)
+        self.lists = Lists(against, standing, scores, bugs, fixers, *self._recent(before))
         self.facts = facts
 
     def _current(

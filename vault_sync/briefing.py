@@ -225,6 +225,7 @@ class Lists:
         standing: the current pages of :data:`STANDING_KINDS`, by :func:`standing_key`.
         scores: their :func:`page_confidence` by path.
         bugs: the paths of the active ``bug`` pages, sorted.
+        fixers: the pages fixing each target (:func:`fixers_of`).
         sessions: the dated ``session`` pages, by :func:`newest_key`.
         changed: the other dated pages, by :func:`newest_key`.
     """
@@ -233,6 +234,7 @@ class Lists:
     standing: list[PageFacts]
     scores: dict[str, float]
     bugs: list[str]
+    fixers: dict[str | None, set[str]]
     sessions: list[PageFacts]
     changed: list[PageFacts]
 
@@ -255,7 +257,7 @@ def lists(
         sessions = [p for p in pages.values() if p.kind == "session" and p.date]
         changed = [p for p in pages.values() if p.kind != "session" and p.date]
         recent = _newest_first(sessions), _newest_first(changed)
-    return Lists(against, standing, scores, bugs, *recent)
+    return Lists(against, standing, scores, bugs, fixers_of(facts.fixes), *recent)
 
 
 #: The shortest line a section can have, in characters: how many standing answers (and
@@ -288,7 +290,7 @@ def sections(
         Section("Open contradictions", against.lines, "vault-sync lint"),
         Section(
             "Known fixes for open bugs",
-            _fixes(facts, ordered.bugs),
+            _fixes(facts, ordered.bugs, ordered.fixers),
             'vault-sync query "<bug>" --kind bug',
         ),
         Section(
@@ -390,14 +392,16 @@ class _Lines(Sequence[str]):
         return self.line(self.items[index])
 
 
-def _fixes(facts: Facts, bugs: list[str]) -> Sequence[str]:
-    fixers: dict[str | None, set[str]] = {}  # by the first line made: a budget shows few
+def fixers_of(fixes: Iterable[Edge]) -> dict[str | None, set[str]]:
+    """The pages that fix each target (``fixes`` edges of :class:`Facts`), by target path."""
+    fixers: dict[str | None, set[str]] = {}
+    for source, target, _ in fixes:
+        fixers.setdefault(target, set()).add(source)
+    return fixers
 
+
+def _fixes(facts: Facts, bugs: list[str], fixers: dict[str | None, set[str]]) -> Sequence[str]:
     def line(bug: str) -> str:
-        if not fixers:
-            for source, target, _ in facts.fixes:
-                fixers.setdefault(target, set()).add(source)
-            fixers.setdefault(None, set())
         found = sorted(fixers.get(bug, ()))
         links = ", ".join(wikilink(facts.pages[f]) for f in found)
         shown = f"fixed by {links}" if found else "no known fix yet"
