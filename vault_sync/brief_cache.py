@@ -9,15 +9,18 @@ dated pages newest first). A page's facts come from its own ``pages`` row and ev
 only, which a sync writes together, stamping the row with the batch's generation. So after
 the first refresh only the pages written since (generation above the one last read) are read
 again; when fewer pages are stored than that leaves, the full list of paths says which went.
-The typed links are read in full each time (a new page can resolve links of pages not
-written). Each briefing's view (all pages, or one project's) then moves only the pages that
-changed — those read again or gone, and those whose supersession or count of open
-contradictions changed — out of and back into its sorted lists (by
+The typed links likewise: each link row carries the generation that inserted or last
+resolved it (a new page can resolve the links of pages it did not write), so only those of a
+later generation are read again. Each briefing's view (all pages, or one project's) then
+moves only the pages that changed — those read again or gone, and those whose supersession
+or count of open contradictions changed — out of and back into its sorted lists (by
 :func:`~vault_sync.briefing.standing_key` and :func:`~vault_sync.briefing.newest_key`, the
-orders the full sorts give). When the vault's reference day moves (every page's confidence
-and validity may change with it), or another store set (a rebuild) is read, a view is built
-again in full. The results are the same :class:`~vault_sync.briefing.Facts` and
-:class:`~vault_sync.briefing.Lists` a full read gives (``tests/test_brief_cache.py``).
+orders the full sorts give); contradictions and supersession are worked out again only when
+their edges or a page on them changed. When the vault's reference day moves (every standing
+answer's confidence and every validity window may change with it), a view is rebuilt from
+its kept pages, keeping its dated lists (they do not depend on the day); another store set
+(a rebuild) is read in full. The results are the same :class:`~vault_sync.briefing.Facts`
+and :class:`~vault_sync.briefing.Lists` a full read gives (``tests/test_brief_cache.py``).
 
 Layer 5 (STYLE.md), beside :mod:`vault_sync.briefing`: reads the sidecar through its queries.
 """

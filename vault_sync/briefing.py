@@ -85,6 +85,8 @@ def reference_day(pages: dict[str, PageFacts]) -> str | None:
 
 #: A link as :meth:`Sidecar.typed_edges` gives it: (source, type, target_text, target_path).
 Link = tuple[str, str, str, str | None]
+#: A ``contradicts`` or ``fixes`` edge as :class:`Facts` holds it: (source, target_path or
+#: None, target_text).
 Edge = tuple[str, str | None, str]
 
 
