@@ -16,6 +16,7 @@ client passes the server only HOME, LOGNAME, PATH, SHELL, TERM and USER.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -98,10 +99,11 @@ def _call(engine: Engine, action: Callable[[], R]) -> R:
 
 class _Stores:
     """The index kept open between tool calls (an agent asks many small questions): each
-    query reloads it (~0.5 ms: another server, a watcher or the CLI may have committed) and
-    another active set (a rebuild) reopens it. ``query`` reads only the index; the SDK runs
-    tools in worker threads, which tantivy's index allows (SQLite connections do not, so
-    the other tools open the stores per call). Holds no lock.
+    query reloads it (~0.05 ms: another server, a watcher or the CLI may have committed) and
+    another active set (a rebuild) reopens it; the sidecar is opened per query. ``query``
+    runs on the server's event loop (an async tool: no hop to a worker thread and back, the
+    SDK's way for a plain function); the other tools run in worker threads and open the
+    stores per call. Holds no lock.
     """
 
     def __init__(self, engine: Engine) -> None:
@@ -110,11 +112,11 @@ class _Stores:
         self.folder: Path | None = None
         self._lock = threading.Lock()
 
-    def search(self, text: str, **options: Any) -> list[Hit]:
+    def search(self, text: str, **options: Any) -> list[Hit] | None:
         """:func:`vault_sync.ranking.search` on the open index and a sidecar connection of
-        this call; damage, or no usable store, falls back to the engine's search, which
-        repairs (the index is reopened next time)."""
-        text = scrub_typed(text, self.engine.config)  # searched as scrubbed, as the CLI does
+        this call; ``None`` on damage or when there is no usable store yet (the caller falls
+        back to the engine's search, which repairs; the index is reopened next time).
+        ``text`` is searched as typed: the caller scrubs it, as the CLI does."""
         options.setdefault("settings", self.engine.config.ranking)
         try:
             index, folder = self._current()
@@ -126,8 +128,7 @@ class _Stores:
         except (*READ_DAMAGE, StoreError, OSError):
             with self._lock:
                 self.index, self.folder = None, None
-        hits, _ = self.engine.search(text, **options)
-        return hits
+        return None
 
     def _current(self) -> tuple[PageIndex, Path]:
         folder = layout.active_set(self.engine.config.store_path)
@@ -191,7 +192,7 @@ def _search_tools(server: MCPServer, engine: Engine) -> None:
     stores = _Stores(engine)
 
     @server.tool()
-    def query(
+    async def query(
         text: str,
         limit: Number = 10,
         kind: str | None = None,
@@ -213,8 +214,14 @@ def _search_tools(server: MCPServer, engine: Engine) -> None:
         count, why = _int(limit, "limit", 1, 1000), _flag(explain, "explain")
         options = {"limit": count, "kind": kind, "project": project, "tag": tag, "explain": why}
         options.update(status=status, as_of=as_of, now=now)
+        text = scrub_typed(text, engine.config)  # searched as scrubbed, as the CLI does
         hits = _call(engine, lambda: stores.search(text, **options))
-        return {"query": scrub_typed(text, engine.config), "hits": [hit_json(h, why) for h in hits]}
+        if hits is None:  # no usable store: the engine syncs or rebuilds (seconds), in a thread
+            found = await asyncio.to_thread(
+                lambda: _call(engine, lambda: engine.search(text, **options))
+            )
+            hits = found[0]
+        return {"query": text, "hits": [hit_json(h, why) for h in hits]}
 
     @server.tool()
     def brief(project: str | None = None, budget_chars: Number | None = None) -> str:
