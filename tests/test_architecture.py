@@ -99,6 +99,7 @@ LAYERS = {
     "cli": 8,
     "mcp": 8,
     "mcp_server": 8,
+    "mcp_stdio": 7,
     "__main__": 9,
     "__init__": 0,
 }

@@ -461,8 +461,11 @@ def _import_tool(server: MCPServer, engine: Engine) -> None:
 
 
 def serve(vault: Path | str | None, *, read_only: bool = False) -> None:
-    """Serve the vault over stdio until the client closes the connection."""
-    build_server(vault, read_only=read_only).run("stdio")
+    """Serve the vault over stdio until the client closes the connection (stdin and stdout
+    read and written on the event loop: :mod:`vault_sync.mcp_stdio`)."""
+    from vault_sync.mcp_stdio import run_stdio
+
+    asyncio.run(run_stdio(build_server(vault, read_only=read_only)))
 
 
 __all__ = ["INSTRUCTIONS", "build_server", "serve"]
