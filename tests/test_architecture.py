@@ -274,6 +274,25 @@ def test_query_path_keeps_heavy_modules_off(make_vault: Callable[..., Path]) -> 
     assert '"a.md"' in proc.stdout
     loaded = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in proc.stderr.splitlines()}
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
+    # issue 10, whole-process query time: what a query does not need is imported where used
+    # (the other commands' modules, logging, OpenSSL's hashlib, shutil; TOML and the
+    # calendar only for a vault-sync.toml and a query naming a time)
+    modules = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines()}
+    assert not modules & set(LAZY), sorted(modules & set(LAZY))
+
+
+#: Modules a ``query`` (of a vault without vault-sync.toml, naming no time) never imports.
+LAZY = (
+    "logging",
+    "hashlib",
+    "shutil",
+    "tomllib",
+    "calendar",
+    "vault_sync.cli_write",
+    "vault_sync.cli_eval",
+    "vault_sync.cli_import",
+    "vault_sync.cli_brief",
+)
 
 
 def test_public_api_is_pinned_and_importable() -> None:
