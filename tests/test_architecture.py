@@ -16,6 +16,7 @@ PACKAGE = REPO / "vault_sync"
 LAYERS = {
     "errors": 0,
     "config": 0,
+    "discover": 0,
     "atomic": 0,
     "linear_regex": 0,
     "page": 1,
@@ -48,6 +49,7 @@ LAYERS = {
     "rank_explain": 4,
     "ranking": 5,
     "report": 4,
+    "lint": 4,
     "explain": 4,
     "watch": 5,
     "import_watch": 5,
@@ -115,6 +117,9 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
     ("config", "errors"),
     ("config", "linear_regex"),
     ("config", "ranking_settings"),
+    ("discover", "config"),  # vault discovery looks for the config file's name
+    ("discover", "errors"),
+    ("config", "discover"),  # `init` refuses / and pseudo file systems as discovery does
     ("rank_explain", "query_fields"),
     ("rank_explain", "page_facts"),
     ("page_facts", "confidence"),

@@ -338,6 +338,20 @@ def test_out_to_a_folder_is_one_line_not_a_traceback(example: Path, cli: Cli) ->
     )
 
 
+def test_out_into_a_missing_folder_is_refused_and_makes_no_folder(
+    example: Path, cli: Cli, tmp_path: Path
+) -> None:
+    """Fresh-user report: ``brief --out /missing/dir/x.md`` made the folders."""
+    target = tmp_path / "missing" / "dir" / "brief.md"
+    out = cli("--vault", str(example), "brief", "--out", str(target))
+    assert out.code == 2 and "Traceback" not in out.err
+    assert out.err.endswith(
+        f"Error: Invalid value for --out: cannot write {target}: folder {target.parent}"
+        " does not exist\n"
+    )
+    assert not (tmp_path / "missing").exists()
+
+
 def test_undated_contradictions_and_pages_without_text_read_plainly(tmp_path: Path) -> None:
     from vault_sync.briefing import Facts, PageFacts, _answer, _challengers, _contradictions
 

@@ -144,7 +144,7 @@ def test_missing_vault_is_exit_2_without_traceback(cli: CLI, tmp_path: Path) -> 
 @pytest.mark.parametrize("root", ["/", "/proc/self", "/sys", "/dev", "/dev/shm"])
 def test_system_folders_are_refused_as_vaults(root: str) -> None:
     # In process: the landed head accepted these, and a CLI run would have indexed them.
-    from vault_sync.config import find_vault
+    from vault_sync.discover import find_vault
     from vault_sync.errors import NotAVaultError
 
     with pytest.raises(NotAVaultError, match="refusing"):

@@ -534,7 +534,7 @@ def search(config: Config, text: str, **options: Any) -> tuple[list[Hit], str | 
 
 
 def lint_report(config: Config, sidecar: Sidecar) -> list[dict[str, Any]]:
-    """``lint``'s problems (:func:`vault_sync.report.lint_vault`), from a fresh scan and the
+    """``lint``'s problems (:func:`vault_sync.lint.lint_vault`), from a fresh scan and the
     vault's sanitizer as sync compiles it (:func:`vault_sync.clean.scrubber_for`).
 
     Args:
@@ -542,7 +542,7 @@ def lint_report(config: Config, sidecar: Sidecar) -> list[dict[str, Any]]:
         sidecar: an open (read-only) sidecar of the active set.
     """
     from vault_sync.clean import scrubber_for
-    from vault_sync.report import lint_vault
+    from vault_sync.lint import lint_vault
     from vault_sync.vault import scan
 
     return lint_vault(config, sidecar, result=scan(config), scrubber=scrubber_for(config))
