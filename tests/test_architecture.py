@@ -297,6 +297,8 @@ LAZY = (
     "vault_sync.cli_eval",
     "vault_sync.cli_import",
     "vault_sync.cli_brief",
+    "vault_sync.page",  # the page model and link resolution: the parser's and the writers'
+    "vault_sync.links",
 )
 
 

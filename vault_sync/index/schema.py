@@ -14,11 +14,12 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import tantivy
 
-from vault_sync.page import Page
+if TYPE_CHECKING:  # the page model loads with the parser: a query never builds a document
+    from vault_sync.page import Page
 
 #: Bump when a field, an analyzer or the document layout changes. The sidecar stores it, and
 #: the analyzer names below carry it, so an index of another version fails to open.
