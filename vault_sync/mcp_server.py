@@ -17,7 +17,6 @@ client passes the server only HOME, LOGNAME, PATH, SHELL, TERM and USER.
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -98,19 +97,22 @@ def _call(engine: Engine, action: Callable[[], R]) -> R:
 
 
 class _Stores:
-    """The index kept open between tool calls (an agent asks many small questions): each
-    query reloads it (~0.05 ms: another server, a watcher or the CLI may have committed) and
-    another active set (a rebuild) reopens it; the sidecar is opened per query. ``query``
-    runs on the server's event loop (an async tool: no hop to a worker thread and back, the
-    SDK's way for a plain function); the other tools run in worker threads and open the
-    stores per call. Holds no lock.
+    """The index and a sidecar connection kept open between tool calls (an agent asks many
+    small questions): each query reloads the index (~0.05 ms: another server, a watcher or
+    the CLI may have committed; SQLite's own read transaction sees their commits, and keeps
+    its page cache while the file is unchanged) and another active set (a rebuild) reopens
+    both. A sidecar SQLite could open only ``immutable`` (a store this user cannot write
+    beside) would never see a later commit: it is opened per query. ``query`` runs on the
+    server's event loop (an async tool: no hop to a worker thread and back, the SDK's way for
+    a plain function), the one thread that uses the connection; the other tools run in
+    worker threads and open the stores per call. Holds no lock between calls.
     """
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.index: PageIndex | None = None
+        self.sidecar: Sidecar | None = None
         self.folder: Path | None = None
-        self._lock = threading.Lock()
 
     def search(self, text: str, **options: Any) -> list[Hit] | None:
         """:func:`vault_sync.ranking.search` on the open index and a sidecar connection of
@@ -119,28 +121,36 @@ class _Stores:
         ``text`` is searched as typed: the caller scrubs it, as the CLI does."""
         options.setdefault("settings", self.engine.config.ranking)
         try:
-            index, folder = self._current()
-            sidecar = Sidecar.open(layout.sidecar_file(folder), readonly=True)
+            index, sidecar = self._current()
             try:
                 return rank_search(index, sidecar, text, **options)
             finally:
-                sidecar.close()
+                if sidecar.immutable:
+                    sidecar.close()
         except (*READ_DAMAGE, StoreError, OSError):
-            with self._lock:
-                self.index, self.folder = None, None
+            self._close()
         return None
 
-    def _current(self) -> tuple[PageIndex, Path]:
+    def _current(self) -> tuple[PageIndex, Sidecar]:
         folder = layout.active_set(self.engine.config.store_path)
         if folder is None:
             raise StoreError("no store yet")  # the engine's search syncs first
-        with self._lock:
-            if self.index is None or folder != self.folder:
-                self.index = PageIndex.open(layout.index_dir(folder))
-                self.folder = folder
-            else:
-                self.index.reload()
-            return self.index, folder
+        if self.index is None or self.sidecar is None or folder != self.folder:
+            self._close()
+            self.index = PageIndex.open(layout.index_dir(folder))
+            self.sidecar = Sidecar.open(layout.sidecar_file(folder), readonly=True)
+            self.folder = folder
+        else:
+            self.index.reload()
+        if self.sidecar.immutable:  # a snapshot: the next query opens it again
+            sidecar, self.sidecar = self.sidecar, None
+            return self.index, sidecar
+        return self.index, self.sidecar
+
+    def _close(self) -> None:
+        if self.sidecar is not None:
+            self.sidecar.close()
+        self.index, self.sidecar, self.folder = None, None, None
 
 
 class _Server(MCPServer):

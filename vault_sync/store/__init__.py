@@ -68,6 +68,10 @@ class Sidecar(SidecarWrites):
     vault lock) applies batches with :meth:`apply_batch`.
     """
 
+    #: True when SQLite opened the file ``immutable`` (a reader that cannot make its ``-shm``
+    #: file): a snapshot that never sees a later commit, so never to be kept open for long.
+    immutable = False
+
     @classmethod
     def open(cls, path: Path, *, readonly: bool = False) -> Sidecar:
         """Open (and, for a writer, create and migrate) the sidecar at ``path``.
@@ -122,9 +126,11 @@ class Sidecar(SidecarWrites):
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"sidecar {path} is unreadable: {exc}") from exc
         try:
-            return cls._connect_readonly(f"{uri}?immutable=1", path)
+            store = cls._connect_readonly(f"{uri}?immutable=1", path)
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"sidecar {path} is unreadable: {exc}") from exc
+        store.immutable = True
+        return store
 
     @classmethod
     def _connect_readonly(cls, uri: str, path: Path) -> Sidecar:
