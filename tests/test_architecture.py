@@ -299,6 +299,7 @@ LAZY = (
     "vault_sync.cli_brief",
     "vault_sync.page",  # the page model and link resolution: the parser's and the writers'
     "vault_sync.links",
+    "vault_sync.store.records",  # the rows sync writes
 )
 
 

@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from vault_sync.errors import StoreError
 from vault_sync.store.reads import SQL_LOOKUP_MAX_LINKS, SqlNames
-from vault_sync.store.records import FileState, PageRecord, Row
 from vault_sync.store.schema import (
     MIGRATIONS,
     RULE_LINK_TYPES,
@@ -38,6 +38,20 @@ from vault_sync.store.schema import (
     split_statements,
 )
 from vault_sync.store.writes import SidecarWrites
+
+if TYPE_CHECKING:  # the records sync builds: imported on first use (a query builds none)
+    from vault_sync.store.records import FileState, PageRecord, Row
+
+
+def __getattr__(name: str) -> Any:
+    """``FileState``, ``PageRecord`` and ``Row`` (:mod:`~vault_sync.store.records`), imported
+    on first use (PEP 562): a query never builds a record."""
+    if name in ("FileState", "PageRecord", "Row"):
+        from vault_sync.store import records
+
+        return getattr(records, name)
+    raise AttributeError(f"module 'vault_sync.store' has no attribute {name!r}")
+
 
 __all__ = [
     "MIGRATIONS",

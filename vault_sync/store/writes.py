@@ -13,10 +13,10 @@ from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from vault_sync.store.reads import SQL_LOOKUP_MAX_LINKS, SidecarReads, SqlNames
-from vault_sync.store.records import FileState, PageRecord
 
-if TYPE_CHECKING:  # link resolution loads with the first write: a query never needs it
+if TYPE_CHECKING:  # link resolution and records load with the first write, not for a query
     from vault_sync.links import NameTable
+    from vault_sync.store.records import FileState, PageRecord
 
 _PAGE_TABLES = ("pages", "aliases", "tags", "evidence", "issues")
 
