@@ -20,7 +20,7 @@ LAYERS = {
     "atomic": 0,
     "linear_regex": 0,
     "page": 1,
-    "parser": 2,  # a package: frontmatter, keys, body (PACKAGE_ORDER)
+    "parser": 2,  # a package: frontmatter, blocks, body, keys (PACKAGE_ORDER)
     "sanitize": 2,  # a package: rule, vendor, names, structural, overlaps, search (PACKAGE_ORDER)
     "placeholders": 2,
     "secret_values": 3,
@@ -37,6 +37,7 @@ LAYERS = {
     "clean": 4,
     "prepare": 4,
     "sync": 4,
+    "batch_write": 4,
     "redaction": 4,
     "query_fields": 4,
     "passages": 4,
@@ -150,13 +151,15 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
     ("prepare", "clean"),
     ("sync", "clean"),
     ("sync", "prepare"),
+    ("sync", "batch_write"),
+    ("batch_write", "prepare"),
 }
 
 
 #: Inside a package, a module imports only the package's modules listed before it.
 PACKAGE_ORDER = {
     "index": ["schema", "page_index", "__init__"],
-    "parser": ["frontmatter", "body", "keys", "__init__"],
+    "parser": ["frontmatter", "blocks", "body", "keys", "__init__"],
     "sanitize": [
         "rule",
         "vendor",
