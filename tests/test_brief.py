@@ -383,16 +383,18 @@ def test_out_into_a_missing_folder_is_refused_and_makes_no_folder(
 
 
 def test_undated_contradictions_and_pages_without_text_read_plainly(tmp_path: Path) -> None:
-    from vault_sync.briefing import Facts, PageFacts, _answer, _challengers, _contradictions
+    from vault_sync.briefing import Facts, PageFacts, _answer, contradictions
 
     a = PageFacts("A.md", "A", "rule", "active", None, None, None, None)
     b = PageFacts("B.md", "B", "rule", "active", None, None, None, None)
     facts = Facts({"A.md": a, "B.md": b}, contradicts=[("A.md", "B.md", "B")])
-    assert _contradictions(facts) == ["- [[A]] contradicts [[B]] (neither is dated)"]
+    against = contradictions(facts)
+    assert against.lines == ["- [[A]] contradicts [[B]] (neither is dated)"]
     assert _answer(a, "", []) == "- [[A]] (rule, 0 evidence)"
     assert _answer(a, "Says so.", []) == "- [[A]] (rule, 0 evidence): Says so."
     # the target of an open contradiction says by whom, in the standing answers too
-    assert _challengers(facts) == {"B.md": [a]}
+    assert against.challengers == {"B.md": [a]}
+    assert against.counts == {"A.md": 1, "B.md": 1}
     assert _answer(b, "Says.", [a]) == "- [[B]] (rule, 0 evidence; contradicted by [[A]]): Says."
 
 
@@ -439,6 +441,8 @@ def test_the_watchers_kept_facts_equal_a_full_read_after_every_kind_of_change(
             full, _ = engine.read(lambda r, p=project: briefing.gather(r.sidecar, p))
             assert kept == full
             assert list(kept.pages) == list(full.pages)  # by path, as a full read
+            (_, ordered), _ = engine.read(lambda r, p=project: cache.inputs(r.sidecar, p))
+            assert ordered == briefing.lists(full)
             assert engine.brief(project=project, facts=cache) == engine.brief(project=project)
 
     same()
