@@ -1,0 +1,68 @@
+"""The sections stored for the passage scorer (issue 10): counts read from them are the
+counts of the analyzer run at query time, exactly, whatever the tokens hold."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+
+from vault_sync.index import CJK_ANALYZER, EN_ANALYZER, analyzer
+from vault_sync.index.section_terms import (
+    decode,
+    encode,
+    escape,
+    needle,
+    occurrences,
+    section_spans,
+    streams,
+)
+
+BODY = (
+    "Intro running runs\n\n## Retry storms\n\nRetry the retry; retries stormed.\n\n"
+    "## 哈哈哈 and 雾凇\n\n哈哈哈哈，雾凇\\n\x1d\x1e\x1f 雾\n凇 ⒜\n\n## ---\n\n"
+)
+ANALYZERS = [analyzer(EN_ANALYZER), analyzer(CJK_ANALYZER)]
+
+
+def _expected(body: str, name: str) -> list[tuple[Counter[str], Counter[tuple[str, ...]], int]]:
+    """What the scorer computed at query time before: counts of the analyzer's tokens."""
+    out = []
+    for a, b in section_spans(body):
+        tokens = analyzer(name).analyze(body[a:b])
+        out.append((Counter(tokens), Counter(itertools.pairwise(tokens)), len(tokens)))
+    return out
+
+
+def test_counts_read_from_the_stored_text_are_the_analyzers_counts() -> None:
+    blocks = decode(encode(BODY, ANALYZERS))
+    assert len(blocks) == 2
+    for (lengths, text), name in zip(blocks, (EN_ANALYZER, CJK_ANALYZER), strict=True):
+        expected = _expected(BODY, name)
+        assert lengths == [n for _u, _p, n in expected]
+        for stream, (unigrams, pairs, _n) in zip(streams(text), expected, strict=True):
+            for token, tf in unigrams.items():
+                assert occurrences(stream, needle([token])) == tf, (name, token)
+            for pair, tf in pairs.items():
+                assert occurrences(stream, needle(pair)) == tf, (name, pair)
+            assert occurrences(stream, needle(["absent"])) == 0
+
+
+def test_repeated_tokens_count_every_overlapping_pair() -> None:
+    ((_lengths, text),) = decode(encode("哈哈哈哈", [analyzer(CJK_ANALYZER)]))
+    assert occurrences(streams(text)[0], needle(["哈", "哈"])) == 3
+    assert occurrences(streams(text)[0], needle(["哈"])) == 4
+
+
+def test_escape_is_one_to_one_on_the_marks() -> None:
+    tokens = ["\\", "\\n", "\n", "\\\\", "\x1d", "\\d", "\x1e", "\x1f", "a\nb", "plain"]
+    assert len({escape(t) for t in tokens}) == len(tokens)
+    assert all("\n" not in escape(t) and "\x1e" not in escape(t) for t in tokens)
+    assert escape("plain") == "plain"
+
+
+def test_a_page_of_no_section_and_sections_of_no_token() -> None:
+    assert decode(encode("", ANALYZERS[:1])) == [([], "")]
+    assert decode(encode("   \n", ANALYZERS[:1])) == [([], "")]
+    ((lengths, text),) = decode(encode("## ---\n\n## !!\n", ANALYZERS[:1]))
+    assert lengths == [0, 0]
+    assert streams(text) == ["", ""]
