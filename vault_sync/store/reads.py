@@ -14,7 +14,7 @@ from typing import Any
 
 from vault_sync.links import NameTable
 from vault_sync.store.records import FileState
-from vault_sync.store.schema import RULE_LINKS_WHERE
+from vault_sync.store.schema import FACT_KEYS, RULE_LINKS_WHERE
 
 #: Below this many links to resolve, names are looked up by SQL (indexed, ~20 µs each)
 #: instead of loading every page's names (~60 ms at 10k pages): measured on a 10k-page vault.
@@ -318,18 +318,11 @@ class SidecarReads:
         values of the frontmatter keys ``date``, ``agent`` and ``summary`` as ``date_key``,
         ``agent_key``, ``summary_key``, else NULL) by path: of every page, of one project's,
         or of those at ``paths`` (what ``brief`` and the ranking read,
-        :mod:`vault_sync.page_facts`)."""
-
-        def text(key: str) -> str:  # a key's value when it is a string (SQLite's JSON1)
-            at = f"'$.\"{key}\"'"
-            return (  # instr first: most pages lack the key, and JSON parsing is the cost
-                f"CASE WHEN instr(frontmatter, '\"{key}\"') AND json_type(frontmatter, {at})"
-                f" = 'text' THEN json_extract(frontmatter, {at}) END AS {key}_key"
-            )
-
+        :mod:`vault_sync.page_facts`), the keys' columns filled at write time
+        (:func:`~vault_sync.store.schema.fact_key_sql`)."""
         sql = (
             "SELECT path, title, kind, status, project, valid_from, valid_to, "
-            + ", ".join(text(k) for k in ("date", "agent", "summary"))
+            + ", ".join(f"{key}_key" for key in FACT_KEYS)
             + " FROM pages"
         )
         if paths is not None:
