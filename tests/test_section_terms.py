@@ -20,6 +20,7 @@ from vault_sync.index.section_terms import (
 BODY = (
     "Intro running runs\n\n## Retry storms\n\nRetry the retry; retries stormed.\n\n"
     "## 哈哈哈 and 雾凇\n\n哈哈哈哈，雾凇\\n\x1d\x1e\x1f 雾\n凇 ⒜\n\n## ---\n\n"
+    "## 分\x1c隔\n\n词\x1c\n"
 )
 ANALYZERS = [analyzer(EN_ANALYZER), analyzer(CJK_ANALYZER)]
 
@@ -39,6 +40,10 @@ def test_counts_read_from_the_stored_text_are_the_analyzers_counts() -> None:
     for (lengths, text), name in zip(blocks, (EN_ANALYZER, CJK_ANALYZER), strict=True):
         expected = _expected(BODY, name)
         assert lengths == [n for _u, _p, n in expected]
+        spans = section_spans(BODY)
+        for (a, b), stream in zip(spans, streams(text), strict=True):
+            tokens = analyzer(name).analyze(BODY[a:b])  # each token escaped, then joined
+            assert stream == ("\n" + "\n\n".join(map(escape, tokens)) + "\n" if tokens else "")
         for stream, (unigrams, pairs, _n) in zip(streams(text), expected, strict=True):
             for token, tf in unigrams.items():
                 assert occurrences(stream, needle([token])) == tf, (name, token)

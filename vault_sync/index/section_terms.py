@@ -38,8 +38,9 @@ LENGTHS_END = "\x1f"
 BLOCK_END = "\x1d"
 _HEADING = re.compile(r"^#{1,6}\s", re.MULTILINE)
 _ESCAPED = re.compile(r"[\\\n\x1d-\x1f]")
-_MARKS = re.compile(r"[\\\x1d-\x1f]")
-_ESCAPES = {
+#: Joins tokens before they are escaped (no escape makes or changes it).
+_JOIN = "\x1c"
+_ESCAPES = {  # "\\" first: the replaces in _stream run in this order
     "\\": "\\\\",
     "\n": "\\n",
     BLOCK_END: "\\d",
@@ -67,14 +68,18 @@ def escape(token: str) -> str:
 
 
 def _stream(tokens: Sequence[str]) -> str:
-    """One section's stream (see the module docstring)."""
+    """One section's stream (see the module docstring): the tokens escaped and joined, by
+    C-speed joins and replaces on the whole text rather than a Python step per token (a CJK
+    section is one token per character, its separator runs hold newlines)."""
     if not tokens:
         return ""
-    text = "\n\n".join(tokens)
-    # a token holds a newline exactly when the text holds more than the joins' newlines
-    if text.count("\n") != 2 * len(tokens) - 2 or _MARKS.search(text):
-        text = "\n\n".join(map(escape, tokens))
-    return f"\n{text}\n"
+    text = _JOIN.join(tokens)
+    if text.count(_JOIN) != len(tokens) - 1:  # a token holds the join mark itself
+        return "\n" + "\n\n".join(map(escape, tokens)) + "\n"
+    if _ESCAPED.search(text):  # as escape() does to each token: "\\" first
+        for char, escaped in _ESCAPES.items():
+            text = text.replace(char, escaped)
+    return "\n" + text.replace(_JOIN, "\n\n") + "\n"
 
 
 def _block(texts: Sequence[str], one: tantivy.TextAnalyzer) -> str:
