@@ -4,6 +4,8 @@ counts of the analyzer run at query time, exactly, whatever the tokens hold."""
 from __future__ import annotations
 
 import itertools
+import random
+import re
 from collections import Counter
 
 from vault_sync.index import CJK_ANALYZER, EN_ANALYZER, analyzer
@@ -71,3 +73,19 @@ def test_a_page_of_no_section_and_sections_of_no_token() -> None:
     ((lengths, text),) = decode(encode("## ---\n\n## !!\n", ANALYZERS[:1]))
     assert lengths == [0, 0]
     assert streams(text) == ["", ""]
+
+
+def _reference_spans(body: str) -> list[tuple[int, int]]:
+    """Sections as first defined: cut before each ``^#{1,6}\\s`` line, blank ones dropped."""
+    starts = [0, *(m.start() for m in re.finditer(r"^#{1,6}\s", body, re.MULTILINE) if m.start())]
+    cut = itertools.pairwise([*starts, len(body)])
+    return [(a, b) for a, b in cut if body[a:b].strip()]
+
+
+def test_sections_are_cut_where_heading_lines_start() -> None:
+    rng = random.Random(5)
+    pieces = ["#", "# ", "\n", " ", "a", "\t", "##", "\n#", "#######", "\r", "\u3000", "\x1c"]
+    bodies = [BODY, "# Title\n\ntext\n## A\n\n## \n#no\n###### six\n####### seven\n"]
+    bodies += ["".join(rng.choice(pieces) for _ in range(rng.randrange(30))) for _ in range(3000)]
+    for body in bodies:
+        assert section_spans(body) == _reference_spans(body), repr(body)

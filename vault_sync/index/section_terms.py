@@ -36,7 +36,11 @@ SECTION_END = "\x1e"
 LENGTHS_END = "\x1f"
 #: Ends one analyzer's block.
 BLOCK_END = "\x1d"
-_HEADING = re.compile(r"^#{1,6}\s", re.MULTILINE)
+#: A newline before a heading line: ends where a heading starts (the newline's search is a
+#: fast scan, where ``^#`` tried every position: 13 -> 2 us a 2 kB body).
+_HEADING = re.compile(r"\n(?=#{1,6}\s)")
+#: A character ``str.strip`` keeps (re's ``\S`` is ``not str.isspace``).
+_NOT_BLANK = re.compile(r"\S")
 _ESCAPED = re.compile(r"[\\\n\x1d-\x1f]")
 #: Joins tokens before they are escaped (no escape makes or changes it).
 _JOIN = "\x1c"
@@ -56,9 +60,9 @@ def section_spans(body: str) -> list[tuple[int, int]]:
     """``(start, end)`` character offsets of each section of ``body``: cut before each
     Markdown heading line; the text before the first heading is a section of its own unless
     blank."""
-    starts = [0, *(m.start() for m in _HEADING.finditer(body) if m.start())]
+    starts = [0, *(m.end() for m in _HEADING.finditer(body))]
     cut = itertools.pairwise([*starts, len(body)])
-    return [(a, b) for a, b in cut if body[a:b].strip()]
+    return [(a, b) for a, b in cut if _NOT_BLANK.search(body, a, b)]
 
 
 def escape(token: str) -> str:
