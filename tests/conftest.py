@@ -18,7 +18,9 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared"
+#: The team's shared folder (real corpora, cases): ../shared beside the repository, as CI lays
+#: it out, or $VAULT_SYNC_SHARED (for a copy of the tests run elsewhere, e.g. mutmut's mutants/).
+SHARED = Path(os.environ.get("VAULT_SYNC_SHARED") or REPO.parent / "shared")
 CASES = Path(__file__).resolve().parent / "pages"
 CORPORA = SHARED / "corpora"
 

@@ -16,10 +16,11 @@ PACKAGE = REPO / "vault_sync"
 LAYERS = {
     "errors": 0,
     "config": 0,
+    "discover": 0,
     "atomic": 0,
     "linear_regex": 0,
     "page": 1,
-    "parser": 2,  # a package: frontmatter, keys, body (PACKAGE_ORDER)
+    "parser": 2,  # a package: frontmatter, blocks, body, keys (PACKAGE_ORDER)
     "sanitize": 2,  # a package: rule, vendor, names, structural, overlaps, search (PACKAGE_ORDER)
     "placeholders": 2,
     "secret_values": 3,
@@ -36,6 +37,7 @@ LAYERS = {
     "clean": 4,
     "prepare": 4,
     "sync": 4,
+    "batch_write": 4,
     "redaction": 4,
     "query_fields": 4,
     "passages": 4,
@@ -48,6 +50,7 @@ LAYERS = {
     "rank_explain": 4,
     "ranking": 5,
     "report": 4,
+    "lint": 4,
     "explain": 4,
     "watch": 5,
     "import_watch": 5,
@@ -114,6 +117,9 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
     ("config", "errors"),
     ("config", "linear_regex"),
     ("config", "ranking_settings"),
+    ("discover", "config"),  # vault discovery looks for the config file's name
+    ("discover", "errors"),
+    ("config", "discover"),  # `init` refuses / and pseudo file systems as discovery does
     ("rank_explain", "query_fields"),
     ("rank_explain", "page_facts"),
     ("page_facts", "confidence"),
@@ -144,13 +150,15 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
     ("prepare", "clean"),
     ("sync", "clean"),
     ("sync", "prepare"),
+    ("sync", "batch_write"),
+    ("batch_write", "prepare"),
 }
 
 
 #: Inside a package, a module imports only the package's modules listed before it.
 PACKAGE_ORDER = {
     "index": ["section_terms", "schema", "page_index", "__init__"],
-    "parser": ["frontmatter", "body", "keys", "__init__"],
+    "parser": ["frontmatter", "blocks", "body", "keys", "__init__"],
     "sanitize": [
         "rule",
         "vendor",

@@ -261,6 +261,36 @@ def test_configured_targets_are_written_checked_and_never_churned(
         (example / "BRIEF.md").unlink(missing_ok=True)
 
 
+def test_a_whole_file_target_never_replaces_a_page_a_person_wrote(
+    example: Path, tmp_path: Path, cli: Cli
+) -> None:
+    """Fresh-user report: a ``mode = "file"`` target naming ``Start here.md`` replaced the
+    page with the briefing (and the next sync dropped it). Only an earlier briefing (or an
+    empty file) is replaced; ``--out`` follows the same rule."""
+    vault = tmp_path / "v"
+    shutil.copytree(example, vault, ignore=shutil.ignore_patterns(".vault-sync"))
+    page = vault / "Start here.md"
+    before = page.read_bytes()
+    (vault / "vault-sync.local.toml").write_text(
+        '[[brief.targets]]\npath = "Start here.md"\nmode = "file"\n', encoding="utf-8"
+    )
+    refused = cli("--vault", str(vault), "brief")
+    assert refused.code == 1 and "Traceback" not in refused.err
+    assert refused.err.endswith(
+        f"refusing to replace {page}: a whole-file briefing target replaces only an earlier"
+        ' briefing (a file starting "# Memory briefing"), and this file is not one; use mode'
+        ' = "block" to keep its text, or another path\n'
+    )
+    assert page.read_bytes() == before
+    out = cli("--vault", str(vault), "brief", "--out", str(page))
+    assert out.code == 1 and page.read_bytes() == before
+    empty = tmp_path / "empty.md"
+    empty.write_bytes(b"")
+    assert cli("--vault", str(vault), "brief", "--out", str(empty)).code == 0
+    assert empty.read_text(encoding="utf-8").startswith("# Memory briefing\n")
+    assert cli("--vault", str(vault), "brief", "--out", str(empty)).code == 0  # its own: kept
+
+
 def test_the_claude_hook_prints_session_start_json(example: Path, cli: Cli) -> None:
     import json
 
@@ -336,6 +366,20 @@ def test_out_to_a_folder_is_one_line_not_a_traceback(example: Path, cli: Cli) ->
     assert out.err.endswith(
         "Error: Invalid value for --out: cannot write " + str(example) + ": Is a directory\n"
     )
+
+
+def test_out_into_a_missing_folder_is_refused_and_makes_no_folder(
+    example: Path, cli: Cli, tmp_path: Path
+) -> None:
+    """Fresh-user report: ``brief --out /missing/dir/x.md`` made the folders."""
+    target = tmp_path / "missing" / "dir" / "brief.md"
+    out = cli("--vault", str(example), "brief", "--out", str(target))
+    assert out.code == 2 and "Traceback" not in out.err
+    assert out.err.endswith(
+        f"Error: Invalid value for --out: cannot write {target}: folder {target.parent}"
+        " does not exist\n"
+    )
+    assert not (tmp_path / "missing").exists()
 
 
 def test_undated_contradictions_and_pages_without_text_read_plainly(tmp_path: Path) -> None:

@@ -550,6 +550,19 @@ def test_a_nfd_file_name_is_found_by_nfc_text(tmp_path: Path) -> None:
     assert paths(index, "Caf\u00e9") == ["Cafe\u0301 menu.md"]
 
 
+def test_full_width_forms_in_a_query_read_as_ascii(tmp_path: Path) -> None:
+    """Fresh-user report: a query typed with a CJK input method's full-width Latin letters
+    (``ｒｅｔｒｙ``) found nothing; full-width quotes now quote a phrase as ``"`` does."""
+    pages = [
+        Page(path="a.md", id="a", title="A", body="The retry storm of PAY-231 ended."),
+        Page(path="b.md", id="b", title="B", body="A storm, then a retry."),
+    ]
+    index = make_index(tmp_path / "ix", [*pages, *FILLER])
+    assert paths(index, "ｒｅｔｒｙ\u3000ＰＡＹ－２３１") == paths(index, "retry PAY-231")
+    assert sorted(paths(index, "ｒｅｔｒｙ")) == ["a.md", "b.md"]
+    assert paths(index, "＂ｒｅｔｒｙ ｓｔｏｒｍ＂") == ["a.md"]
+
+
 # --------------------------------------------------------------------------- snippet ends
 
 

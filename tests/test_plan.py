@@ -1,15 +1,16 @@
 """The plan and its batches, exactly (issue 14's mutation testing of sync.make_plan and
-sync._batches): a real scan of real files classified against stored states, every class of
-the plan pinned; batch cuts at their limits."""
+batch_write.split_batches): a real scan of real files classified against stored states, every
+class of the plan pinned; batch cuts at their limits."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from vault_sync.batch_write import BATCH_BYTES, BATCH_PAGES, split_batches
 from vault_sync.config import load_config
 from vault_sync.pagefile import content_hash
 from vault_sync.store import FileState
-from vault_sync.sync import BATCH_BYTES, BATCH_PAGES, Plan, _batches, make_plan
+from vault_sync.sync import Plan, make_plan
 from vault_sync.vault import FileEntry, ScanResult, Unreadable, scan
 
 from .conftest import write_pages
@@ -105,17 +106,17 @@ def _entries(sizes: dict[str, int]) -> dict[str, FileEntry]:
 
 def test_batches_are_cut_at_the_page_count_and_before_the_byte_limit() -> None:
     paths = [f"p{i}.md" for i in range(BATCH_PAGES + 1)]
-    batches = _batches(paths, _entries(dict.fromkeys(paths, 1)))
+    batches = split_batches(paths, _entries(dict.fromkeys(paths, 1)))
     assert [len(b) for b in batches] == [BATCH_PAGES, 1]
     assert batches[0][0] == "p0.md" and batches[1] == [f"p{BATCH_PAGES}.md"]
     half = BATCH_BYTES // 2
     sizes = {"a.md": half, "b.md": half, "c.md": 1, "d.md": BATCH_BYTES + 5, "e.md": 0}
-    assert _batches(list(sizes), _entries(sizes)) == [
+    assert split_batches(list(sizes), _entries(sizes)) == [
         ["a.md", "b.md"],
         ["c.md"],
         ["d.md"],
         ["e.md"],
     ]
     # a path without an entry (deleted since) weighs nothing; no paths: no batch
-    assert _batches(["x.md", "a.md"], _entries({"a.md": BATCH_BYTES})) == [["x.md", "a.md"]]
-    assert _batches([], {}) == []
+    assert split_batches(["x.md", "a.md"], _entries({"a.md": BATCH_BYTES})) == [["x.md", "a.md"]]
+    assert split_batches([], {}) == []

@@ -264,9 +264,9 @@ def test_a_cold_build_in_several_batches_resolves_every_link(
 ) -> None:
     """Links of a store set being built are resolved once, in its last batch: none is left
     ``new``, and links into pages of earlier and later batches resolve alike."""
-    import vault_sync.sync as sync_module
+    import vault_sync.batch_write as batch_write
 
-    monkeypatch.setattr(sync_module, "BATCH_PAGES", 7)
+    monkeypatch.setattr(batch_write, "BATCH_PAGES", 7)
     pages = {f"p{i:02}.md": f"[[p{(i + 13) % 30:02}]] [[p{(i + 3) % 30:02}#H]] [[nowhere]]\n"
              for i in range(30)}  # fmt: skip
     vault = make_vault(pages)
@@ -302,9 +302,9 @@ def _rows(vault: Path, table: str) -> list[tuple[object, ...]]:
 def test_a_set_built_in_bulk_equals_one_kept_in_step(
     make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    import vault_sync.sync as sync_module
+    import vault_sync.batch_write as batch_write
 
-    monkeypatch.setattr(sync_module, "BATCH_PAGES", 3)  # 7 batches: links resolve across them
+    monkeypatch.setattr(batch_write, "BATCH_PAGES", 3)  # 7 batches: links resolve across them
     built = make_vault(CROSS_BATCH)
     _, report = sync(built)  # the first sync builds a new store set in bulk
     assert report.batches == 7
@@ -334,11 +334,11 @@ def test_a_set_built_in_bulk_equals_one_kept_in_step(
 def test_a_build_failing_between_batches_leaves_no_writer_and_the_next_sync_builds(
     make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import vault_sync.batch_write as batch_write
     import vault_sync.prepare as prepare_module
-    import vault_sync.sync as sync_module
     from vault_sync.index import PageIndex
 
-    monkeypatch.setattr(sync_module, "BATCH_PAGES", 3)
+    monkeypatch.setattr(batch_write, "BATCH_PAGES", 3)
     vault = make_vault(CROSS_BATCH)
     real_load = prepare_module.load_page
     calls = []
@@ -365,10 +365,10 @@ def test_a_build_failing_between_batches_leaves_no_writer_and_the_next_sync_buil
 def _synced_in_process_then_pooled(make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Sync CROSS_BATCH in small batches with pages prepared in process (the vault to compare
     with), then make every later sync prepare pages in worker processes, in tasks of 2."""
+    import vault_sync.batch_write as batch_write
     import vault_sync.prepare as prepare_module
-    import vault_sync.sync as sync_module
 
-    monkeypatch.setattr(sync_module, "BATCH_PAGES", 3)
+    monkeypatch.setattr(batch_write, "BATCH_PAGES", 3)
     monkeypatch.setattr(prepare_module, "PARALLEL_CHUNK_PAGES", 2)
     inline = make_vault(CROSS_BATCH, name="inline")
     sync(inline)
@@ -614,12 +614,12 @@ def test_a_page_another_writer_stored_while_it_was_prepared_is_read_again(
     """Preparing outside the lock must not store an older read over a newer one: another
     writer (here nested, in the same process) stores b.md's newer text between this sync's
     read of b.md and its lock for b.md's batch; the batch reads it again under the lock."""
+    import vault_sync.batch_write as batch_write
     import vault_sync.prepare as prepare_module
-    import vault_sync.sync as sync_module
 
     vault = make_vault({"a.md": "alpha one\n", "b.md": "beta one\n"})
     sync(vault)
-    monkeypatch.setattr(sync_module, "BATCH_PAGES", 1)  # a.md, then b.md: two batches
+    monkeypatch.setattr(batch_write, "BATCH_PAGES", 1)  # a.md, then b.md: two batches
     (vault / "a.md").write_text("alpha two\n", encoding="utf-8")
     (vault / "b.md").write_text("beta two\n", encoding="utf-8")
     real_prepare = prepare_module.prepare_page

@@ -28,7 +28,7 @@ _EXPORTS = {
     "Sidecar": "vault_sync.store",
     "SyncResult": "vault_sync.engine",
     "VaultSyncError": "vault_sync.errors",
-    "find_vault": "vault_sync.config",
+    "find_vault": "vault_sync.discover",
     "load_config": "vault_sync.config",
     "open_reader": "vault_sync.engine",
     "parse_page": "vault_sync.parser",

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from vault_sync import engine
-from vault_sync.config import Config, find_vault, load_config
+from vault_sync.config import Config, load_config
+from vault_sync.discover import find_vault
 from vault_sync.errors import AgentInputError
 from vault_sync.typed_text import scrub_typed
 
@@ -47,7 +48,7 @@ class Engine:
     @classmethod
     def open(cls, vault: str | os.PathLike[str] | None = None) -> Engine:
         """Find the vault (``vault``, else ``$VAULT_SYNC_VAULT``, else upward from the working
-        directory: :func:`vault_sync.config.find_vault`) and load its configuration.
+        directory: :func:`vault_sync.discover.find_vault`) and load its configuration.
 
         Raises:
             ConfigError: no vault found, a refused folder, or a bad ``vault-sync.toml``.

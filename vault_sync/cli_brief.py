@@ -74,6 +74,9 @@ def brief(
     if out not in (None, "-"):
         from vault_sync.brief_targets import write_target
 
+        if not Path(out).parent.is_dir():  # a typo'd folder is refused, not made (as `>` does)
+            message = f"cannot write {out}: folder {Path(out).parent} does not exist"
+            raise click.BadParameter(message, param_hint="--out")
         try:
             written = write_target(Path(out), "file", text).changed
         except OSError as exc:

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 import click
 
-from vault_sync.config import find_vault
+from vault_sync.discover import find_vault
 
 F = TypeVar("F", bound=Callable[..., Any])
 

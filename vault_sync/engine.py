@@ -185,16 +185,21 @@ def _build_new_set(
         options=WriteOptions(progress_start=progress_start, building=True),
         scanner=scanner,
     )
-    lost = _lost_pages(config, keep_from, folder) if keep_from is not None else []
-    if lost:
-        with lock:
-            layout.prune(root)  # the built set, never activated
-        shown = ", ".join(lost[:5]) + (", ..." if len(lost) > 5 else "")
-        raise UnreadablePagesError(
-            f"rebuild kept the current stores: {len(lost)} stored pages cannot be read now"
-            f" ({shown}; see vault-sync lint); make them readable and rebuild again"
-        )
     with lock:
+        # Pages written while the set was built (an agent's `remember`, a watcher batch) went
+        # into the active set only: bring the built set in step with the vault under the
+        # lock, so nothing they wrote is lost at the switch and none is taken for unreadable
+        # (fresh-user report: a `remember` during `rebuild` failed the rebuild).
+        catch_up, _ = sync_vault(config, folder, lock=lock, scanner=scanner)
+        plan = replace(plan, errors={**plan.errors, **catch_up.errors})
+        lost = _lost_pages(config, keep_from, folder) if keep_from is not None else []
+        if lost:
+            layout.prune(root)  # the built set, never activated
+            shown = ", ".join(lost[:5]) + (", ..." if len(lost) > 5 else "")
+            raise UnreadablePagesError(
+                f"rebuild kept the current stores: {len(lost)} stored pages cannot be read now"
+                f" ({shown}; see vault-sync lint); make them readable and rebuild again"
+            )
         layout.write_stamp(folder)  # built from the vault by this process: consistent
         layout.activate(root, folder)
         layout.prune(root)
@@ -535,7 +540,7 @@ def search(config: Config, text: str, **options: Any) -> tuple[list[Hit], str | 
 
 
 def lint_report(config: Config, sidecar: Sidecar) -> list[dict[str, Any]]:
-    """``lint``'s problems (:func:`vault_sync.report.lint_vault`), from a fresh scan and the
+    """``lint``'s problems (:func:`vault_sync.lint.lint_vault`), from a fresh scan and the
     vault's sanitizer as sync compiles it (:func:`vault_sync.clean.scrubber_for`).
 
     Args:
@@ -543,7 +548,7 @@ def lint_report(config: Config, sidecar: Sidecar) -> list[dict[str, Any]]:
         sidecar: an open (read-only) sidecar of the active set.
     """
     from vault_sync.clean import scrubber_for
-    from vault_sync.report import lint_vault
+    from vault_sync.lint import lint_vault
     from vault_sync.vault import scan
 
     return lint_vault(config, sidecar, result=scan(config), scrubber=scrubber_for(config))

@@ -322,6 +322,21 @@ def _read_facts(run: _Run) -> None:
                 run.open_edges[side] = run.open_edges.get(side, 0) + 1
 
 
+def _unlink_as_of(run: _Run, candidates: list[Candidate]) -> None:
+    """``--as-of``: a page that was not yet (or no longer) valid on that day lends no link, so
+    a candidate the graph brought through one loses that link (and :func:`_keep` drops it
+    when no other stream found it)."""
+    day = run.plan.as_of
+    if day is None:
+        return
+    for candidate in candidates:
+        if candidate.graph is None:
+            continue
+        source = run.facts.get(candidate.graph.via.page)
+        if source is not None and not in_window(source, day):
+            candidate.graph = None
+
+
 def _keep(run: _Run, candidate: Candidate) -> bool:
     """The filters: ``--status`` and ``--as-of`` for every page, and the exact filters for
     pages the graph brought (the index applied them to the lexical stream, with the same
@@ -331,13 +346,8 @@ def _keep(run: _Run, candidate: Candidate) -> bool:
         return False
     if plan.as_of is not None and not in_window(facts, plan.as_of):
         return False
-    if plan.as_of is not None and candidate.graph is not None:
-        source = run.facts.get(candidate.graph.via.page)
-        if source is not None and not in_window(source, plan.as_of):
-            # a page that was not yet (or no longer) valid on that day lends no link
-            if candidate.lexical_rank is None:
-                return False
-            candidate.graph = None
+    if candidate.lexical_rank is None and candidate.graph is None:
+        return False  # its only link came from a page outside its window (_unlink_as_of)
     if candidate.lexical_rank is not None:
         return True
     terms = filter_terms(plan.kind, plan.project, plan.tag)
@@ -452,7 +462,9 @@ def run_plan(
         missing = [p for p, c in run.candidates.items() if c.doc is None]
         for path, doc in index.documents(searcher, missing).items():
             run.candidates[path].doc = doc
-        kept = [c for c in run.candidates.values() if c.doc is not None and _keep(run, c)]
+        found = [c for c in run.candidates.values() if c.doc is not None]
+        _unlink_as_of(run, found)
+        kept = [c for c in found if _keep(run, c)]
         for candidate in kept:
             _score(run, candidate)
         kept.sort(key=lambda c: (-c.final, c.path))

@@ -150,7 +150,7 @@ def build_query(
             (only punctuation, or only words too long to be indexed), or one that only
             excludes.
     """
-    text = unicodedata.normalize("NFC", text)
+    text = unicodedata.normalize("NFC", text).translate(_FULL_WIDTH)
     used = {**FIELD_BOOSTS, **(boosts or {})}
     if unknown := used.keys() - FIELD_BOOSTS.keys():
         raise ValueError(f"unknown fields in boosts: {sorted(unknown)}")
@@ -395,6 +395,13 @@ def _switched(switches: frozenset[str], boosts: Mapping[str, float] | None) -> d
     return options
 
 
+#: Full-width ASCII forms (U+FF01-FF5E, as CJK input methods type Latin letters, digits and
+#: punctuation) and the ideographic space, mapped to ASCII: the compatibility mappings of
+#: Unicode's NFKC for that block (UAX #15), so ``ｒｅｔｒｙ ＰＡＹ－２３１`` finds what
+#: ``retry PAY-231`` finds. Query side only: page text is indexed as written.
+_FULL_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+
+
 def search(
     index: PageIndex,
     text: str,
@@ -466,6 +473,7 @@ def lexical_plans(
         ValueError: an unknown switch (of :data:`SWITCHES`) or field in ``boosts``.
     """
     options = {"kind": kind, "project": project, "tag": tag, **_switched(switches, boosts)}
+    text = unicodedata.normalize("NFC", text).translate(_FULL_WIDTH)  # so ＂ is a quote
     plan = build_query(text, **options)
     if '"' not in text or "phrases-required" in switches:
         return plan, None

@@ -12,66 +12,33 @@
   and clears the journal), and releases the lock. A batch that never completed is redone by
   the next writer (:func:`redo_pending`).
 
-Fault injection for tests: the environment variable ``VAULT_SYNC_FAULT`` (read only here, see
-:func:`_fault_point`) names a point at which the process kills itself.
+One batch's write under the lock is :mod:`vault_sync.batch_write`, with the test-only fault
+seam (``VAULT_SYNC_FAULT``: a point at which the process kills itself).
 """
 
 from __future__ import annotations
 
 import logging
-import os
-import signal
 import time
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from vault_sync import layout, prepare
+from vault_sync.batch_write import Batch, BatchWriter, split_batches
 from vault_sync.clean import scrubber_for, without_secret_names
 from vault_sync.config import Config
-from vault_sync.index import KeptWriter, PageIndex
+from vault_sync.index import KeptWriter
 from vault_sync.lock import WriterLock
 from vault_sync.pagefile import read_page
-from vault_sync.prepare import Prepared, Preparer
-from vault_sync.store import FileState, PageRecord, Sidecar
-from vault_sync.vault import FileEntry, ScanResult, proven_absent, scan, scan_paths
+from vault_sync.prepare import Preparer
+from vault_sync.store import FileState, Sidecar
+from vault_sync.vault import FileEntry, ScanResult, scan, scan_paths
 
 logger = logging.getLogger(__name__)
 
-#: Most pages per batch. About a second of work on this machine (parse ~0.1-0.3 ms/page,
-#: index ~0.03 ms/page, TECH-NOTES §6), so the lock is released about once a second.
-BATCH_PAGES = 1000
-#: Most bytes of page text per batch, so a few huge pages also make a bounded batch.
-BATCH_BYTES = 16 * 1024 * 1024
-
-FAULT_ENV = "VAULT_SYNC_FAULT"
-
 ProgressFn = Callable[[int], None]
-
-
-_fault_counts: dict[str, int] = {}
-
-
-def _fault_point(name: str) -> None:
-    """Test-only seam: SIGKILL this process at a named point of apply (DESIGN §4).
-
-    ``$VAULT_SYNC_FAULT`` is ``NAME`` (kill the first time the point is reached) or
-    ``NAME@N`` (the N-th time, e.g. in a watcher's N-th batch). Points, in apply order:
-    ``after_journal`` (journal committed, no store touched), ``during_batch`` (half the
-    batch's prepared pages collected), ``after_index_commit`` (index committed, sidecar not: the
-    two stores disagree), ``after_sidecar_commit`` (both committed). Read nowhere else.
-    """
-    wanted = os.environ.get(FAULT_ENV)
-    if not wanted:
-        return
-    point, _, nth = wanted.partition("@")
-    if point != name:
-        return
-    _fault_counts[name] = _fault_counts.get(name, 0) + 1
-    if _fault_counts[name] >= int(nth or 1):
-        os.kill(os.getpid(), signal.SIGKILL)
 
 
 @dataclass(frozen=True)
@@ -220,141 +187,6 @@ def _pair_moves(
     return moved, [p for p in deleted if p not in moved_old], [p for p in new if p not in moved_new]
 
 
-def _batches(paths: Sequence[str], entries: dict[str, FileEntry]) -> list[list[str]]:
-    batches: list[list[str]] = []
-    current: list[str] = []
-    size = 0
-    for path in paths:
-        entry = entries.get(path)
-        weight = entry.size if entry else 0
-        if current and (len(current) >= BATCH_PAGES or size + weight > BATCH_BYTES):
-            batches.append(current)
-            current, size = [], 0
-        current.append(path)
-        size += weight
-    if current:
-        batches.append(current)
-    return batches
-
-
-@dataclass(frozen=True)
-class _Batch:
-    """One batch of a plan, as :func:`_apply_batch` writes it.
-
-    ``paths`` are the pages to write, ``deletes`` the pages to remove (the first batch's),
-    ``touched`` the pages whose (mtime, size) only is refreshed (the first batch's), and
-    ``attachments`` the vault's attachment list to store (the last batch's; ``None``: keep
-    the stored one). ``building``: the stores are a set being built; ``complete`` is False
-    for all but the last batch of such a set: its index adds stay uncommitted and its links
-    unresolved until the last batch.
-    """
-
-    paths: Sequence[str]
-    deletes: Sequence[str]
-    touched: Sequence[tuple[str, FileState]]
-    attachments: set[str] | None
-    building: bool
-    complete: bool
-
-
-@dataclass
-class _BatchWriter:
-    """Writes one apply's batches under the lock: journal, index commit, sidecar commit.
-
-    ``keep`` is the index writer kept between batches (or ``None``); ``errors`` gathers
-    ``{path: message}`` of pages that could not be read, the plan's own included.
-    """
-
-    config: Config
-    store: Sidecar
-    index_dir: Path
-    keep: KeptWriter | None
-    errors: dict[str, str]
-
-    def apply(self, batch: _Batch, prepared: Iterable[Prepared]) -> int:
-        """Apply one batch (``prepared``: its pages, in order); returns its generation."""
-        store, paths, attachments = self.store, batch.paths, batch.attachments
-        # Only refreshing (mtime, size) of touched pages changes no answer: no new generation.
-        changes = bool(paths or batch.deletes) or (
-            attachments is not None and attachments != store.attachments()
-        )
-        generation = store.generation + (1 if changes else 0)
-        if paths or batch.deletes:
-            store.begin_pending(generation, [*paths, *batch.deletes])
-        _fault_point("after_journal")
-        records, documents, gone = self._collect(batch, prepared)
-        join_commit = None
-        if records or gone or batch.complete:
-            join_commit = self._write_index(batch, generation, records, documents, gone)
-        try:
-            store.apply_batch(
-                generation,
-                records,
-                gone,
-                attachments=attachments,
-                touched=batch.touched,
-                resolve=batch.complete,
-            )
-            if batch.building and batch.complete:
-                store.end_bulk_load()
-        finally:
-            if join_commit is not None:
-                join_commit()
-                _fault_point("after_index_commit")
-        _fault_point("after_sidecar_commit")
-        logger.info("generation %d: %d written, %d deleted", generation, len(records), len(gone))
-        return generation
-
-    def _collect(
-        self, batch: _Batch, prepared: Iterable[Prepared]
-    ) -> tuple[list[PageRecord], list[dict[str, Any]], list[str]]:
-        """The batch's rows, index documents and pages to remove (its deletes, and pages
-        that could not be read and are proven gone); why a page could not be read goes into
-        ``errors``."""
-        records: list[PageRecord] = []
-        documents: list[dict[str, Any]] = []
-        gone = list(batch.deletes)
-        for number, (entry, record, fields, error) in enumerate(prepared):
-            if number == len(batch.paths) // 2:
-                _fault_point("during_batch")
-            if record is None or fields is None:
-                self.errors[entry.path] = error or "cannot read"
-                if proven_absent(self.config.vault / entry.disk_path):
-                    gone.append(entry.path)
-                continue
-            records.append(record)
-            documents.append(fields)
-        return records, documents, gone
-
-    def _write_index(
-        self,
-        batch: _Batch,
-        generation: int,
-        records: Sequence[PageRecord],
-        documents: Sequence[dict[str, Any]],
-        gone: Sequence[str],
-    ) -> Callable[[], None] | None:
-        """Write the batch into the index; returns the join of a commit left running.
-
-        The last batch of a set being built commits the index in a thread while the sidecar
-        resolves links and builds its indexes (order does not matter: no one reads the set).
-        """
-        finish = batch.building and batch.complete
-        index = PageIndex.open(self.index_dir)
-        with index.batch(keep=self.keep, commit=batch.complete and not finish) as writer:
-            for path in gone:
-                writer.delete(path)
-            for record, fields in zip(records, documents, strict=True):
-                if not batch.building:  # a set being built holds no earlier copy of any page
-                    writer.delete(record.path)
-                writer.add_fields(fields, generation)
-        if not finish:
-            _fault_point("after_index_commit")
-            return None
-        assert self.keep is not None  # a set being built keeps its writer (apply_plan)
-        return index.commit_in_background(self.keep)
-
-
 @dataclass(frozen=True)
 class WriteOptions:
     """How a sync writes its batches: a plain value in place of flags (STYLE item 4).
@@ -377,16 +209,16 @@ class WriteOptions:
     building: bool = False
 
 
-def _parts(plan: Plan, result: ScanResult, building: bool) -> list[_Batch]:
+def _parts(plan: Plan, result: ScanResult, building: bool) -> list[Batch]:
     """The plan cut into bounded batches, in apply order (at least one, maybe empty): the
     first carries the deletes and touched pages, the last the attachment list."""
     upserts = [*plan.new, *plan.modified, *(new for _, new in plan.moved)]
     deletes = [*plan.deleted, *(old for old, _ in plan.moved)]
-    work = _batches(upserts, result.pages) or [[]]
+    work = split_batches(upserts, result.pages) or [[]]
     attachments = set(result.attachments) if not result.unreadable else None
     last = len(work) - 1
     return [
-        _Batch(
+        Batch(
             paths=paths,
             deletes=deletes if number == 0 else [],
             touched=plan.touched if number == 0 else (),
@@ -452,7 +284,7 @@ def apply_plan(
     total = len(plan.new) + len(plan.modified) + len(plan.moved)
     progress = options.progress_start(total) if options.progress_start else None
     keep = KeptWriter() if options.building else options.kept_writer
-    writer = _BatchWriter(config, store, index_dir, keep, dict(plan.errors))
+    writer = BatchWriter(config, store, index_dir, keep, dict(plan.errors))
     if options.building:
         store.begin_bulk_load()  # its last batch ends it
     generation = 0

@@ -8,7 +8,9 @@ refreshed hourly") and public identifiers (``public_key``, ``primaryKey``) are l
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 
 from vault_sync.placeholders import password_placeholder
 from vault_sync.placeholders import placeholder as _placeholder
@@ -124,6 +126,68 @@ def _assignment_span(text: str, m: re.Match[str]) -> Span | None:
     return (m.start(index), _value_end(text, m, index, quote)) if ok else None
 
 
+#: A name whose secret word is abbreviated (``awssec``, ``db_cred``, ``auth``) or followed by
+#: more of the name (``secret_value``, ``token2``, ``keyId``, ``SECRETS``): the looser names
+#: gitleaks' ``generic-api-key`` rule accepts (a keyword anywhere in the name), found by a
+#: fresh user's ``awssec=…`` going through. Such names also name public things (``key_id``,
+#: ``secret_name``, ``auth_mode``), so the value must hold a generated run
+#: (:func:`_generated_run`), a stricter gate than :func:`random_looking`.
+_LOOSE_ASSIGN = (
+    r"(?i:(secrets?|tokens?|keys?|sec|creds?|credentials?|auth))"
+    r"((?:[_.-]|[A-Z0-9])[\w.-]{0,19}+)?[\"'\]]{0,2}"
+    r"[ \t]{0,8}(?::=|=>|\?=|\|\|=|\.=|<-|=|:)[ \t]{0,8}" + _VALUE
+)
+#: Keywords the strict rules already take when nothing follows them.
+_STRICT_WORDS = frozenset({"key", "token", "secret"})
+#: A run a generator made: 16+ characters of the base64 / hex alphabet, no separators.
+_RUN = re.compile(r"[A-Za-z0-9+/=]{16,}")
+#: The share of its alphabet's most entropy (log2 of 16 for hex, 64 for base64, or of the
+#: run's length if shorter) a run must reach: random runs reach it (of 20,000 random 16-hex
+#: runs, 0.3 % fall below; of 24+ characters, none); repeats (``aaaaaaaaaaaaaaaa1``) do not.
+#: gitleaks' ``generic-api-key`` uses a flat 3.5 bits, which 1 in 7 random 16-hex runs miss.
+_ENTROPY_SHARE = 0.65
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def _entropy(run: str) -> float:
+    """Shannon entropy of ``run``, bits per character."""
+    size = len(run)
+    return -sum(n / size * math.log2(n / size) for n in Counter(run).values())
+
+
+def _generated_run(value: str) -> bool:
+    """``value`` holds 16+ characters of the base64 alphabet without a separator, mixing
+    letters with digits or upper with lower case, at :data:`_ENTROPY_SHARE` of the most
+    entropy its alphabet allows, and is no placeholder. ``payments-service-account-2``,
+    ``2024-05-01T10:00:00Z`` and ``my-app-secret-v2`` fail (no such run)."""
+    if _placeholder(value):
+        return False
+    for run in _RUN.findall(value[:512]):
+        letters = any(c.isalpha() for c in run)
+        digits = any(c.isdigit() for c in run)
+        mixed = any(c.isupper() for c in run) and any(c.islower() for c in run)
+        if not (letters and (digits or mixed)):
+            continue
+        alphabet = 16 if _HEX.issuperset(run) else 64
+        if _entropy(run) >= _ENTROPY_SHARE * math.log2(min(len(run), alphabet)):
+            return True
+    return False
+
+
+def _loose_assignment_span(text: str, m: re.Match[str]) -> Span | None:
+    """``awssec=…``, ``secret_value: …``, ``keyId = "…"``: a value holding a generated run."""
+    if m.group(2) is None and m.group(1).lower() in _STRICT_WORDS:
+        return None  # API_KEY=, token: — the env_secret rules above decide those
+    index = m.lastindex or 0
+    quoted = index in (3, 4)
+    if not quoted and _code_after(text, m, index):
+        return None
+    if not _generated_run(m.group(index)):
+        return None
+    quote = {3: '"', 4: "'"}.get(index, "")
+    return m.start(index), _value_end(text, m, index, quote)
+
+
 _API_KEY = (
     r"(?i:(api[ _.-]?(?:key|token)|apikey|access[ _-]?key))"
     r"[\"'\]]{0,2}(?:[ \t]{1,8}(?:is|was)[ \t]{1,8}|[ \t]{0,8}(?::=|=>|=|:)[ \t]{0,8}|[ \t]{1,8})"
@@ -158,8 +222,9 @@ def _user_password_span(text: str, m: re.Match[str]) -> Span | None:
 
 
 def _flag_value_span(text: str, m: re.Match[str]) -> Span | None:
-    """``mysql -pSECRET``: a glued value, when it reads as generated."""
-    if not _random_looking(m.group(1)):
+    """``mysql -pSECRET``: a glued value, when it reads as generated (16 letters of mixed
+    case without a digit too: the leak audit's seeds found ``-pXYEqaPDVxVqXTzHQ`` kept)."""
+    if not (_random_looking(m.group(1)) or _generated_run(m.group(1))):
         return None
     return m.start(1), capped_end(_ARG_REST, text, m.start(1), m.end(1), 256)
 
@@ -201,6 +266,15 @@ def name_rules() -> list[Rule]:
             _assignment_span,
             pre=_assignment_name,
             spare=password_placeholder,
+        ),
+        # The same after a looser name (`awssec=`, `secret_value:`, `db_cred=`), when the
+        # value holds a generated run.
+        Rule(
+            "env_secret",
+            c(_LOOSE_ASSIGN),
+            ("sec", "key", "token", "cred", "auth"),
+            _loose_assignment_span,
+            pre=_assignment_name,
         ),
         # A key-like token after an API-key-like name in any syntax: API_KEY=…, x-api-key: …,
         # --api-key …, "my API key is …".

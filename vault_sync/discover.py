@@ -1,0 +1,159 @@
+"""Which folder is the vault: the only reader of ``VAULT_SYNC_VAULT`` (DESIGN §2, §3).
+
+The vault is chosen by :func:`find_vault`: ``--vault PATH``, else ``$VAULT_SYNC_VAULT``, else the
+nearest folder upward from the working directory holding ``vault-sync.toml``, ``.obsidian/`` or
+a store, else the working directory when it holds Markdown files directly (never the home or
+temp folder by those alone). A folder with none
+of these is refused, so a command run in ``/`` or ``$HOME`` never indexes it; ``/`` and the
+kernel's pseudo file systems are refused even when named.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from vault_sync.config import CONFIG_NAME, DEFAULT_STORE_DIR
+from vault_sync.errors import NotAVaultError
+
+ENV_VAULT = "VAULT_SYNC_VAULT"
+
+ENV_VAULT = "VAULT_SYNC_VAULT"
+
+
+def _looks_like_vault(folder: Path) -> bool:
+    return (
+        (folder / CONFIG_NAME).is_file()
+        or (folder / ".obsidian").is_dir()
+        or (folder / DEFAULT_STORE_DIR).is_dir()
+    )
+
+
+def _holds_markdown(folder: Path) -> bool:
+    try:
+        return any(e.is_file() and e.name.lower().endswith(".md") for e in os.scandir(folder))
+    except OSError:
+        return False
+
+
+#: Folders whose trees are the kernel's, not a person's: never a vault, even when named.
+PSEUDO_ROOTS = ("/proc", "/sys", "/dev")
+#: File system types (``/proc/self/mounts``, third column) that hold no notes.
+PSEUDO_FS_TYPES = frozenset(
+    {
+        "proc",
+        "sysfs",
+        "devtmpfs",
+        "devpts",
+        "cgroup",
+        "cgroup2",
+        "debugfs",
+        "tracefs",
+        "securityfs",
+        "pstore",
+        "bpf",
+        "configfs",
+        "fusectl",
+        "mqueue",
+        "binfmt_misc",
+        "efivarfs",
+    }
+)
+
+
+def _mount_fs_type(path: Path) -> str | None:
+    """The type of the file system holding ``path`` (longest mount point prefix), if known."""
+    try:
+        lines = Path("/proc/self/mounts").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    best, fs_type = "", None
+    text = str(path)
+    for line in lines.splitlines():
+        fields = line.split()
+        if len(fields) < 3:
+            continue
+        point = fields[1].replace("\\040", " ")
+        inside = text == point or text.startswith(point.rstrip("/") + "/")
+        if inside and len(point) >= len(best):
+            best, fs_type = point, fields[2]
+    return fs_type
+
+
+def refuse_system_folder(path: Path) -> Path:
+    """Refuse a vault root that is ``/`` or on a pseudo file system (``/proc``, ``/sys``, ``/dev``).
+
+    Indexing ``/`` walks the whole file system and writes a store there; the kernel's pseudo
+    file systems hold no notes and change under a walk. Any other folder stays usable even
+    when never initialised (DESIGN §2).
+
+    Args:
+        path: an absolute, resolved folder.
+
+    Returns:
+        ``path`` unchanged.
+
+    Raises:
+        NotAVaultError: ``path`` is the file system root or lies on a pseudo file system.
+    """
+    text = str(path)
+    if path == Path(path.anchor):
+        raise NotAVaultError(f"refusing {text} as a vault: it is the file system root")
+    inside = any(text == root or text.startswith(root + "/") for root in PSEUDO_ROOTS)
+    if inside or _mount_fs_type(path) in PSEUDO_FS_TYPES:
+        raise NotAVaultError(f"refusing {text} as a vault: it is on a pseudo file system")
+    return path
+
+
+def find_vault(explicit: str | os.PathLike[str] | None = None, cwd: Path | None = None) -> Path:
+    """Choose the vault root.
+
+    Args:
+        explicit: the ``--vault`` option, or ``None``.
+        cwd: where discovery starts (default: the working directory).
+
+    Returns:
+        The absolute, resolved vault folder.
+
+    Raises:
+        NotAVaultError: the given folder is empty text, does not exist, is not a folder, is
+            ``/`` or on a pseudo file system, or discovery found nothing vault-like (the
+            home and temp folders are never a vault by their Markdown files alone).
+    """
+    chosen = explicit if explicit is not None else os.environ.get(ENV_VAULT) or None
+    if chosen is not None:
+        if not str(chosen):
+            raise NotAVaultError("vault path is empty (pass --vault PATH)")
+        path = Path(chosen).expanduser()
+        if not path.exists():
+            raise NotAVaultError(f"vault folder does not exist: {path}")
+        if not path.is_dir():
+            raise NotAVaultError(f"vault path is not a folder: {path}")
+        return refuse_system_folder(path.resolve())
+    start = (cwd or Path.cwd()).resolve()
+    for folder in (start, *start.parents):
+        if _looks_like_vault(folder):
+            return folder
+    if _holds_markdown(start):
+        if start in _shared_folders():
+            raise NotAVaultError(
+                f"not a vault: {start} holds Markdown files, but it is the home or temp folder,"
+                " which is never taken for a vault by itself (pass --vault or run vault-sync"
+                " init there)"
+            )
+        return start
+    raise NotAVaultError(f"not a vault: {start} (pass --vault or run vault-sync init)")
+
+
+def _shared_folders() -> set[Path]:
+    """Folders that hold stray Markdown files of many programs and whole trees below: the
+    home folder and the temp folder (``$TMPDIR``, else ``/tmp``). The working-directory
+    fallback never takes them (fresh-user report: ``cd /tmp && vault-sync status`` indexed
+    all of ``/tmp``); ``--vault``, ``$VAULT_SYNC_VAULT`` or ``init`` still can."""
+    import tempfile
+
+    folders = {Path(tempfile.gettempdir()).resolve(), Path("/tmp").resolve()}
+    home = os.environ.get("HOME")
+    if home:
+        folders.add(Path(home).resolve())
+    return folders
