@@ -19,12 +19,14 @@ from typing import TYPE_CHECKING, Any
 
 import tantivy
 
+from vault_sync.index.section_terms import encode
+
 if TYPE_CHECKING:  # the page model loads with the parser: a query never builds a document
     from vault_sync.page import Page
 
 #: Bump when a field, an analyzer or the document layout changes. The sidecar stores it, and
 #: the analyzer names below carry it, so an index of another version fails to open.
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 #: Longest token indexed, in UTF-8 bytes (tantivy's ``remove_long``), the same in every word
 #: analyzer at index and query time. A limit exists because tantivy silently drops terms over
@@ -144,7 +146,9 @@ def build_schema() -> tantivy.Schema:
     Stored fields (returned with hits): ``path`` and ``id`` (raw: exact keys; deletes go by
     ``path``), ``title``, ``aliases``, ``tags`` (raw, lowercased when indexed, for filters),
     ``kind``, ``project``, ``status``, ``valid_from``, ``valid_to`` (raw), ``body``,
-    ``hash`` (raw) and ``generation`` (u64, indexed and fast).
+    ``hash`` (raw) and ``generation`` (u64, indexed and fast); stored only: ``sections``
+    (bytes: the body's sections analyzed for the passage scorer,
+    :func:`vault_sync.index.section_terms.encode`).
 
     Search-only fields: ``tag_filter`` (each tag and the tags it is nested in, raw, for
     ``--tag``), ``headings``, ``tags_text``, ``name`` (the file stem, case R1) and
@@ -175,6 +179,7 @@ def build_schema() -> tantivy.Schema:
     sb.add_text_field("body_code", tokenizer_name=CODE_ANALYZER)
     sb.add_text_field("body_ident", tokenizer_name=IDENT_ANALYZER)
     sb.add_text_field("hash", stored=True, tokenizer_name="raw")
+    sb.add_bytes_field("sections", stored=True)
     sb.add_unsigned_field("generation", stored=True, indexed=True, fast=True)
     return sb.build()
 
@@ -257,12 +262,20 @@ def document_fields(page: Page, content_hash: str) -> dict[str, Any]:
         "body_code": " ".join(camel),
         "body_ident": " ".join(idents),
         "hash": content_hash,
+        "sections": encode(body, _section_analyzers(body)),
     }
     for key in ("project", "valid_from", "valid_to"):
         value = getattr(page, key)
         if value is not None:
             fields[key] = value
     return fields
+
+
+def _section_analyzers(body: str) -> list[tantivy.TextAnalyzer]:
+    """The analyzers of the ``sections`` field (:mod:`vault_sync.passages` looks for the
+    words of ``body`` and ``body_cjk`` in a section): English, and CJK for a CJK body."""
+    names = [EN_ANALYZER, CJK_ANALYZER] if has_cjk(body) else [EN_ANALYZER]
+    return [analyzer(name) for name in names]
 
 
 def tag_ancestors(tags: Sequence[str]) -> list[str]:

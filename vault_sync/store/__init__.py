@@ -13,7 +13,8 @@ Tables (one row per thing; ``path`` is the page's vault-relative NFC path)::
 
     meta(key, value)               schema_version, generation, pending_generation, last_sync ...
     pages(path, disk_path, id, title, kind, status, project, valid_from, valid_to,
-          hash, mtime_ns, size, frontmatter JSON, generation, *_key lookup columns)
+          hash, mtime_ns, size, frontmatter JSON, generation, *_key lookup columns,
+          date_key, agent_key, summary_key: string values of those frontmatter keys)
     aliases(path, alias, alias_key)          tags(path, tag)
     links(source, target_text, target_key, target_last_key, target_path, type, anchor,
           display, line, origin, status, candidates JSON)

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vault_sync.store.schema import RULE_LINKS_WHERE
+from vault_sync.store.schema import FACT_KEYS, RULE_LINKS_WHERE
 
 if TYPE_CHECKING:  # link resolution and records load with the first write, not for a query
     from vault_sync.links import NameTable
@@ -326,18 +326,11 @@ class SidecarReads:
         values of the frontmatter keys ``date``, ``agent`` and ``summary`` as ``date_key``,
         ``agent_key``, ``summary_key``, else NULL) by path: of every page, of one project's,
         or of those at ``paths`` (what ``brief`` and the ranking read,
-        :mod:`vault_sync.page_facts`)."""
-
-        def text(key: str) -> str:  # a key's value when it is a string (SQLite's JSON1)
-            at = f"'$.\"{key}\"'"
-            return (  # instr first: most pages lack the key, and JSON parsing is the cost
-                f"CASE WHEN instr(frontmatter, '\"{key}\"') AND json_type(frontmatter, {at})"
-                f" = 'text' THEN json_extract(frontmatter, {at}) END AS {key}_key"
-            )
-
+        :mod:`vault_sync.page_facts`), the keys' columns filled at write time
+        (:func:`~vault_sync.store.schema.fact_key_sql`)."""
         sql = (
             "SELECT path, title, kind, status, project, valid_from, valid_to, "
-            + ", ".join(text(k) for k in ("date", "agent", "summary"))
+            + ", ".join(f"{key}_key" for key in FACT_KEYS)
             + " FROM pages"
         )
         if paths is not None:

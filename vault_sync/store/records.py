@@ -41,7 +41,8 @@ class PageRecord:
         title: its title; with ``aliases``, the names other pages link it by.
         aliases: its aliases.
         state: its file state.
-        page_row: the ``pages`` row without its last column, ``generation``.
+        page_row: the ``pages`` row up to its frontmatter: without ``generation`` and the
+            ``*_key`` columns of ``store.schema.FACT_KEYS`` (the insert fills them).
         alias_rows, tag_rows, evidence_rows, issue_rows: rows of those tables.
         link_rows: ``links`` rows for (source, target_text, target_key, target_last_key,
             type, anchor, display, line, origin).
