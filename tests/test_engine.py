@@ -575,6 +575,34 @@ def test_damage_a_reader_meets_is_flagged_and_repaired(cli: CLI, vault: Path) ->
     assert active(vault) != folder
 
 
+@pytest.mark.parametrize("first", ["sync", "query"])
+def test_an_index_of_another_version_is_rebuilt_though_no_file_changed(
+    cli: CLI, vault: Path, first: str
+) -> None:
+    """An upgrade that changes the index schema leaves the files as the last writer stamped
+    them: ``sync`` said "nothing to do" and every query failed ("has another schema: rebuild
+    it"). The writer's check now opens the index under this version's schema."""
+    assert cli("--vault", str(vault), "sync").code == 0
+    folder = active(vault)
+    meta = layout.index_dir(folder) / "meta.json"
+    text = meta.read_text(encoding="utf-8")
+    from vault_sync.index import SCHEMA_VERSION
+
+    older = text.replace(f"_v{SCHEMA_VERSION}", f"_v{SCHEMA_VERSION - 1}")
+    assert older != text
+    meta.write_text(older, encoding="utf-8")  # the index as the previous version wrote it
+    layout.write_stamp(folder)  # ... and stamped by that version
+    if first == "sync":
+        result = cli("--vault", str(vault), "sync")
+        assert result.code == 0, result.err
+        assert result.err.startswith("vault-sync: stores rebuilt from the vault: index unusable:")
+        assert "has another schema" in result.err
+    result = cli("--vault", str(vault), "query", "common", "--json")
+    assert result.code == 0, result.err
+    assert len(result.json()["hits"]) == 10
+    assert active(vault) != folder
+
+
 @pytest.mark.parametrize("command", ["show", "lint", "status"])
 def test_a_sidecar_value_that_is_not_utf8_is_repaired_by_the_read(
     cli: CLI, vault: Path, command: str

@@ -246,6 +246,19 @@ def _present(folder: Path) -> str | None:
     return None
 
 
+def _index_schema_problem(folder: Path) -> str | None:
+    """Why the set's index must be rebuilt for this version of vault-sync (another schema or
+    analyzers, :class:`~vault_sync.errors.IndexSchemaMismatch`), or ``None``; other failures
+    to open it are the full checks' and the writers' to find."""
+    try:
+        PageIndex.open(layout.index_dir(folder))
+    except IndexSchemaMismatch as exc:
+        return f"index unusable: {exc}"
+    except (StoreError, ValueError, OSError):
+        return None
+    return None
+
+
 def _check_active(config: Config, lock: WriterLock, full_check: bool) -> _Checked:
     """Under the lock: prune half-built sets and check the active one (see :func:`run_sync`)."""
     with lock:
@@ -257,7 +270,10 @@ def _check_active(config: Config, lock: WriterLock, full_check: bool) -> _Checke
         # such writers may stamp again after writing (a watcher batch's cheap check alone
         # may not: it would vouch for damage it never looked for).
         trusted = layout.stamp_matches(folder)
-        problem = None
+        # The stamp vouches for the files, not for the code that reads them: an index written
+        # by another version of vault-sync (its schema) is rebuilt though no file changed
+        # (an upgrade: `sync` said "nothing to do" and every query failed). ~1 ms at 10k.
+        problem = _index_schema_problem(folder) if trusted and full_check else None
         flagged = layout.damage_flag(folder)
         if flagged is not None:  # a reader met damage the checks did not see: rebuild
             return _Checked(folder, False, f"a reader found the store damaged: {flagged}")
