@@ -185,7 +185,9 @@ def _index_texts(store: Path) -> Iterator[tuple[str, str]]:
             yield f"terms:{name}", "\n".join(str(t) for t, _ in terms)
         hits = searcher.search(tantivy.Query.all_query(), limit=max(1, searcher.num_docs)).hits
         docs = [searcher.doc(addr).to_dict() for _, addr in hits]
-        yield "stored", json.dumps(docs, ensure_ascii=False)
+        # bytes fields (``sections``: the body's tokens) are read as the UTF-8 text they hold
+        text = json.dumps(docs, ensure_ascii=False, default=lambda b: b.decode("utf-8", "replace"))
+        yield "stored", text
 
 
 def _store_texts(store: Path) -> Iterator[tuple[str, str]]:

@@ -411,6 +411,41 @@ def test_rebuild_that_cannot_read_stored_pages_keeps_the_current_stores(
     assert nobody("rebuild").code == 0
 
 
+def test_pages_written_while_a_rebuild_builds_are_in_the_rebuilt_stores(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fresh-user report: a ``remember`` (or a watcher batch) during ``rebuild`` failed it
+    ("1 stored pages cannot be read now"), and its page would have been lost at the switch.
+    Here another writer adds, edits and deletes pages right after the build's scan."""
+    import vault_sync.vault as vault_module
+    from vault_sync.engine import run_rebuild, run_sync
+
+    config = load_config(vault)
+    run_sync(config)
+    original, calls = vault_module.scan, []
+    victim = "d0/p0.md"
+
+    def scan_then_another_writer(cfg: Any) -> Any:
+        result = original(cfg)
+        calls.append(1)
+        if len(calls) == 1:  # the rebuild's own scan, before anything else moved
+            (vault / victim).unlink()
+            wrote = run_cli(
+                "--vault", str(vault), "remember", "Written meanwhile", "--kind", "note",
+                "--body", "zzmeanwhile page",
+            )  # fmt: skip
+            assert wrote.code == 0, wrote.err  # another process, into the active set
+        return result
+
+    monkeypatch.setattr(vault_module, "scan", scan_then_another_writer)
+    run_rebuild(config)
+    monkeypatch.setattr(vault_module, "scan", original)
+    hits, notice = Engine(config).search("zzmeanwhile", limit=5)
+    assert ([h.path for h in hits], notice) == (["notes/Written meanwhile.md"], None)
+    again = run_sync(config).report
+    assert (again.added, again.changed, again.deleted) == (0, 0, 0)  # nothing to catch up
+
+
 def _root_store_vault(open_folder: Path) -> tuple[Path, Callable[..., Result]]:
     """A vault and its stores made by root; the returned function runs the CLI as nobody."""
     vault = write_pages(
@@ -449,6 +484,30 @@ def test_a_store_another_user_made_is_read_read_only(open_folder: Path) -> None:
     lint = nobody("lint", "--json")
     assert (lint.code, lint.err, lint.json()["errors"]) == (0, "", 0), lint.err
     assert _store_files(vault) == before
+
+
+def test_a_store_another_user_made_opens_as_a_snapshot_that_is_never_kept(
+    open_folder: Path,
+) -> None:
+    # a sidecar SQLite opens `immutable` never sees a later commit: the flag tells the MCP
+    # server (which keeps its connection between queries) to open it again for each query
+    vault, _ = _root_store_vault(open_folder)
+    folder = layout.active_set(load_config(vault).store_path)
+    assert folder is not None
+    code = (
+        "import sys; from pathlib import Path; from vault_sync.store import Sidecar\n"
+        "print(Sidecar.open(Path(sys.argv[1]), readonly=True).immutable)\n"
+    )
+    runs = {
+        who: subprocess.run(
+            [*user, sys.executable, "-c", code, str(layout.sidecar_file(folder))],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for who, user in (("nobody", NOBODY), ("owner", ()))
+    }
+    assert runs == {"nobody": "True\n", "owner": "False\n"}
 
 
 def test_a_read_that_needs_a_sync_it_cannot_make_says_so_in_one_line(open_folder: Path) -> None:
@@ -512,6 +571,34 @@ def test_damage_a_reader_meets_is_flagged_and_repaired(cli: CLI, vault: Path) ->
     result = cli("--vault", str(vault), "query", '"common text"', "--json")
     assert result.code == 0, result.err
     assert "stores rebuilt from the vault: a reader found the store damaged" in result.err
+    assert len(result.json()["hits"]) == 10
+    assert active(vault) != folder
+
+
+@pytest.mark.parametrize("first", ["sync", "query"])
+def test_an_index_of_another_version_is_rebuilt_though_no_file_changed(
+    cli: CLI, vault: Path, first: str
+) -> None:
+    """An upgrade that changes the index schema leaves the files as the last writer stamped
+    them: ``sync`` said "nothing to do" and every query failed ("has another schema: rebuild
+    it"). The writer's check now opens the index under this version's schema."""
+    assert cli("--vault", str(vault), "sync").code == 0
+    folder = active(vault)
+    meta = layout.index_dir(folder) / "meta.json"
+    text = meta.read_text(encoding="utf-8")
+    from vault_sync.index import SCHEMA_VERSION
+
+    older = text.replace(f"_v{SCHEMA_VERSION}", f"_v{SCHEMA_VERSION - 1}")
+    assert older != text
+    meta.write_text(older, encoding="utf-8")  # the index as the previous version wrote it
+    layout.write_stamp(folder)  # ... and stamped by that version
+    if first == "sync":
+        result = cli("--vault", str(vault), "sync")
+        assert result.code == 0, result.err
+        assert result.err.startswith("vault-sync: stores rebuilt from the vault: index unusable:")
+        assert "has another schema" in result.err
+    result = cli("--vault", str(vault), "query", "common", "--json")
+    assert result.code == 0, result.err
     assert len(result.json()["hits"]) == 10
     assert active(vault) != folder
 

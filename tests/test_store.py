@@ -13,7 +13,7 @@ from vault_sync import layout
 from vault_sync.config import load_config
 from vault_sync.errors import StoreError
 from vault_sync.store import RULE_LINK_TYPES, SCHEMA_VERSION, Sidecar, split_statements
-from vault_sync.store.schema import RULE_LINKS_WHERE, _script
+from vault_sync.store.schema import FACT_KEYS, RULE_LINKS_WHERE, _script, fact_key_sql
 
 
 def test_statements_split_where_sqlite_ends_them_not_at_every_semicolon() -> None:
@@ -56,6 +56,31 @@ def test_a_new_sidecar_records_every_migration(tmp_path: Path) -> None:
         store.close()
 
 
+def test_a_sidecar_of_the_previous_version_gains_the_generation_stamps(tmp_path: Path) -> None:
+    """Migration 005 on a store made by migrations 001-004: its links read as generation 0
+    (older than any batch a reader has seen), the new ones as the batch that wrote them."""
+    from vault_sync.store.schema import MIGRATIONS
+
+    path = tmp_path / "sidecar.sqlite"
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("CREATE TABLE migrations (name TEXT PRIMARY KEY, applied_at TEXT)")
+    for name, step in MIGRATIONS[:4]:
+        step(db)
+        db.execute("INSERT INTO migrations VALUES (?, datetime('now'))", (name,))
+    db.execute("INSERT INTO meta VALUES ('schema_version', '4')")
+    old = ("a.md", "b", "b", "b", None, "fixes", "", None, 3, "wikilink", "unresolved", None)
+    db.execute("INSERT INTO links VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", old)
+    db.close()
+    store = Sidecar.open(path)
+    try:
+        assert store.get_meta("schema_version") == str(SCHEMA_VERSION)
+        assert store.typed_links_since(-1, ["fixes"]) == [("a.md", 3, 1, "fixes", "b", None)]
+        assert store.typed_links_since(0, ["fixes"]) == []
+        assert store.written_since(0) == (0, [], 0)
+    finally:
+        store.close()
+
+
 def test_rule_links_come_from_their_own_index_and_match_the_resolved_links(
     make_vault: Callable[..., Path], cli: Callable[..., Result]
 ) -> None:
@@ -91,5 +116,49 @@ def test_rule_links_come_from_their_own_index_and_match_the_resolved_links(
             ["A.md"],
         ).fetchall()
         assert "USING COVERING INDEX links_rule_target" in plan[0][3]
+    finally:
+        store.close()
+
+
+_FACT_PAGES = {
+    "A.md": "---\ndate: 2024-05-01\nagent: codex\nsummary: one line\n---\nbody\n",
+    "B.md": "---\ndate: [1, 2]\nagent: {a: 1}\nnote: '\"date\" in a value'\n---\nbody\n",
+    "C.md": '---\nsummary: "s"\n---\nno keys read as dates\n',
+    "D.md": "plain page\n",
+}
+#: What fact_rows read out of the JSON before migration 005 (key values that are strings).
+_FACTS = {
+    "A.md": ("2024-05-01", "codex", "one line"),
+    "B.md": (None, None, None),
+    "C.md": (None, None, "s"),
+    "D.md": (None, None, None),
+}
+
+
+def test_fact_keys_are_filled_on_write_and_by_the_migration(
+    make_vault: Callable[..., Path], cli: Callable[..., Result]
+) -> None:
+    vault = make_vault(_FACT_PAGES)
+    assert cli("--vault", str(vault), "sync").code == 0
+    folder = layout.active_set(load_config(vault).store_path)
+    assert folder is not None
+    path = layout.sidecar_file(folder)
+    store = Sidecar.open(path)
+    try:
+        assert {r[0]: tuple(r[7:]) for r in store.fact_rows()} == _FACTS
+        # the columns hold what reading the JSON gives (the SQL fact_rows ran before 006)
+        read = ", ".join(fact_key_sql(key, "frontmatter") for key in FACT_KEYS)
+        from_json = store.db.execute(f"SELECT path, {read} FROM pages ORDER BY path")
+        assert {row[0]: tuple(row[1:]) for row in from_json} == _FACTS
+        # a sidecar of migration 005: the columns empty until 006 fills them from the JSON
+        store.db.execute("UPDATE pages SET date_key = NULL, agent_key = NULL, summary_key = NULL")
+        store.db.execute("DELETE FROM migrations WHERE name = '006_fact_keys'")
+        for key in ("date", "agent", "summary"):
+            store.db.execute(f"ALTER TABLE pages DROP COLUMN {key}_key")
+    finally:
+        store.close()
+    store = Sidecar.open(path)
+    try:
+        assert {r[0]: tuple(r[7:]) for r in store.fact_rows(paths=sorted(_FACTS))} == _FACTS
     finally:
         store.close()

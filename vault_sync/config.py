@@ -4,9 +4,7 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -14,6 +12,11 @@ from typing import Any
 
 from vault_sync.errors import ConfigError, NotAVaultError
 from vault_sync.ranking_settings import RankingSettings, read_ranking
+
+try:  # CPython's own BLAKE2, what hashlib.blake2b is: hashlib would load OpenSSL (~3 ms)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover (another Python)
+    from hashlib import blake2b
 
 CONFIG_NAME = "vault-sync.toml"
 #: The uncommitted per-clone (or per-user) overrides beside it: only ``[brief]`` (issue 12).
@@ -120,7 +123,7 @@ def content_fingerprint(config: Config) -> str:
         "title_from": config.title_from,
     }
     text = json.dumps(settings, ensure_ascii=False, sort_keys=True)
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+    return blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
 
 
 def _expect(value: Any, kind: type | tuple[type, ...], key: str, path: Path) -> Any:
@@ -238,6 +241,8 @@ def _brief_targets(data: dict[str, Any], path: Path) -> tuple[BriefTarget, ...]:
 
 def _read_toml(path: Path) -> dict[str, Any]:
     """The parsed TOML file (a BOM allowed); raises ConfigError naming the file (and line)."""
+    import tomllib  # here: a vault without vault-sync.toml never parses TOML
+
     try:
         return tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

@@ -14,7 +14,6 @@ This module imports the sync path (parser, pydantic, ...) lazily, so ``query`` s
 
 from __future__ import annotations
 
-import logging
 import sqlite3
 import time
 from collections.abc import Callable, Iterable
@@ -40,8 +39,6 @@ if TYPE_CHECKING:  # the ranking modules load on the first search: brief and wri
     from vault_sync.retrieve import Hit
     from vault_sync.sync import Plan, ProgressFn, SyncReport
     from vault_sync.vault import ScanResult
-
-logger = logging.getLogger(__name__)
 
 R = TypeVar("R")
 
@@ -185,16 +182,21 @@ def _build_new_set(
         options=WriteOptions(progress_start=progress_start, building=True),
         scanner=scanner,
     )
-    lost = _lost_pages(config, keep_from, folder) if keep_from is not None else []
-    if lost:
-        with lock:
-            layout.prune(root)  # the built set, never activated
-        shown = ", ".join(lost[:5]) + (", ..." if len(lost) > 5 else "")
-        raise UnreadablePagesError(
-            f"rebuild kept the current stores: {len(lost)} stored pages cannot be read now"
-            f" ({shown}; see vault-sync lint); make them readable and rebuild again"
-        )
     with lock:
+        # Pages written while the set was built (an agent's `remember`, a watcher batch) went
+        # into the active set only: bring the built set in step with the vault under the
+        # lock, so nothing they wrote is lost at the switch and none is taken for unreadable
+        # (fresh-user report: a `remember` during `rebuild` failed the rebuild).
+        catch_up, _ = sync_vault(config, folder, lock=lock, scanner=scanner)
+        plan = replace(plan, errors={**plan.errors, **catch_up.errors})
+        lost = _lost_pages(config, keep_from, folder) if keep_from is not None else []
+        if lost:
+            layout.prune(root)  # the built set, never activated
+            shown = ", ".join(lost[:5]) + (", ..." if len(lost) > 5 else "")
+            raise UnreadablePagesError(
+                f"rebuild kept the current stores: {len(lost)} stored pages cannot be read now"
+                f" ({shown}; see vault-sync lint); make them readable and rebuild again"
+            )
         layout.write_stamp(folder)  # built from the vault by this process: consistent
         layout.activate(root, folder)
         layout.prune(root)
@@ -244,6 +246,19 @@ def _present(folder: Path) -> str | None:
     return None
 
 
+def _index_schema_problem(folder: Path) -> str | None:
+    """Why the set's index must be rebuilt for this version of vault-sync (another schema or
+    analyzers, :class:`~vault_sync.errors.IndexSchemaMismatch`), or ``None``; other failures
+    to open it are the full checks' and the writers' to find."""
+    try:
+        PageIndex.open(layout.index_dir(folder))
+    except IndexSchemaMismatch as exc:
+        return f"index unusable: {exc}"
+    except (StoreError, ValueError, OSError):
+        return None
+    return None
+
+
 def _check_active(config: Config, lock: WriterLock, full_check: bool) -> _Checked:
     """Under the lock: prune half-built sets and check the active one (see :func:`run_sync`)."""
     with lock:
@@ -255,7 +270,10 @@ def _check_active(config: Config, lock: WriterLock, full_check: bool) -> _Checke
         # such writers may stamp again after writing (a watcher batch's cheap check alone
         # may not: it would vouch for damage it never looked for).
         trusted = layout.stamp_matches(folder)
-        problem = None
+        # The stamp vouches for the files, not for the code that reads them: an index written
+        # by another version of vault-sync (its schema) is rebuilt though no file changed
+        # (an upgrade: `sync` said "nothing to do" and every query failed). ~1 ms at 10k.
+        problem = _index_schema_problem(folder) if trusted and full_check else None
         flagged = layout.damage_flag(folder)
         if flagged is not None:  # a reader met damage the checks did not see: rebuild
             return _Checked(folder, False, f"a reader found the store damaged: {flagged}")
@@ -332,7 +350,9 @@ def run_sync(
     notice = None
     if folder is not None:
         notice = f"stores rebuilt from the vault: {problem}"
-        logger.info("%s: %s", config.vault, notice)
+        import logging  # here: a reader never needs it (~4 ms of each `query` process)
+
+        logging.getLogger(__name__).info("%s: %s", config.vault, notice)
     elif (config.store_path / layout.CURRENT_NAME).exists():
         notice = "stores rebuilt from the vault: the active store set was missing"
     plan, report = _build_new_set(config, lock, progress_start, scanner, _generation_of(folder))

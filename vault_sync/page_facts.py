@@ -151,4 +151,11 @@ def page_confidence(page: PageFacts, day: str | None, open_edges: int) -> float:
     date) aged to ``day``, with ``open_edges`` unresolved contradictions."""
     newest = page.newest_evidence or page.date
     age = days_between(newest, day) if newest and day else None
-    return confidence(Support(page.sessions, page.other_evidence, age, open_edges))
+    if not page.evidence:  # most pages: no support to count
+        return _confidence(0, 0, age, open_edges)
+    return _confidence(page.sessions, page.other_evidence, age, open_edges)
+
+
+@functools.lru_cache(maxsize=4096)  # the ranking asks for ~100 pages a query, most alike
+def _confidence(sessions: int, other: int, age: int | None, open_edges: int) -> float:
+    return confidence(Support(sessions, other, age, open_edges))

@@ -11,22 +11,29 @@ added to the page's, weighted :data:`PASSAGE_WEIGHT` (the max-passage evidence o
 retrieval: Callan 1994; Kaszkiel & Zobel 1997). Only the lexical stream's best pages are
 looked at, and nothing is added when none of them has two sections (conversation sessions,
 LoCoMo and LongMemEval pages, rank as before). :func:`best_section` also places a long
-page's snippet in the section that answers (``retrieve.snippet_of``).
+page's snippet in the section that answers (``retrieve.snippet_of``). The sections come
+analyzed from the index (its stored ``sections`` field, :mod:`vault_sync.index.section_terms`):
+a query counts its words there and runs no analyzer.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
-import re
-from collections import Counter, OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import tantivy
 
-from vault_sync.index import CJK_ANALYZER, EN_ANALYZER, analyzer, has_cjk, schema, stored_text
+from vault_sync.index import CJK_ANALYZER, EN_ANALYZER, schema, stored_text
 from vault_sync.index.page_index import Row
+from vault_sync.index.section_terms import (
+    Block,
+    decode,
+    needle,
+    occurrences,
+    section_spans,
+    streams,
+)
 from vault_sync.query_fields import BM25_B, BM25_K1, FieldQuery
 
 #: Weight of the best section's score beside the page's own (0 turns the stage off; switch
@@ -36,16 +43,14 @@ from vault_sync.query_fields import BM25_B, BM25_K1, FieldQuery
 PASSAGE_WEIGHT = 1.0
 #: The fields whose words are looked for in sections, by the analyzer that cuts a section.
 _PASSAGE_FIELDS = {"body": EN_ANALYZER, "body_cjk": CJK_ANALYZER}
-_HEADING = re.compile(r"^#{1,6}\s", re.MULTILINE)
-#: Pages cut and counted, by ``(path, hash of the body text, analyzer)``: a long-lived process
-#: (the MCP server, ``eval``) asks about the same pages again. At most :data:`_CACHED` entries.
-_CACHED = 4096
+#: The analyzers of the stored ``sections`` blocks, in their order (``index.schema``).
+_BLOCKS = (EN_ANALYZER, CJK_ANALYZER)
 
-#: One section as an analyzer sees it: its token counts, adjacent-pair counts and length.
-_Counts = tuple[dict[str, int], dict[tuple[str, ...], int], int]
-#: The query's words by analyzer name: ``({token: idf}, {(token, token): idf})``.
-_Lookup = dict[str, tuple[dict[str, float], dict[tuple[str, ...], float]]]
-_CACHE: OrderedDict[tuple[str, int, str], list[_Counts]] = OrderedDict()
+#: A query word as a stream holds it (:func:`~vault_sync.index.section_terms.needle`), and
+#: its idf.
+_Wanted = tuple[tuple[str, int], float]
+#: The query's words by analyzer name: ``(single tokens, adjacent pairs)``.
+_Lookup = dict[str, tuple[list[_Wanted], list[_Wanted]]]
 
 
 @dataclass(frozen=True)
@@ -55,15 +60,6 @@ class _Term:
     analyzer: str
     tokens: tuple[str, ...]
     idf: float
-
-
-def section_spans(body: str) -> list[tuple[int, int]]:
-    """``(start, end)`` character offsets of each section of ``body``: cut before each
-    Markdown heading line; the text before the first heading is a section of its own unless
-    blank."""
-    starts = [0, *(m.start() for m in _HEADING.finditer(body) if m.start())]
-    cut = itertools.pairwise([*starts, len(body)])
-    return [(a, b) for a, b in cut if body[a:b].strip()]
 
 
 def sections(body: str) -> list[str]:
@@ -101,75 +97,63 @@ def query_terms(parts: Sequence[FieldQuery], searcher: tantivy.Searcher) -> list
     return out
 
 
-def _counts(text: str, name: str) -> _Counts:
-    tokens = analyzer(name).analyze(text)
-    return dict(Counter(tokens)), dict(Counter(itertools.pairwise(tokens))), len(tokens)
+def _blocks(doc: tantivy.Document) -> dict[str, Block]:
+    """A stored page's analyzed sections by analyzer name (a document without the field, of
+    no index this version writes, has no section)."""
+    data = doc.get_first("sections")
+    return dict(zip(_BLOCKS, decode(data) if data else [], strict=False))
 
 
-def _cached(doc: tantivy.Document, name: str) -> list[_Counts]:
-    """Each section of a stored page counted by analyzer ``name``; for ``name`` ``""``, up to
-    two empty entries (only how many sections there are, which is cheap)."""
-    body = stored_text(doc, "body")
-    key = (stored_text(doc, "path"), hash(body), name)
-    if (hit := _CACHE.get(key)) is not None:
-        _CACHE.move_to_end(key)
-        return hit
-    cut = sections(body)
-    empty: _Counts = ({}, {}, 0)
-    counts = [_counts(text, name) for text in cut] if name else [empty] * min(len(cut), 2)
-    _CACHE[key] = counts
-    if len(_CACHE) > _CACHED:
-        _CACHE.popitem(last=False)
-    return counts
-
-
-def _score(section: dict[str, _Counts], terms: _Lookup, avg: dict[str, float]) -> float:
-    """BM25 of one section (its counts by analyzer name), sections as the documents."""
-    score = 0.0
+def _best(page: dict[str, Block], terms: _Lookup, avg: dict[str, float]) -> list[float]:
+    """BM25 of each section of a page (by its blocks), sections as the documents; ``[]``
+    when no section holds a query word (each section would score 0)."""
+    scores: list[float] = []
     for name, (singles, pairs) in terms.items():
-        if name not in section:
+        if name not in page:
             continue
-        unigrams, bigrams, length = section[name]
-        norm = BM25_K1 * (1 - BM25_B + BM25_B * length / avg[name])
-        # a keys view & a keys view walks the smaller side in C: most sections match no word
-        for key in singles.keys() & unigrams.keys():
-            tf = unigrams[key]
-            score += singles[key] * tf * (BM25_K1 + 1) / (tf + norm)
-        for pair in pairs.keys() & bigrams.keys():
-            tf = bigrams[pair]
-            score += pairs[pair] * tf * (BM25_K1 + 1) / (tf + norm)
-    return score
+        lengths, text = page[name]
+        wanted = [w for w in singles + pairs if w[0][0] in text]
+        if not wanted:
+            continue
+        scores = scores or [0.0] * len(lengths)
+        for i, (stream, length) in enumerate(zip(streams(text), lengths, strict=True)):
+            norm = BM25_K1 * (1 - BM25_B + BM25_B * length / avg[name])
+            for word, idf in wanted:
+                if tf := occurrences(stream, word):
+                    scores[i] += idf * tf * (BM25_K1 + 1) / (tf + norm)
+    return scores
 
 
 def _lookup(terms: Sequence[_Term]) -> _Lookup:
     """The terms by analyzer name, single tokens apart from pairs, each with its idf."""
     lookup: _Lookup = {}
     for term in terms:
-        singles, pairs = lookup.setdefault(term.analyzer, ({}, {}))
-        if len(term.tokens) == 1:
-            singles[term.tokens[0]] = term.idf
-        else:
-            pairs[term.tokens] = term.idf
+        singles, pairs = lookup.setdefault(term.analyzer, ([], []))
+        (singles if len(term.tokens) == 1 else pairs).append((needle(term.tokens), term.idf))
     return lookup
+
+
+def _average(pages: Sequence[dict[str, Block]], names: Iterable[str]) -> dict[str, float]:
+    """Mean section length by analyzer over ``pages`` (at least 1.0; 1.0 for none)."""
+    avg = {}
+    for name in names:
+        lengths = [n for page in pages if name in page for n in page[name][0]]
+        avg[name] = max(sum(lengths) / len(lengths), 1.0) if lengths else 1.0
+    return avg
 
 
 def best_section(terms: Sequence[_Term], doc: tantivy.Document) -> tuple[int, int] | None:
     """``(start, end)`` character offsets of the best-scoring section of a stored page for
     the query's :func:`query_terms` (BM25, the page's sections as the documents: the
     snippet's place), or ``None`` for a page of one section or none matching."""
-    body = stored_text(doc, "body")
-    spans = section_spans(body)
+    spans = section_spans(stored_text(doc, "body"))
     if len(spans) < 2 or not terms:
         return None
-    cjk = has_cjk(body)
-    page: list[dict[str, _Counts]] = [{} for _ in spans]
-    for name in {t.analyzer for t in terms if t.analyzer != CJK_ANALYZER or cjk}:
-        for section, count in zip(page, _cached(doc, name), strict=True):
-            section[name] = count
-    names = {name for section in page for name in section}
-    avg = {n: max(sum(s[n][2] for s in page) / len(page), 1.0) for n in names}
     lookup = _lookup(terms)
-    scores = [_score(section, lookup, avg) for section in page]
+    page = _blocks(doc)
+    scores = _best(page, lookup, _average([page], lookup))
+    if not scores:
+        return None
     best = max(range(len(spans)), key=lambda i: (scores[i], -i))
     return spans[best] if scores[best] > 0 else None
 
@@ -187,29 +171,19 @@ def rerank(
         rows: the lexical stream's best pages, ``(score, address, document)``.
         weight: :data:`PASSAGE_WEIGHT` or an override.
     """
-    if not weight or not any(len(_cached(doc, "")) > 1 for _s, _a, doc in rows):
+    if not weight or not _wanted(parts):
+        return rows
+    pages = [_blocks(doc) for _s, _a, doc in rows]
+    if not any(len(page[EN_ANALYZER][0]) > 1 for page in pages if EN_ANALYZER in page):
         return rows
     terms = query_terms(parts, searcher)
     if not terms:
         return rows
-    names = {t.analyzer for t in terms}
-    pages: list[list[dict[str, _Counts]]] = []
-    lengths: dict[str, list[int]] = {name: [] for name in names}
-    for _s, _a, doc in rows:
-        cjk = has_cjk(stored_text(doc, "body"))
-        by_name = {n: _cached(doc, n) for n in names if n != CJK_ANALYZER or cjk}
-        page: list[dict[str, _Counts]] = [{} for _ in next(iter(by_name.values()), [])]
-        for name, counts in by_name.items():
-            for section, count in zip(page, counts, strict=True):
-                section[name] = count
-                lengths[name].append(count[2])
-        pages.append(page)
-    avg = {name: max(sum(v) / len(v), 1.0) if v else 1.0 for name, v in lengths.items()}
     lookup = _lookup(terms)
+    avg = _average(pages, lookup)
     out = [
-        (round(score + weight * max((_score(s, lookup, avg) for s in page), default=0.0), 6),
-         addr, doc)
+        (round(score + weight * max(_best(page, lookup, avg), default=0.0), 6), addr, doc)
         for (score, addr, doc), page in zip(rows, pages, strict=True)
-    ]  # fmt: skip
+    ]
     out.sort(key=lambda row: (-row[0], stored_text(row[2], "path")))
     return out

@@ -10,11 +10,13 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from vault_sync.links import NameTable
-from vault_sync.store.records import FileState
-from vault_sync.store.schema import RULE_LINKS_WHERE
+from vault_sync.store.schema import FACT_KEYS, RULE_LINKS_WHERE
+
+if TYPE_CHECKING:  # link resolution and records load with the first write, not for a query
+    from vault_sync.links import NameTable
+    from vault_sync.store.records import FileState
 
 #: Below this many links to resolve, names are looked up by SQL (indexed, ~20 µs each)
 #: instead of loading every page's names (~60 ms at 10k pages): measured on a 10k-page vault.
@@ -70,6 +72,8 @@ class SqlNames:
         self.by_alias = _SqlIndex(
             db, "SELECT DISTINCT path FROM aliases WHERE alias_key = ? ORDER BY path", True
         )
+        from vault_sync.links import NameTable
+
         attachments = NameTable()
         for (path,) in db.execute("SELECT path FROM attachments"):
             attachments.add_attachment(path)
@@ -135,6 +139,8 @@ class SidecarReads:
     def file_states(self, roots: Iterable[str] | None = None) -> dict[str, FileState]:
         """Return ``{path: FileState}`` for every stored page, or only for pages equal to or
         under one of ``roots`` (vault-relative NFC paths: a watcher batch's scope)."""
+        from vault_sync.store.records import FileState  # here: a query reads no file state
+
         sql = "SELECT path, hash, mtime_ns, size, disk_path FROM pages"
         if roots is None:
             return {p: FileState(h, m, s, d) for p, h, m, s, d in self.db.execute(sql)}
@@ -164,6 +170,8 @@ class SidecarReads:
 
     def name_table(self) -> NameTable:
         """Build the link-resolution tables from every stored page and attachment."""
+        from vault_sync.links import NameTable
+
         table = NameTable()
         aliases: dict[str, list[str]] = {}
         for path, alias in self.db.execute("SELECT path, alias FROM aliases"):
@@ -318,18 +326,11 @@ class SidecarReads:
         values of the frontmatter keys ``date``, ``agent`` and ``summary`` as ``date_key``,
         ``agent_key``, ``summary_key``, else NULL) by path: of every page, of one project's,
         or of those at ``paths`` (what ``brief`` and the ranking read,
-        :mod:`vault_sync.page_facts`)."""
-
-        def text(key: str) -> str:  # a key's value when it is a string (SQLite's JSON1)
-            at = f"'$.\"{key}\"'"
-            return (  # instr first: most pages lack the key, and JSON parsing is the cost
-                f"CASE WHEN instr(frontmatter, '\"{key}\"') AND json_type(frontmatter, {at})"
-                f" = 'text' THEN json_extract(frontmatter, {at}) END AS {key}_key"
-            )
-
+        :mod:`vault_sync.page_facts`), the keys' columns filled at write time
+        (:func:`~vault_sync.store.schema.fact_key_sql`)."""
         sql = (
             "SELECT path, title, kind, status, project, valid_from, valid_to, "
-            + ", ".join(text(k) for k in ("date", "agent", "summary"))
+            + ", ".join(f"{key}_key" for key in FACT_KEYS)
             + " FROM pages"
         )
         if paths is not None:
@@ -391,6 +392,39 @@ class SidecarReads:
     def evidence_rows(self) -> list[sqlite3.Row]:
         """Every evidence row (path, kind, source, at), by path and line."""
         return self.query("SELECT path, kind, source, at FROM evidence ORDER BY path, line")
+
+    def typed_edges(self, types: Sequence[str]) -> list[tuple[str, str, str, str | None]]:
+        """:meth:`typed_links` as plain ``(source, type, target_text, target_path)`` tuples,
+        in the same order (what ``brief`` reads: tuples, not :class:`sqlite3.Row`)."""
+        marks = ", ".join("?" for _ in types)
+        return self.db.execute(
+            "SELECT source, type, target_text, target_path FROM links"
+            f" WHERE type IN ({marks}) ORDER BY source, line, rowid",
+            tuple(types),
+        ).fetchall()
+
+    def typed_links_since(
+        self, generation: int, types: Sequence[str]
+    ) -> list[tuple[str, int, int, str, str, str | None]]:
+        """``(source, line, rowid, type, target_text, target_path)`` of the links of the given
+        types that a batch of a later generation than ``generation`` inserted or resolved
+        again (all of them for ``-1``), by source, line and rowid."""
+        marks = ", ".join("?" for _ in types)
+        if generation < 0:
+            return self.db.execute(
+                "SELECT source, line, rowid, type, target_text, target_path FROM links"
+                f" WHERE type IN ({marks}) ORDER BY source, line, rowid",
+                tuple(types),
+            ).fetchall()
+        # by the generation index: ``+type`` keeps SQLite's planner off the type index, and
+        # the few rows are sorted here (an ORDER BY makes it scan every link in order)
+        return sorted(
+            self.db.execute(
+                "SELECT source, line, rowid, type, target_text, target_path FROM links"
+                f" WHERE generation > ? AND +type IN ({marks})",
+                (generation, *types),
+            )
+        )
 
     def typed_links(self, types: Sequence[str]) -> list[sqlite3.Row]:
         """Links of the given types (source, type, target_text, target_path, status), by

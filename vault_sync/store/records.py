@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from vault_sync.links import link_keys
-from vault_sync.page import Page, name_key, path_id, path_stem
+if TYPE_CHECKING:  # the page model: with the parser, off the query path
+    from vault_sync.page import Page
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,8 @@ class PageRecord:
         title: its title; with ``aliases``, the names other pages link it by.
         aliases: its aliases.
         state: its file state.
-        page_row: the ``pages`` row without its last column, ``generation``.
+        page_row: the ``pages`` row up to its frontmatter: without ``generation`` and the
+            ``*_key`` columns of ``store.schema.FACT_KEYS`` (the insert fills them).
         alias_rows, tag_rows, evidence_rows, issue_rows: rows of those tables.
         link_rows: ``links`` rows for (source, target_text, target_key, target_last_key,
             type, anchor, display, line, origin).
@@ -61,6 +62,9 @@ class PageRecord:
     @classmethod
     def of(cls, page: Page, disk_path: str, state: FileState) -> PageRecord:
         """The record of a parsed (and sanitized) page whose file is ``disk_path``."""
+        from vault_sync.links import link_keys  # here: a query never builds a record
+        from vault_sync.page import name_key, path_id, path_stem
+
         path = page.path
         return cls(
             path=path,

@@ -10,13 +10,24 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from itertools import chain
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from vault_sync.links import NameTable, Resolver, page_keys
 from vault_sync.store.reads import SQL_LOOKUP_MAX_LINKS, SidecarReads, SqlNames
-from vault_sync.store.records import FileState, PageRecord
+from vault_sync.store.schema import FACT_KEYS, fact_key_sql
+
+if TYPE_CHECKING:  # link resolution and records load with the first write, not for a query
+    from vault_sync.links import NameTable
+    from vault_sync.store.records import FileState, PageRecord
 
 _PAGE_TABLES = ("pages", "aliases", "tags", "evidence", "issues")
+#: A ``pages`` row: ``PageRecord.page_row`` and the generation (``?1``-``?19``; the
+#: frontmatter JSON is ``?18``), then the :data:`FACT_KEYS` columns read out of that JSON.
+_INSERT_PAGE = (
+    "INSERT INTO pages VALUES ("
+    + ", ".join(f"?{n}" for n in range(1, 20))
+    + "".join(f", {fact_key_sql(key, '?18')}" for key in FACT_KEYS)
+    + ")"
+)
 
 
 class SidecarWrites(SidecarReads):
@@ -74,10 +85,7 @@ class SidecarWrites(SidecarReads):
         """Insert a batch's pages and their rows, one ``executemany`` per table for the whole
         batch."""
         db = self.db
-        db.executemany(
-            "INSERT INTO pages VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            [(*r.page_row, generation) for r in records],
-        )
+        db.executemany(_INSERT_PAGE, [(*r.page_row, generation) for r in records])
         db.executemany(
             "INSERT INTO aliases VALUES (?,?,?)", chain(*(r.alias_rows for r in records))
         )
@@ -91,31 +99,34 @@ class SidecarWrites(SidecarReads):
         )
         db.executemany(
             "INSERT INTO links (source, target_text, target_key, target_last_key, type, anchor,"
-            " display, line, origin, status) VALUES (?,?,?,?,?,?,?,?,?,'new')",
-            chain(*(r.link_rows for r in records)),
+            " display, line, origin, status, generation) VALUES (?,?,?,?,?,?,?,?,?,'new',?)",
+            ((*row, generation) for row in chain(*(r.link_rows for r in records))),
         )
 
-    def _resolve_links(self, where: str, params: Sequence[Any]) -> int:
+    def _resolve_links(self, where: str, params: Sequence[Any], generation: int) -> int:
         rows = self.db.execute(
             f"SELECT rowid, target_text, source, origin FROM links WHERE {where}", params
         ).fetchall()
         # Few links (a watcher batch): look names up by SQL; many (a cold sync), or no
         # indexes to look them up by (a bulk load): load them all.
+        from vault_sync.links import Resolver
+
         few = len(rows) < SQL_LOOKUP_MAX_LINKS and self._dropped_indexes is None
         table: NameTable | SqlNames = SqlNames(self.db) if few else self.name_table()
         resolver = Resolver(table)
 
-        def updates() -> Iterator[tuple[str | None, str, str | None, int]]:
+        def updates() -> Iterator[tuple[str | None, str, str | None, int, int]]:
             # A generator, not a list: 822k links at 100k pages would hold ~130 MB more.
             # (SqlNames' lookups read pages and aliases, which this UPDATE never changes.)
             for rowid, target, source, origin in rows:
                 found = resolver(target, source, origin)
                 candidates = found.candidates
                 shown = json.dumps(candidates, ensure_ascii=False) if candidates else None
-                yield found.target_path, found.status.value, shown, rowid
+                yield found.target_path, found.status.value, shown, generation, rowid
 
         self.db.executemany(
-            "UPDATE links SET target_path = ?, status = ?, candidates = ? WHERE rowid = ?",
+            "UPDATE links SET target_path = ?, status = ?, candidates = ?, generation = ?"
+            " WHERE rowid = ?",
             updates(),
         )
         return len(rows)
@@ -124,6 +135,8 @@ class SidecarWrites(SidecarReads):
         """Every name key (:func:`~vault_sync.links.page_keys`) of the batch's pages, as
         stored before the batch and as written by it; empty during a bulk load (whose last
         batch resolves every link)."""
+        from vault_sync.links import page_keys
+
         keys: set[str] = set()
         if self._dropped_indexes is not None:
             return keys
@@ -138,11 +151,12 @@ class SidecarWrites(SidecarReads):
         return keys
 
     def _resolve_affected(
-        self, keys: set[str], paths: Sequence[str], attachments_changed: bool
+        self, keys: set[str], paths: Sequence[str], attachments_changed: bool, generation: int
     ) -> None:
         """Re-resolve the links a batch can change (see :meth:`apply_batch`): new links,
         links into ``paths``, links whose target or its last part is one of ``keys``, and
-        attachment links when the attachment list changed."""
+        attachment links when the attachment list changed; each stamped with the batch's
+        ``generation``."""
         self.db.execute("CREATE TEMP TABLE IF NOT EXISTS batch_keys (k TEXT PRIMARY KEY)")
         self.db.execute("DELETE FROM batch_keys")
         self.db.executemany("INSERT OR IGNORE INTO batch_keys VALUES (?)", ((k,) for k in keys))
@@ -157,7 +171,7 @@ class SidecarWrites(SidecarReads):
         )
         if attachments_changed:
             where += " OR status IN ('attachment', 'missing_attachment')"
-        self._resolve_links(where, ())
+        self._resolve_links(where, (), generation)
 
     def apply_batch(
         self,
@@ -208,7 +222,7 @@ class SidecarWrites(SidecarReads):
                 ((s.mtime_ns, s.size, p) for p, s in touched),
             )
             if resolve and (changed or gone or attachments_changed):
-                self._resolve_affected(keys, [*changed, *gone], attachments_changed)
+                self._resolve_affected(keys, [*changed, *gone], attachments_changed, generation)
             self.db.execute("DELETE FROM pending")
             self.set_meta("generation", str(generation))
             self.set_meta("last_sync", datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
