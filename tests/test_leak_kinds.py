@@ -208,3 +208,15 @@ def test_brief_link_to_a_title_ending_in_a_redaction_stays_a_link(
     assert brief.code == 0, brief.err
     line = next(x for x in brief.out.splitlines() if "rules/r" in x)
     assert line.startswith("- [[rules/r|Use (REDACTED:github_token)]] (rule")
+
+
+def test_a_hard_wrapped_token_is_in_no_output(make_vault: Callable[..., Path]) -> None:
+    first, second = "ghp_u8jzPde0IgxLd6Gn", "cfBAepfJBd0Kh8oOOL8d"
+    vault = make_vault({"w.md": f"token split across lines: {first}\n{second}\n"})
+    shown = _outputs(vault, ("query", "token split", "--json"), ("show", "w.md", "--json"))
+    assert first not in shown and second not in shown
+    lint = run_cli("--vault", str(vault), "lint", "--json").json()["problems"]
+    assert [(p["line"], p["code"]) for p in lint if p["code"] == "secret"] == [
+        (1, "secret"),
+        (2, "secret"),
+    ]

@@ -11,15 +11,16 @@ dropped, and such line breaks joined, with a map back (a :class:`~.rendered.View
 token whole in the view is found and its pieces redacted in the text.
 
 What is joined across a line break: a run of token characters that begins with a known
-vendor prefix (a dispatched rule's trigger: ``ghp_``, ``glpat-``, ``sk-``, ``AKIA``…) and ends
+vendor prefix (a vendor rule's literal: ``ghp_``, ``glpat-``, ``sk-``, ``AKIA``…) and ends
 the line, with the run that begins the next line (after at most 8 blanks): never two runs of
 ordinary words, and never a value known only by the name before it (``password: …``), whose
 end cannot be told from the next line's first word.
 
-Built only where needed: a cheap search for markup glued to token characters, or for an
-invisible character, or for a vendor prefix at a line end, comes first (:data:`_GLUE`); the
-view is made only when dropping something really joins two token characters (else ``None``,
-and the rules run on the text alone). Linear time. Part of :mod:`vault_sync.sanitize`.
+Built only where needed: a cheap search for markup or an invisible character between two
+token characters comes first (:data:`_GLUE`); the view is made only when dropping something
+really joins two token characters (else ``None``, and the rules run on the text alone).
+Wrapped tokens are looked for from each line break (:func:`wrap_view`). Linear time. Part of
+:mod:`vault_sync.sanitize`.
 """
 
 from __future__ import annotations
