@@ -89,6 +89,7 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return vault
 
 
+@pytest.mark.xdist_group("brief-10k")  # one worker builds the 10k-page vault, not each
 @pytest.mark.parametrize("budget", [300, 2_000, 10_000])
 def test_the_budget_holds_on_a_10k_page_vault(big: Path, budget: int) -> None:
     text, counts, _ = Engine.open(big).brief(budget=budget)
