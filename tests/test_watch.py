@@ -865,7 +865,6 @@ def big_synced_vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.mark.xdist_group("watch-big")  # one worker syncs the 1,500-page vault, not each
 @pytest.mark.parametrize("point", FAULT_POINTS)
 def test_c3_cli_sync_killed_in_its_second_batch_recovers(
     big_synced_vault: Path, tmp_path: Path, point: str
