@@ -12,7 +12,7 @@ from typing import Any
 
 from vault_sync.config import Config
 from vault_sync.page import Issue, Page, Severity
-from vault_sync.sanitize import Finding, Scrubber, line_of
+from vault_sync.sanitize import Finding, Scrubber, lines_of
 from vault_sync.secret_values import FoundValues
 from vault_sync.vault import ScanResult
 
@@ -77,15 +77,16 @@ def clean_page(page: Page, text: str, scrubber: Scrubber) -> Page:
     # Every field is scrubbed again, then any value found in the text (or a cut-off or
     # split-off piece of one: a clamped title, a split tag) is hidden in it (issue 17).
     found = FoundValues(scanned, findings)
+    lines = lines_of(scanned, [f.start for f in findings]) if in_text else [1] * len(findings)
     secrets = tuple(
         Issue(
             Severity.ERROR,
             "secret",
             f"a secret ({f.label}) is in this page; it is redacted from every output"
             " (vault-sync redact --write removes it from the file)",
-            line_of(scanned, f.start) if in_text else 1,
+            line,
         )
-        for f in findings
+        for line, f in zip(lines, findings, strict=True)
     )
     return _cleaned(page, scrubber, found, secrets)
 

@@ -13,7 +13,7 @@ for a person and reported.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +21,7 @@ import yaml
 
 from vault_sync.pagefile import decode_page
 from vault_sync.parser import parse_frontmatter
-from vault_sync.sanitize import Finding, Scrubber, line_of
+from vault_sync.sanitize import Finding, Scrubber, lines_of
 
 if TYPE_CHECKING:
     from vault_sync.config import Config
@@ -55,6 +55,12 @@ class PageRedaction:
     written: bool = False
     skipped: str | None = None
     left: int = 0
+
+
+def _redactions(path: str, text: str, findings: Sequence[Finding]) -> tuple[Redaction, ...]:
+    """One :class:`Redaction` per finding, with its line in ``text``."""
+    lines = lines_of(text, [f.start for f in findings])
+    return tuple(Redaction(path, line, f.label) for line, f in zip(lines, findings, strict=True))
 
 
 def _block(text: str) -> tuple[int, int]:
@@ -155,10 +161,10 @@ def redact_bytes(
     text, problem = decode_page(raw)
     if problem is not None:
         _, findings = scrubber.scrub(text)
-        found = tuple(Redaction(path, line_of(text, f.start), f.label) for f in findings)
+        found = _redactions(path, text, findings)
         return found, None, "not valid UTF-8: not rewritten", len(found)
     _, findings = scrubber.scrub(text)
-    found = tuple(Redaction(path, line_of(text, f.start), f.label) for f in findings)
+    found = _redactions(path, text, findings)
     if not findings:
         return found, None, None, 0
     new_text, left = redact_text(text, findings, scrubber)
