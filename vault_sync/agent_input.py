@@ -19,6 +19,7 @@ from typing import Any
 
 from vault_sync.errors import AgentInputError
 from vault_sync.page import EVIDENCE_KINDS, Kind
+from vault_sync.parser.keys import NON_RELATION_KEYS
 
 _EVIDENCE_TEXT = re.compile(r"\s*([A-Za-z][\w-]*)\s*:\s*(\S.*?)(?:\s+@(\S+))?\s*\Z", re.DOTALL)
 _WIKILINK = re.compile(r"\s*!?\[\[(.*)\]\]\s*\Z", re.DOTALL)
@@ -138,12 +139,20 @@ def relation_type(text: str) -> str:
     ``superseded_by``).
 
     Raises:
-        AgentInputError: not a name (letters, digits, ``_`` / ``-`` / spaces between).
+        AgentInputError: not a name (letters, digits, ``_`` / ``-`` / spaces between), or a
+            known key that holds no relation (``kind``, ``status``, ``title``...:
+            :data:`vault_sync.parser.keys.NON_RELATION_KEYS`; linking through it would
+            overwrite the page's own value).
     """
     key = re.sub(r"[\s-]+", "_", text.strip()).lower()
     if not _RELATION_KEY.fullmatch(key):
         raise AgentInputError(
             f"a relation type is a name such as fixes, causes, related (got {text!r})"
+        )
+    if key in NON_RELATION_KEYS:
+        raise AgentInputError(
+            f"{key!r} is a page key, not a relation type (give fixes, causes, related or"
+            " a name of your own)"
         )
     return key
 

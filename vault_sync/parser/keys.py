@@ -175,6 +175,9 @@ _KEY_TYPES: dict[str, tuple[Any, _Reading]] = {
 #: Frontmatter keys whose values become typed links (DESIGN §2).
 _RELATION_KEYS: tuple[str, ...] = (*RELATION_TYPES, REFERENCES)
 _KNOWN = frozenset(_Known._fields)
+#: The known keys that are no relation (``title``, ``kind``, ``status``, ``tags``,
+#: ``evidence``...): never a relation type an agent may write (``link X status Y``).
+NON_RELATION_KEYS: frozenset[str] = _KNOWN - frozenset(_RELATION_KEYS)
 
 
 def _text_or_none(value: Any) -> str | None:
