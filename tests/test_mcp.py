@@ -105,10 +105,12 @@ def test_tools_writes_and_a_ranked_query_over_a_real_stdio_client(vault: Path) -
         out["bad"] = await client.call_tool("reinforce", {"page": "no such page", "evidence": "x"})
         out["page_key"] = [  # a known page key is never a relation type (fresh user)
             await client.call_tool(
-                "link", {"source": "Charge queue", "relation": "status", "target": "Retry policy v3"}
+                "link",
+                {"source": "Charge queue", "relation": "status", "target": "Retry policy v3"},
             ),
             await client.call_tool(
-                "remember", {"title": "New rule", "kind": "rule", "relations": ["kind=Charge queue"]}
+                "remember",
+                {"title": "New rule", "kind": "rule", "relations": ["kind=Charge queue"]},
             ),
         ]
         out["query"] = _json(await client.call_tool("query", {"text": "zeppelin dead-letter"}))
