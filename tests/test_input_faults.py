@@ -47,3 +47,70 @@ def test_a_page_key_is_never_a_relation_type(vault: Path, cli: Cli) -> None:
     assert (vault / "evstr.md").read_text() == (
         '---\nkind: rule\nstatus: active\nfixes: "[[nofm]]"\n---\nalpha\n'
     )
+
+
+def _sessions(vault: Path) -> dict[str, str]:
+    """Each session page's ``session:ID`` evidence -> its file name."""
+    out = {}
+    for page in sorted((vault / "sessions").glob("*.md")):
+        ids = [line for line in page.read_text().split("\n") if line.startswith("  - session:")]
+        out[ids[0].removeprefix("  - ")] = page.name
+    return out
+
+
+def test_transcripts_without_an_id_never_share_a_page(
+    vault: Path, cli: Cli, tmp_path: Path
+) -> None:
+    """Fresh-user report: ``a/chat.txt`` then ``b/chat.txt`` (no ``Session:``) were both
+    ``session:chat``; the second import replaced the first page."""
+    for name, said in (("a", "deploy alpha"), ("b", "cold beta")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "chat.txt").write_text(f"Date: 2026-03-04\nUser: {said}?\nAI: ok\n")
+    a, b = str(tmp_path / "a" / "chat.txt"), str(tmp_path / "b" / "chat.txt")
+    for file in (a, b):
+        assert cli("--vault", str(vault), "import-session", file).code == 0
+    pages = _sessions(vault)
+    assert len(pages) == 2 and all(s.startswith("session:chat-") for s in pages)
+    texts = "".join((vault / "sessions" / p).read_text() for p in pages.values())
+    assert "deploy alpha" in texts and "cold beta" in texts
+    with open(a, "a") as grown:
+        grown.write("User: and gamma?\nAI: later\n")
+    again = cli("--vault", str(vault), "import-session", a, b, "--json")
+    assert [p["changed"] for p in again.json()["pages"]] == [True, False]
+    assert _sessions(vault) == pages
+
+
+def test_ids_alike_in_their_first_characters_get_their_own_paths(
+    vault: Path, cli: Cli, tmp_path: Path
+) -> None:
+    """Two sessions whose ids agree in the 8 characters a file name keeps went to one path:
+    the second updated the first one's page."""
+    files = []
+    for n in (1, 2, 3):
+        file = tmp_path / f"{n}.txt"
+        file.write_text(f"Session: project-alpha-{n}\nDate: 2026-03-04\nUser: q{n}?\nAI: a{n}\n")
+        files.append(str(file))
+    assert cli("--vault", str(vault), "import-session", *files[:2]).code == 0
+    assert cli("--vault", str(vault), "import-session", files[2], files[0]).code == 0
+    assert _sessions(vault) == {
+        "session:project-alpha-1": "2026-03-04-session-projecta.md",
+        "session:project-alpha-2": "2026-03-04-session-projecta-2.md",
+        "session:project-alpha-3": "2026-03-04-session-projecta-3.md",
+    }
+
+
+def test_a_blank_session_id_is_no_id(tmp_path: Path) -> None:
+    from vault_sync.errors import TranscriptError
+    from vault_sync.session_digest import read_transcript
+
+    claude = '{"type":"user","sessionId":" ","message":{"role":"user","content":"hi"}}\n'
+    codex = '{"type":"session_meta","payload":{"id":""}}\n'
+    gemini = '{"sessionId":"","projectHash":"h"}\n{"id":"m","type":"user","content":"hi"}\n'
+    for text, fmt, said in (
+        (claude, "claude-code", "x:1: no sessionId in a Claude Code session log"),
+        (codex, "codex", "x:1: no session_meta record with an id in a Codex rollout"),
+        (gemini, "gemini", "x:1: not a Gemini CLI session (no sessionId line)"),
+    ):
+        with pytest.raises(TranscriptError) as caught:
+            read_transcript(text, "x", fmt)
+        assert str(caught.value) == said

@@ -5,9 +5,11 @@ the user; ``Assistant:``, ``AI:``, ``Agent:``, ``Claude:``, ``Codex:``, ``Gemini
 agent — and run until the next label; a line ``$ COMMAND`` is a shell command the agent ran
 (the lines after it, up to a blank line or a label, its output). Optional header lines before
 the first turn set the session: ``Session: ID``, ``Agent: claude``, ``Model: M``,
-``Date: 2026-03-05`` (or a datetime), ``Cwd: /path``. Without ``Session:`` the id is the file's
-stem, so re-importing the same file updates the same page. Text before any label is the
-user's.
+``Date: 2026-03-05`` (or a datetime), ``Cwd: /path``. Without ``Session:`` the transcript has
+no id of its own: the importer makes it the file's stem and a hash of the file's resolved path
+(:func:`vault_sync.session_page.file_session_id`), so re-importing the same file (grown or
+not) updates the same page and two files of the same name never share one. Text before any
+label is the user's.
 """
 
 from __future__ import annotations
@@ -59,13 +61,14 @@ def parse(text: str, source: str) -> Transcript:
     date = header.get("date")
     agent = re.sub(r"[^0-9a-z_-]", "", header.get("agent", "").casefold()) or None
     return Transcript(
-        session_id=header.get("session", stem) or "session",
+        session_id=header.get("session") or stem or "session",
         agent=agent,
         model=header.get("model"),
         started=date,
         ended=date,
         cwd=header.get("cwd"),
         messages=tuple(messages),
+        id_from_file="session" not in header,
     )
 
 

@@ -13,6 +13,8 @@ transcript the caller has already sanitized.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -57,6 +59,25 @@ def read_source(file: str) -> tuple[str, str]:
     if b"\x00" in data or text.count("\ufffd") > max(8, len(text) // 100):
         raise TranscriptError(f"{file}: not a text transcript (binary data)")
     return text, day
+
+
+#: Hex digits of the path hash in a session id derived from a file (:func:`file_session_id`):
+#: 32 bits, so two files of one name collide once in ~4 billion pairs.
+FILE_ID_HASH_CHARS = 8
+
+
+def file_session_id(file: str, stem: str) -> str:
+    """The session id of a transcript that records none of its own (a plain-text chat without
+    ``Session:``): ``STEM-HASH``, ``HASH`` the first :data:`FILE_ID_HASH_CHARS` hex digits of
+    the SHA-256 of the file's resolved absolute path. The same file (re-imported, or grown
+    under ``--watch``) keeps its id; two files of one name (``a/chat.txt``, ``b/chat.txt``)
+    never share one. A file moved or renamed is another session."""
+    try:
+        where = str(Path(file).resolve())
+    except (OSError, RuntimeError):  # a symlink loop: the path as written, made absolute
+        where = os.path.abspath(file)
+    digest = hashlib.sha256(where.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{stem}-{digest[:FILE_ID_HASH_CHARS]}"
 
 
 def _short(session_id: str) -> str:

@@ -10,8 +10,9 @@ written here: :meth:`vault_sync.app.Engine.write` runs the edits and syncs the p
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -342,6 +343,8 @@ def import_session(
     for file in files:
         text, day = session_page.read_source(file)
         raw = session_digest.read_transcript(text, file, fmt)
+        if raw.id_from_file:  # no id of its own: one per file, never shared by name
+            raw = replace(raw, session_id=session_page.file_session_id(file, raw.session_id))
         transcript = raw.mapped(clean)
         if transcript.session_id != raw.session_id:  # an id holding a secret: two such ids
             digest = hashlib.sha256(raw.session_id.encode("utf-8")).hexdigest()[:16]
@@ -356,7 +359,8 @@ def import_session(
             config, transcript, project=chosen, fallback_date=day, related=related
         )
         page = replace(page, body=clean(page.body))
-        edit = _session_edit(config, sidecar, page)
+        others = {out[i].path for sid, i in at.items() if sid != transcript.session_id}
+        edit = _session_edit(config, sidecar, page, others)
         if transcript.session_id in at:  # the later file wins (a grown copy)
             out[at[transcript.session_id]] = edit
             continue
@@ -380,10 +384,14 @@ def _link_or_none(sidecar: Sidecar, path: str) -> str | None:
         return None
 
 
-def _session_edit(config: Config, sidecar: Sidecar, page: SessionPage) -> Edit:
+def _session_edit(
+    config: Config, sidecar: Sidecar, page: SessionPage, taken: Collection[str] = ()
+) -> Edit:
     """Create ``page``, or update the session page that already holds its session (a rule or
     decision citing the session as evidence — an agent's ``reinforce`` during it — is not
-    that page).
+    that page). A new session whose path is ``taken`` (by another session of this import)
+    or holds another session's page goes to the first free ``STEM-2.md``, ``STEM-3.md``...:
+    one session never replaces another's page.
 
     Raises:
         PageExistsError: the page found, or the file at the session page's path, is not a
@@ -399,7 +407,7 @@ def _session_edit(config: Config, sidecar: Sidecar, page: SessionPage) -> Edit:
     if found:
         path, disk = edits.page_of(config, sidecar, found[0])
     else:
-        path = disk = page.path
+        path = disk = _session_path(config, sidecar, page, taken)
         confined(config.vault, path, (config.store_dir,))
         if not (config.vault / path).exists():
             text = page.text()
@@ -425,6 +433,25 @@ def _session_edit(config: Config, sidecar: Sidecar, page: SessionPage) -> Edit:
         lambda text: session_page.with_body(text, page.body),
     ]
     return Edit(path, disk, edits.then(*steps))
+
+
+def _session_path(
+    config: Config, sidecar: Sidecar, page: SessionPage, taken: Collection[str]
+) -> str:
+    """The path of a session no page holds yet: ``page.path`` unless it is ``taken`` or a
+    page there cites other sessions (``session:ID`` evidence), else the first such free
+    ``STEM-N.md`` (N from 2)."""
+    stem = page.path.removesuffix(".md")
+    for n in itertools.count(1):
+        path = page.path if n == 1 else f"{stem}-{n}.md"
+        if path in taken:
+            continue
+        if not (config.vault / path).exists():
+            return path
+        sessions = {r["source"] for r in sidecar.evidence_of(path) if r["kind"] == "session"}
+        if not sessions or page.evidence.split(":", 1)[1] in sessions:
+            return path
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _set_list(path: str, key: str, values: list[str]) -> Callable[[str], str]:
