@@ -63,7 +63,8 @@ class Transcript:
     model, first and last times (ISO 8601, as recorded), working directory, messages,
     ``truncated`` when the file's last line was cut short (still being written), and
     ``id_from_file`` when the transcript records no id of its own (``session_id`` is then the
-    file's stem, which the importer makes unique: :func:`vault_sync.session_page.file_session_id`)."""
+    file's stem, which the importer makes unique:
+    :func:`vault_sync.session_page.file_session_id`)."""
 
     session_id: str
     agent: str | None = None
