@@ -114,3 +114,37 @@ def test_a_blank_session_id_is_no_id(tmp_path: Path) -> None:
         with pytest.raises(TranscriptError) as caught:
             read_transcript(text, "x", fmt)
         assert str(caught.value) == said
+
+
+def test_init_refuses_a_gitignore_it_cannot_add_to_in_one_line(cli: Cli, tmp_path: Path) -> None:
+    """Fresh-user report: a non-UTF-8 ``.gitignore`` or one that is a folder gave a traceback;
+    a ``.gitignore`` symlink was followed and a file outside the vault appended to."""
+    outside = tmp_path / "outside"
+    outside.write_text("mine\n")
+    cases = {
+        "bytes": (lambda g: g.write_bytes(b"node_modules/\n\xff\xfe bad"), ":2: not UTF-8 text"),
+        "folder": (lambda g: g.mkdir(), ": not a file"),
+        "link": (lambda g: g.symlink_to(outside), ": a symbolic link; init never writes"),
+    }
+    for name, (make, said) in cases.items():
+        folder = tmp_path / name
+        folder.mkdir()
+        make(folder / ".gitignore")
+        result = cli("init", cwd=folder)
+        assert result.code == 2 and result.out == "", name
+        assert result.err.startswith(f"Error: {folder / '.gitignore'}{said}"), result.err
+        assert result.err.count("\n") == 1 and "Traceback" not in result.err
+        assert not (folder / "vault-sync.toml").exists()
+    assert outside.read_text() == "mine\n"
+    dangling = tmp_path / "dangling"
+    dangling.mkdir()
+    (dangling / "vault-sync.toml").symlink_to(tmp_path / "elsewhere.toml")
+    result = cli("init", cwd=dangling)
+    assert (result.code, result.err) == (
+        2,
+        f"Error: {dangling / 'vault-sync.toml'}: a symbolic link; init never writes through"
+        " one (make it a file)\n",
+    )
+    assert not (tmp_path / "elsewhere.toml").exists()
+    outside.write_text("mine\n.vault-sync/\n")  # nothing to add: the link is only read
+    assert cli("init", cwd=tmp_path / "link").code == 0

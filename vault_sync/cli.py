@@ -58,7 +58,7 @@ def init(vault: Path | None) -> None:
     Works in the given folder (or the working directory); never touches a page.
     """
     folder = vault or (click.get_current_context().find_root().obj or {}).get("vault") or Path.cwd()
-    from vault_sync.config import init_vault
+    from vault_sync.vault_init import init_vault
 
     written = init_vault(Path(folder))
     for line in written:
