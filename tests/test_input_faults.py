@@ -148,3 +148,36 @@ def test_init_refuses_a_gitignore_it_cannot_add_to_in_one_line(cli: Cli, tmp_pat
     assert not (tmp_path / "elsewhere.toml").exists()
     outside.write_text("mine\n.vault-sync/\n")  # nothing to add: the link is only read
     assert cli("init", cwd=tmp_path / "link").code == 0
+
+
+GOOD_DATES = (
+    "2026-03-04",
+    "2026-03-04T09:10",
+    "2026-03-04T09:10:00+01:00",
+    "2026-03-04T09:10:00.250Z",
+    "2026-03-04 09:10:00-0500",
+)
+BAD_DATES = ("9999-99-99", "2026-03-04T25:00", "20260304", "today", "2026-03-04x")
+
+
+def test_every_date_option_reads_iso_8601_alike(vault: Path, cli: Cli) -> None:
+    """Fresh-user report: ``query --now 2026-03-04T09:10:00+01:00`` exited 2 (no offsets or
+    fractions) while ``reinforce --at`` took it."""
+    from vault_sync.page_dates import iso_day
+
+    assert [iso_day(d) for d in GOOD_DATES] == ["2026-03-04"] * len(GOOD_DATES)
+    assert iso_day("2026-03-04T23:30:00-05:00") == "2026-03-04"  # the day as written
+    assert [iso_day(d) for d in BAD_DATES] == [None] * len(BAD_DATES)
+    v = ("--vault", str(vault))
+    for date in (GOOD_DATES[2], GOOD_DATES[3]):
+        for option in ("--now", "--as-of"):
+            assert cli(*v, "query", "alpha", option, date).code == 0, (option, date)
+        assert cli(*v, "reinforce", "evstr", "--evidence", "session:s", "--at", date).code == 0
+    assert "  - session:s @2026-03-04T09:10:00+01:00\n" in (vault / "evstr.md").read_text()
+    for option in ("--now", "--as-of", "--at"):
+        command = ("reinforce", "evstr", "--evidence", "session:t") if option == "--at" else ()
+        bad = cli(*v, *(command or ("query", "alpha")), option, "9999-99-99")
+        assert bad.code == 2 and bad.err.endswith(
+            f"Error: Invalid value for '{option}': a date must be ISO 8601, e.g. 2026-03-04 or"
+            " 2026-03-04T09:10:00+01:00 (got '9999-99-99')\n"
+        ), bad.err

@@ -9,7 +9,6 @@ the page format uses (DESIGN §2), or refused with one line saying what was expe
 
 from __future__ import annotations
 
-import datetime
 import json
 import re
 import unicodedata
@@ -19,6 +18,7 @@ from typing import Any
 
 from vault_sync.errors import AgentInputError
 from vault_sync.page import EVIDENCE_KINDS, Kind
+from vault_sync.page_dates import ISO_DATE_SAID, iso_day
 from vault_sync.parser.keys import NON_RELATION_KEYS
 
 _EVIDENCE_TEXT = re.compile(r"\s*([A-Za-z][\w-]*)\s*:\s*(\S.*?)(?:\s+@(\S+))?\s*\Z", re.DOTALL)
@@ -178,12 +178,8 @@ def date_text(text: str) -> str:
         AgentInputError: not an ISO date or datetime.
     """
     value = text.strip()
-    try:
-        datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        raise AgentInputError(
-            f"a date must be ISO 8601, e.g. 2026-03-04 or 2026-03-04T09:10:00Z (got {text!r})"
-        ) from None
+    if iso_day(value) is None:
+        raise AgentInputError(f"{ISO_DATE_SAID} (got {text!r})")
     return value
 
 

@@ -25,6 +25,7 @@ from vault_sync.cli_common import (
     emit_json,
     engine_for,
     hit_json,
+    iso_date,
     json_option,
     one_line,
     print_notice,
@@ -306,9 +307,9 @@ def _explain_lines(explain: dict[str, Any]) -> list[str]:
 @click.option(
     "--as-of",
     "as_of",
-    type=click.DateTime(["%Y-%m-%d"]),
+    callback=iso_date,
     default=None,
-    help="Only pages valid on this day (YYYY-MM-DD), superseded as they were then.",
+    help="Only pages valid on this day (ISO 8601), superseded as they were then.",
 )
 @click.option("--chain", is_flag=True, help="Follow fixes / causes links two hops (default one).")
 @click.option(
@@ -317,7 +318,7 @@ def _explain_lines(explain: dict[str, Any]) -> list[str]:
 @click.option("--timings", is_flag=True, help="Add took_ms to the output.")
 @click.option(
     "--now",
-    type=click.DateTime(["%Y-%m-%d", "%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M:%SZ"]),
+    callback=iso_date,
     default=None,
     help="Reference date (ISO 8601) for relative time phrases; default today.",
 )
@@ -369,10 +370,10 @@ def query(
         project=project,
         tag=tag,
         status=status,
-        as_of=as_of.date().isoformat() if as_of else None,
+        as_of=as_of,
         switches=frozenset({"chain"}) if chain else frozenset(),
         explain=explain,
-        now=now.isoformat() if now else None,
+        now=now,
     )
     print_notice(notice)
     took_ms = round((time.perf_counter() - started) * 1000, 2)

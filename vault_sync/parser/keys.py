@@ -32,12 +32,12 @@ from vault_sync.page import (
     Kind,
     Status,
 )
+from vault_sync.page_dates import ISO_DATE as _ISO_DATE
 from vault_sync.parser.frontmatter import _Front, _warning
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ][0-9:.]+(?:Z|[+-]\d{2}:?\d{2})?)?\Z")
 _TAG_SPLIT = re.compile(r"[,\s]+")
 
 
