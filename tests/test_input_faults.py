@@ -181,3 +181,48 @@ def test_every_date_option_reads_iso_8601_alike(vault: Path, cli: Cli) -> None:
             f"Error: Invalid value for '{option}': a date must be ISO 8601, e.g. 2026-03-04 or"
             " 2026-03-04T09:10:00+01:00 (got '9999-99-99')\n"
         ), bad.err
+
+
+def test_import_session_refuses_what_it_would_write_wrong(
+    vault: Path, cli: Cli, tmp_path: Path
+) -> None:
+    """Fresh-user report: ``Date: 9999-99-99`` went into the file name and ``date:``,
+    ``Date: not-a-date`` became today, ``[1,2,3]`` was a plain-text chat while ``{"a":1}``
+    was refused, a broken JSON line was "no known transcript format", and a project came
+    out as ``proj-[REDACTED:github_token]``."""
+    token = "ghp_" + "dZ3kQ9xLmP2vR8sT4wY6bN1cF5hJ7gA0eK3u"
+    chat = "User: hi?\nAI: ok\n"
+    claude = (
+        '{"type":"user","sessionId":"s1","cwd":"/w/proj-%s",'
+        '"message":{"role":"user","content":"hi"}}\n'
+    )
+    files = {
+        "d1.txt": ("Date: 9999-99-99\n" + chat, ":1: Date: a date must be ISO 8601"),
+        "d2.txt": ("Agent: x\nDate: not-a-date\n" + chat, ":2: Date: a date must be ISO 8601"),
+        "arr.json": ("[1,2,3]", ":1: JSON in no known transcript format (give --format)"),
+        "obj.json": ('{"a":1}', ":1: JSON in no known transcript format (give --format)"),
+        "bad.jsonl": ('{"a":1}\n{"b": \n{"c":2}\n', ":2: not a JSON line (Expecting value)"),
+        "cwd.jsonl": (
+            claude % token,
+            ": the project from the session's working directory holds a secret"
+            " ('proj-[REDACTED:github_token]'); give --project",
+        ),
+    }
+    for name, (text, said) in files.items():
+        file = tmp_path / name
+        file.write_text(text)
+        result = cli("--vault", str(vault), "import-session", str(file))
+        assert result.code == 2 and result.err.startswith(f"Error: {file}{said}"), result.err
+        assert result.err.count("\n") == 1 and token not in result.err
+    mine = cli(
+        "--vault", str(vault), "import-session", str(tmp_path / "d1.txt"), "--project", f"p-{token}"
+    )
+    assert (mine.code, mine.err) == (
+        2,
+        "Error: a project cannot hold a secret: 'p-[REDACTED:github_token]'\n",
+    )
+    assert not (vault / "sessions").exists()
+    ok = cli("--vault", str(vault), "import-session", str(tmp_path / "cwd.jsonl"), "--project", "p")
+    assert ok.code == 0, ok.err
+    (tmp_path / "bracket.txt").write_text("[10:02] User: hi?\nAI: ok\n")  # not JSON: a chat
+    assert cli("--vault", str(vault), "import-session", str(tmp_path / "bracket.txt")).code == 0

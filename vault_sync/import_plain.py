@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from vault_sync.errors import TranscriptError
+from vault_sync.page_dates import ISO_DATE_SAID, iso_day
 from vault_sync.transcript import Message, ToolCall, Transcript, tool_call, with_output
 
 _HEADER = re.compile(r"^(Session|Agent|Model|Date|Cwd):\s*(\S.*)$", re.I)
@@ -26,11 +28,22 @@ _COMMAND = re.compile(r"^\$ (\S.*)$")
 
 
 def parse(text: str, source: str) -> Transcript:
-    """The transcript of a plain-text chat (total: any text is a transcript)."""
+    """The transcript of a plain-text chat (any text is one, but for its header).
+
+    Raises:
+        TranscriptError: a ``Date:`` header that is not an ISO 8601 date or datetime
+            (``FILE:LINE``; :func:`vault_sync.page_dates.iso_day`: never today's date, or a
+            day that does not exist, in its place).
+    """
     lines = text.replace("\r\n", "\n").split("\n")
     header: dict[str, str] = {}
+    number = 0
     while lines and (match := _HEADER.match(lines[0].strip())):
-        header[match.group(1).lower()] = match.group(2).strip()
+        number += 1
+        key, value = match.group(1).lower(), match.group(2).strip()
+        if key == "date" and iso_day(value) is None:
+            raise TranscriptError(f"{source}:{number}: Date: {ISO_DATE_SAID} (got {value[:40]!r})")
+        header[key] = value
         lines.pop(0)
     turns: list[list[str]] = []  # [role, line, line...]
     call: ToolCall | None = None

@@ -26,6 +26,7 @@ from vault_sync.config import Config
 from vault_sync.errors import TranscriptError
 from vault_sync.links import NameTable
 from vault_sync.page import name_key
+from vault_sync.page_dates import iso_day
 from vault_sync.parser.frontmatter import frontmatter_map
 from vault_sync.session_digest import condensed, digest, topic
 from vault_sync.splice import render_scalar
@@ -85,9 +86,14 @@ def _short(session_id: str) -> str:
 
 
 def session_date(transcript: Transcript, fallback: str) -> str:
-    """``YYYY-MM-DD`` the session started (as recorded), else ``fallback``."""
-    started = transcript.started or ""
-    return started[:10] if re.match(r"\d{4}-\d{2}-\d{2}", started) else fallback
+    """``YYYY-MM-DD`` the session started (as recorded: an ISO 8601 date or datetime,
+    :func:`vault_sync.page_dates.iso_day`), else ``fallback``."""
+    return iso_day(transcript.started or "") or fallback
+
+
+def cwd_project(transcript: Transcript) -> str | None:
+    """The project a session gets when none is given: its working directory's name."""
+    return (transcript.cwd or "").rstrip("/").rsplit("/", 1)[-1] or None
 
 
 def _relative(file: str, cwd: str | None) -> str:
@@ -163,8 +169,8 @@ def build(
     """The page of ``transcript`` (sanitized); ``related(path)`` gives the ``[[links]]`` of
     the pages it mentions other than the page at ``path``."""
     transcript = _relativized(transcript)
-    if project is None and transcript.cwd:
-        project = transcript.cwd.rstrip("/").rsplit("/", 1)[-1] or None
+    if project is None:
+        project = cwd_project(transcript)
     day = session_date(transcript, fallback_date)
     agent = transcript.agent
     folder = remember.folder_for(config, "session", project)

@@ -26,6 +26,7 @@ from vault_sync.errors import (
     EditRefusedError,
     PageExistsError,
     PageNotFoundError,
+    TranscriptError,
 )
 from vault_sync.page import name_key
 from vault_sync.parser.frontmatter import frontmatter_map
@@ -326,8 +327,10 @@ def import_session(
     transcript is scrubbed before it is used.
 
     Raises:
-        TranscriptError: a file that cannot be read, or is in no known format (file:line).
-        AgentInputError: an empty ``--project``.
+        TranscriptError: a file that cannot be read, or is in no known format (file:line), or
+            whose project would be its working directory's name and that holds a secret.
+        AgentInputError: an empty ``--project``, or one holding a secret (a project key
+            never holds a ``[REDACTED:…]`` label).
     """
 
     from vault_sync import session_digest, session_page
@@ -336,7 +339,9 @@ def import_session(
         text = _CONTROLS.sub("", _ANSI.sub("", text))  # terminal colours of tool output
         return edits.scrubbed(config, text, report) if text else text
 
-    chosen = clean(_one_line(project, "project")) if project is not None else None
+    chosen = (
+        None if project is None else _no_secret(config, _one_line(project, "project"), "a project")
+    )
     at: dict[str, int] = {}  # session id -> its edit: a session given twice is one page
     table = sidecar.name_table()
     out: list[Edit] = []
@@ -346,6 +351,11 @@ def import_session(
         if raw.id_from_file:  # no id of its own: one per file, never shared by name
             raw = replace(raw, session_id=session_page.file_session_id(file, raw.session_id))
         transcript = raw.mapped(clean)
+        if chosen is None and "[REDACTED:" in (session_page.cwd_project(transcript) or ""):
+            raise TranscriptError(
+                f"{file}: the project from the session's working directory holds a secret"
+                f" ({session_page.cwd_project(transcript)!r}); give --project"
+            )
         if transcript.session_id != raw.session_id:  # an id holding a secret: two such ids
             digest = hashlib.sha256(raw.session_id.encode("utf-8")).hexdigest()[:16]
             transcript = replace(transcript, session_id=f"redacted-{digest}")  # never collide
