@@ -226,3 +226,25 @@ def test_import_session_refuses_what_it_would_write_wrong(
     assert ok.code == 0, ok.err
     (tmp_path / "bracket.txt").write_text("[10:02] User: hi?\nAI: ok\n")  # not JSON: a chat
     assert cli("--vault", str(vault), "import-session", str(tmp_path / "bracket.txt")).code == 0
+
+
+@pytest.mark.parametrize(
+    ("toml", "said"),
+    [
+        ('[projects]\n"[" = "x"\n', "projects: pattern '['"),
+        ('[projects]\n"ok/**" = "y"\n"a[" = "x"\n', "projects: pattern 'a['"),
+        ('ignore = ["drafts/", "["]\n', "ignore: pattern '['"),
+    ],
+)
+def test_a_config_glob_that_matches_nothing_is_a_config_error(
+    vault: Path, cli: Cli, toml: str, said: str
+) -> None:
+    """Fresh-user report: ``[projects] "[" = "x"`` was accepted without a word (an unclosed
+    ``[`` matches no path)."""
+    (vault / "vault-sync.toml").write_text(toml)
+    result = cli("--vault", str(vault), "sync")
+    assert (result.code, result.err) == (
+        2,
+        f"Error: {vault / 'vault-sync.toml'}: {said} is not valid gitignore syntax (it can"
+        " match no path)\n",
+    )

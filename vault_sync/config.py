@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -173,12 +174,15 @@ def load_config(vault: Path) -> Config:
     projects = _expect(data.get("projects", {}), dict, "projects", path)
     for glob, name in projects.items():
         _expect(name, str, f"projects.{glob}", path)
+    ignore = _str_list(data.get("ignore", []), "ignore", path)
+    _check_globs([*ignore], "ignore", path)
+    _check_globs([*projects], "projects", path)
     extra = _str_list(sanitize.get("extra_patterns", []), "sanitize.extra_patterns", path)
     _check_linear(extra, path)
     return Config(
         vault=vault,
         store_dir=_store_dir(data, path),
-        ignore=_str_list(data.get("ignore", []), "ignore", path),
+        ignore=ignore,
         title_from=_title_from(data, path),
         ignore_tool_folders=_expect(
             data.get("ignore_tool_folders", True), bool, "ignore_tool_folders", path
@@ -271,6 +275,36 @@ def _title_from(data: dict[str, Any], path: Path) -> str:
     if value not in ("stem", "h1"):  # parser.TITLE_SOURCES (the parser is not imported here)
         raise ConfigError(f'{path}: key \'title_from\' must be "stem" or "h1" (got {value!r})')
     return str(value)
+
+
+def gitignore_line_ok(line: str) -> bool:
+    """Whether a gitignore-syntax line (``pathspec.GitIgnoreSpec``) can be read and can match
+    a path; a blank line and a ``#`` comment are fine (they match nothing by design), ``\\``
+    or ``!`` alone cannot be read, and ``[`` or ``a[`` (an unclosed set) or ``/`` match no
+    path, which git (and pathspec) take silently."""
+    from pathspec import GitIgnoreSpec  # only when there are patterns to check
+
+    try:
+        spec = GitIgnoreSpec.from_lines([line])
+    except (ValueError, re.error):  # pathspec raises re.error or its own ValueErrors
+        return False
+    if not line.strip() or line.startswith("#"):
+        return True
+    return any(p.include is not None for p in spec.patterns)
+
+
+def _check_globs(globs: list[str], key: str, path: Path) -> None:
+    """Every ``ignore`` entry and ``[projects]`` glob must be a gitignore line that can match.
+
+    Raises:
+        ConfigError: the first that is not, naming the file, the key and the pattern.
+    """
+    for glob in globs:
+        if not gitignore_line_ok(glob):
+            raise ConfigError(
+                f"{path}: {key}: pattern {glob!r} is not valid gitignore syntax (it can match"
+                " no path)"
+            )
 
 
 def _check_linear(patterns: tuple[str, ...], path: Path) -> None:

@@ -30,7 +30,7 @@ from pathlib import Path, PurePosixPath
 
 from pathspec import GitIgnoreSpec
 
-from vault_sync.config import Config
+from vault_sync.config import Config, gitignore_line_ok
 from vault_sync.errors import ConfigError
 
 #: File names left out as editor/tool temp, swap or backup files (dot-names are left out
@@ -99,13 +99,12 @@ class Patterns:
 
     def __init__(self, lines: Iterable[str]) -> None:
         good: list[str] = []
-        #: ``(1-based line number, line)`` of lines no gitignore rule can read (``[z-a]``):
-        #: left out, so one bad line never stops a scan; callers report them.
+        #: ``(1-based line number, line)`` of lines no gitignore rule can read (``[z-a]``)
+        #: or that match no path (``[``: :func:`vault_sync.config.gitignore_line_ok`): left
+        #: out, so one bad line never stops a scan; callers report them.
         self.bad: list[tuple[int, str]] = []
         for number, line in enumerate(lines, 1):
-            try:
-                GitIgnoreSpec.from_lines([_nfc(line)])
-            except (ValueError, re.error):  # pathspec raises re.error or its own ValueErrors
+            if not gitignore_line_ok(_nfc(line)):
                 self.bad.append((number, line))
                 continue
             good.append(_nfc(line))
