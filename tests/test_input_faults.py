@@ -248,3 +248,25 @@ def test_a_config_glob_that_matches_nothing_is_a_config_error(
         f"Error: {vault / 'vault-sync.toml'}: {said} is not valid gitignore syntax (it can"
         " match no path)\n",
     )
+
+
+def test_resolve_with_nothing_to_settle_exits_1_and_a_trailing_space_names_its_page(
+    make_vault: Callable[..., Path], cli: Cli
+) -> None:
+    """Fresh-user report: ``resolve`` on a page with no contradiction exited 2 (a usage
+    error) though its arguments were fine; ``show "x "`` did not find ``x .md``."""
+    vault = make_vault({"x .md": "trailing\n", "y.md": "plain\n", "z.md": "zed\n"})
+    v = ("--vault", str(vault))
+    assert cli(*v, "sync").code == 0
+    for args, said in (
+        (("resolve", "y"), "y.md has no contradicts link to settle"),
+        (("resolve", "y", "--keep", "z"), "z.md and y.md do not contradict each other"),
+    ):
+        result = cli(*v, *args)
+        assert (result.code, result.err) == (1, f"Error: {said}\n")
+    assert cli(*v, "show", "x ", "--json").json()["path"] == "x .md"
+    assert cli(*v, "show", " y ", "--json").json()["path"] == "y.md"  # stripped when needed
+    assert cli(*v, "show", "x").code == 1
+    linked = cli(*v, "link", "x ", "related", "y")
+    assert linked.code == 0, linked.err
+    assert (vault / "x .md").read_text() == '---\nrelated: "[[y]]"\n---\ntrailing\n'
