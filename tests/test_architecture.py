@@ -57,6 +57,7 @@ LAYERS = {
     "import_watch": 5,
     "briefing": 5,
     "brief_cache": 5,
+    "brief_render": 2,
     "engine": 6,
     "progress": 0,
     "stopwords": 0,

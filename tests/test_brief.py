@@ -261,6 +261,36 @@ def test_configured_targets_are_written_checked_and_never_churned(
         (example / "BRIEF.md").unlink(missing_ok=True)
 
 
+def test_a_whole_file_target_never_replaces_a_page_a_person_wrote(
+    example: Path, tmp_path: Path, cli: Cli
+) -> None:
+    """Fresh-user report: a ``mode = "file"`` target naming ``Start here.md`` replaced the
+    page with the briefing (and the next sync dropped it). Only an earlier briefing (or an
+    empty file) is replaced; ``--out`` follows the same rule."""
+    vault = tmp_path / "v"
+    shutil.copytree(example, vault, ignore=shutil.ignore_patterns(".vault-sync"))
+    page = vault / "Start here.md"
+    before = page.read_bytes()
+    (vault / "vault-sync.local.toml").write_text(
+        '[[brief.targets]]\npath = "Start here.md"\nmode = "file"\n', encoding="utf-8"
+    )
+    refused = cli("--vault", str(vault), "brief")
+    assert refused.code == 1 and "Traceback" not in refused.err
+    assert refused.err.endswith(
+        f"refusing to replace {page}: a whole-file briefing target replaces only an earlier"
+        ' briefing (a file starting "# Memory briefing"), and this file is not one; use mode'
+        ' = "block" to keep its text, or another path\n'
+    )
+    assert page.read_bytes() == before
+    out = cli("--vault", str(vault), "brief", "--out", str(page))
+    assert out.code == 1 and page.read_bytes() == before
+    empty = tmp_path / "empty.md"
+    empty.write_bytes(b"")
+    assert cli("--vault", str(vault), "brief", "--out", str(empty)).code == 0
+    assert empty.read_text(encoding="utf-8").startswith("# Memory briefing\n")
+    assert cli("--vault", str(vault), "brief", "--out", str(empty)).code == 0  # its own: kept
+
+
 def test_the_claude_hook_prints_session_start_json(example: Path, cli: Cli) -> None:
     import json
 
@@ -353,16 +383,18 @@ def test_out_into_a_missing_folder_is_refused_and_makes_no_folder(
 
 
 def test_undated_contradictions_and_pages_without_text_read_plainly(tmp_path: Path) -> None:
-    from vault_sync.briefing import Facts, PageFacts, _answer, _challengers, _contradictions
+    from vault_sync.briefing import Facts, PageFacts, _answer, contradictions
 
     a = PageFacts("A.md", "A", "rule", "active", None, None, None, None)
     b = PageFacts("B.md", "B", "rule", "active", None, None, None, None)
     facts = Facts({"A.md": a, "B.md": b}, contradicts=[("A.md", "B.md", "B")])
-    assert _contradictions(facts) == ["- [[A]] contradicts [[B]] (neither is dated)"]
+    against = contradictions(facts)
+    assert against.lines == ["- [[A]] contradicts [[B]] (neither is dated)"]
     assert _answer(a, "", []) == "- [[A]] (rule, 0 evidence)"
     assert _answer(a, "Says so.", []) == "- [[A]] (rule, 0 evidence): Says so."
     # the target of an open contradiction says by whom, in the standing answers too
-    assert _challengers(facts) == {"B.md": [a]}
+    assert against.challengers == {"B.md": [a]}
+    assert against.counts == {"A.md": 1, "B.md": 1}
     assert _answer(b, "Says.", [a]) == "- [[B]] (rule, 0 evidence; contradicted by [[A]]): Says."
 
 
@@ -409,6 +441,8 @@ def test_the_watchers_kept_facts_equal_a_full_read_after_every_kind_of_change(
             full, _ = engine.read(lambda r, p=project: briefing.gather(r.sidecar, p))
             assert kept == full
             assert list(kept.pages) == list(full.pages)  # by path, as a full read
+            (_, ordered), _ = engine.read(lambda r, p=project: cache.inputs(r.sidecar, p))
+            assert ordered == briefing.lists(full)
             assert engine.brief(project=project, facts=cache) == engine.brief(project=project)
 
     same()

@@ -151,6 +151,32 @@ def test_system_folders_are_refused_as_vaults(root: str) -> None:
         find_vault(root)
 
 
+def test_the_home_and_temp_folders_are_never_a_vault_by_their_markdown_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fresh-user report: ``cd /tmp && vault-sync status`` took ``/tmp`` (stray ``.md``
+    files) for a vault and indexed all of it. A folder below them still is one."""
+    from vault_sync.discover import find_vault
+    from vault_sync.errors import NotAVaultError
+
+    home, temp = tmp_path / "home", tmp_path / "temp"
+    temp.mkdir()
+    for folder in (home, temp, home / "notes"):
+        folder.mkdir(exist_ok=True)
+        (folder / "stray.md").write_text("x", encoding="utf-8")
+    monkeypatch.setenv("TMPDIR", str(temp))
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)  # read $TMPDIR again
+    for folder in (home, temp):
+        with pytest.raises(NotAVaultError, match="is the home or temp folder"):
+            find_vault(cwd=folder)
+    assert find_vault(cwd=home / "notes") == (home / "notes").resolve()
+    assert find_vault(home) == home.resolve()  # named: still a vault
+    (temp / ".obsidian").mkdir()
+    assert find_vault(cwd=temp) == temp.resolve()  # marked: still a vault
+
+
 def test_system_folder_and_empty_vault_are_one_line_exit_2(cli: CLI, vault: Path) -> None:
     result = cli("--vault", "/", "status")
     assert (result.code, result.err) == (

@@ -411,6 +411,41 @@ def test_rebuild_that_cannot_read_stored_pages_keeps_the_current_stores(
     assert nobody("rebuild").code == 0
 
 
+def test_pages_written_while_a_rebuild_builds_are_in_the_rebuilt_stores(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fresh-user report: a ``remember`` (or a watcher batch) during ``rebuild`` failed it
+    ("1 stored pages cannot be read now"), and its page would have been lost at the switch.
+    Here another writer adds, edits and deletes pages right after the build's scan."""
+    import vault_sync.vault as vault_module
+    from vault_sync.engine import run_rebuild, run_sync
+
+    config = load_config(vault)
+    run_sync(config)
+    original, calls = vault_module.scan, []
+    victim = "d0/p0.md"
+
+    def scan_then_another_writer(cfg: Any) -> Any:
+        result = original(cfg)
+        calls.append(1)
+        if len(calls) == 1:  # the rebuild's own scan, before anything else moved
+            (vault / victim).unlink()
+            wrote = run_cli(
+                "--vault", str(vault), "remember", "Written meanwhile", "--kind", "note",
+                "--body", "zzmeanwhile page",
+            )  # fmt: skip
+            assert wrote.code == 0, wrote.err  # another process, into the active set
+        return result
+
+    monkeypatch.setattr(vault_module, "scan", scan_then_another_writer)
+    run_rebuild(config)
+    monkeypatch.setattr(vault_module, "scan", original)
+    hits, notice = Engine(config).search("zzmeanwhile", limit=5)
+    assert ([h.path for h in hits], notice) == (["notes/Written meanwhile.md"], None)
+    again = run_sync(config).report
+    assert (again.added, again.changed, again.deleted) == (0, 0, 0)  # nothing to catch up
+
+
 def _root_store_vault(open_folder: Path) -> tuple[Path, Callable[..., Result]]:
     """A vault and its stores made by root; the returned function runs the CLI as nobody."""
     vault = write_pages(

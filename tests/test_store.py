@@ -56,6 +56,31 @@ def test_a_new_sidecar_records_every_migration(tmp_path: Path) -> None:
         store.close()
 
 
+def test_a_sidecar_of_the_previous_version_gains_the_generation_stamps(tmp_path: Path) -> None:
+    """Migration 005 on a store made by migrations 001-004: its links read as generation 0
+    (older than any batch a reader has seen), the new ones as the batch that wrote them."""
+    from vault_sync.store.schema import MIGRATIONS
+
+    path = tmp_path / "sidecar.sqlite"
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("CREATE TABLE migrations (name TEXT PRIMARY KEY, applied_at TEXT)")
+    for name, step in MIGRATIONS[:4]:
+        step(db)
+        db.execute("INSERT INTO migrations VALUES (?, datetime('now'))", (name,))
+    db.execute("INSERT INTO meta VALUES ('schema_version', '4')")
+    old = ("a.md", "b", "b", "b", None, "fixes", "", None, 3, "wikilink", "unresolved", None)
+    db.execute("INSERT INTO links VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", old)
+    db.close()
+    store = Sidecar.open(path)
+    try:
+        assert store.get_meta("schema_version") == str(SCHEMA_VERSION)
+        assert store.typed_links_since(-1, ["fixes"]) == [("a.md", 3, 1, "fixes", "b", None)]
+        assert store.typed_links_since(0, ["fixes"]) == []
+        assert store.written_since(0) == (0, [], 0)
+    finally:
+        store.close()
+
+
 def test_rule_links_come_from_their_own_index_and_match_the_resolved_links(
     make_vault: Callable[..., Path], cli: Callable[..., Result]
 ) -> None:

@@ -164,9 +164,12 @@ class Engine:
             )
 
         def build(reader: Reader) -> tuple[str, dict[str, Any]]:
-            found = (facts.gather if facts else briefing.gather)(reader.sidecar, project)
             bodies = lambda paths: reader.index.stored_texts(paths, "body")  # noqa: E731
-            parts = briefing.sections(found, bodies, chars)
+            if facts is None:
+                parts = briefing.sections(briefing.gather(reader.sidecar, project), bodies, chars)
+            else:
+                found, ordered = facts.inputs(reader.sidecar, project)
+                parts = briefing.sections(found, bodies, chars, ordered, facts.said)
             return briefing.render(parts, project=project, budget=chars)
 
         (text, counts), notice = self.read(build, check_sidecar=False)

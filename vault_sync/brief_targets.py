@@ -17,10 +17,14 @@ from pathlib import Path
 
 from vault_sync.atomic import write_atomic
 from vault_sync.config import BriefTarget, Config
+from vault_sync.errors import EditRefusedError
 from vault_sync.pagefile import content_hash, write_page
 
 BEGIN = "<!-- vault-sync:begin -->"
 END = "<!-- vault-sync:end -->"
+#: The first line of every briefing (:func:`vault_sync.briefing.render`): a whole-file target
+#: replaces only a file that starts with it (or none), never a page a person wrote.
+TITLE = "# Memory briefing"
 _BLOCK = re.compile(re.escape(BEGIN) + r"(.*?)" + re.escape(END), re.DOTALL)
 
 
@@ -60,13 +64,26 @@ def write_target(path: Path, mode: str, briefing: str, *, check: bool = False) -
 
     Raises:
         PageChangedError: the file changed between reading and writing it.
+        EditRefusedError: a whole-file target names a file that is not an earlier briefing
+            (nor empty), or the file is not UTF-8.
         OSError: the file or its folder cannot be read or written.
     """
     try:
         data = path.read_bytes()
     except FileNotFoundError:
         data = None
-    old = data.decode("utf-8-sig") if data is not None else ""
+    try:
+        old = data.decode("utf-8-sig") if data is not None else ""
+    except UnicodeDecodeError as exc:
+        raise EditRefusedError(
+            f"refusing to write into {path}: it is not UTF-8 ({exc.reason})"
+        ) from None
+    if mode == "file" and old.strip() and not old.startswith(TITLE):
+        raise EditRefusedError(
+            f"refusing to replace {path}: a whole-file briefing target replaces only an earlier"
+            f' briefing (a file starting "{TITLE}"), and this file is not one;'
+            ' use mode = "block" to keep its text, or another path'
+        )
     new = briefing if mode == "file" else with_block(old, briefing)
     bom = b"\xef\xbb\xbf" if data is not None and data.startswith(b"\xef\xbb\xbf") else b""
     new_data = bom + new.encode("utf-8")

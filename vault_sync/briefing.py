@@ -11,15 +11,18 @@ Deterministic: the same stores give the same bytes. No wall-clock time; "recent"
 to the newest date found in the vault (page dates, DESIGN §5.6: never file mtimes, which
 differ between clones); every ordering ends with the path. Everything shown comes from the
 stores, which hold only sanitized text (``clean.py`` scrubs every field before it is stored).
+The text of the lines and the fitting to the budget are :mod:`vault_sync.brief_render`'s;
+the watcher keeps what this module computes between refreshes (:mod:`vault_sync.brief_cache`).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from vault_sync.brief_render import Section, one_line, summary
+from vault_sync.brief_render import render as render
 from vault_sync.page import path_id, path_stem
 from vault_sync.page_dates import day_of
 from vault_sync.page_facts import (
@@ -30,7 +33,6 @@ from vault_sync.page_facts import (
     superseded_by_edges,
 )
 from vault_sync.page_facts import page_confidence as facts_confidence
-from vault_sync.plaintext import to_plain
 from vault_sync.store import Sidecar
 
 #: Default budget in characters: the cap one major coding agent applies to the text injected
@@ -40,14 +42,6 @@ BUDGET_CHARS = 10_000
 MIN_BUDGET_CHARS = 300
 #: Kinds whose active pages are standing answers (DESIGN §6).
 STANDING_KINDS = ("rule", "decision", "preference", "procedure", "gotcha")
-#: Most recent sessions and recently changed pages listed before "… N more".
-RECENT_SESSIONS = 5
-RECENT_PAGES = 10
-#: Longest one-line summary, in characters, cut at a word boundary.
-SUMMARY_MAX_CHARS = 160
-
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s|(?<=[。！？])")
-_SKIP_LINE = re.compile(r"\s*(?:#|\||<!--|!\[\[|---|\*\*\*|___)")
 
 
 @dataclass
@@ -71,45 +65,72 @@ LINK_TYPES = ("contradicts", "fixes", "supersedes", "superseded_by")
 def gather(sidecar: Sidecar, project: str | None = None) -> Facts:
     """Read what a briefing needs from the sidecar (one project's pages, or all)."""
     pages = facts_from_rows(sidecar.fact_rows(project), sidecar.evidence_rows())
-    return assemble(pages, sidecar.typed_links(LINK_TYPES))
+    return assemble(pages, sidecar.typed_edges(LINK_TYPES))
 
 
-def assemble(pages: dict[str, PageFacts], links: Iterable[Any]) -> Facts:
-    """The :class:`Facts` of ``pages`` (by path: every page the briefing covers) and the
-    sidecar's ``links`` of :data:`LINK_TYPES` (:meth:`Sidecar.typed_links` rows; links from
-    other pages are left out)."""
-    # The reference day: the newest page date or validity start (a page valid from a day
-    # holds that day as a fact of the vault; an end date may lie in the future, so not those).
+def page_days(page: PageFacts) -> list[str]:
+    """The days a page adds to the vault's reference day (:func:`reference_day`): its date
+    and the day its validity starts (a page valid from a day holds that day as a fact of the
+    vault; an end date may lie in the future, so not those)."""
+    start = day_of(page.valid_from) if page.valid_from else None
+    return [d for d in (page.date, start) if d]
+
+
+def reference_day(pages: dict[str, PageFacts]) -> str | None:
+    """The newest day of :func:`page_days` over ``pages``, or ``None``."""
     days = [p.date for p in pages.values() if p.date]
     days += [d for p in pages.values() if p.valid_from and (d := day_of(p.valid_from))]
-    facts = Facts(pages, day=max(days, default=None))
-    edges = []
-    for link in links:
-        if link["source"] not in pages:
+    return max(days, default=None)
+
+
+#: A link as :meth:`Sidecar.typed_edges` gives it: (source, type, target_text, target_path).
+Link = tuple[str, str, str, str | None]
+#: A ``contradicts`` or ``fixes`` edge as :class:`Facts` holds it: (source, target_path or
+#: None, target_text).
+Edge = tuple[str, str | None, str]
+
+
+def split_links(
+    pages: dict[str, PageFacts], links: Iterable[Link]
+) -> tuple[list[Edge], list[Edge], list[tuple[str, str, str]]]:
+    """``(contradicts, fixes, supersession)`` edges of the ``links`` whose source is one of
+    ``pages``, in the links' order: the first two as :class:`Facts` holds them, the last as
+    ``(source, type, target_path)`` of the resolved ``supersedes`` / ``superseded_by``
+    links (what :func:`vault_sync.page_facts.superseded_by_edges` reads)."""
+    contradicts: list[Edge] = []
+    fixes: list[Edge] = []
+    supersession: list[tuple[str, str, str]] = []
+    for source, kind, text, target in links:
+        if source not in pages:
             continue
-        edge = (link["source"], link["target_path"], link["target_text"])
-        if link["type"] in ("supersedes", "superseded_by"):
-            if link["target_path"] is not None:
-                edges.append((link["source"], link["type"], link["target_path"]))
-            continue
-        (facts.contradicts if link["type"] == "contradicts" else facts.fixes).append(edge)
-    facts.superseded = superseded_by_edges(edges, pages, facts.day)
-    return facts
+        if kind == "contradicts":
+            contradicts.append((source, target, text))
+        elif kind == "fixes":
+            fixes.append((source, target, text))
+        elif target is not None:
+            supersession.append((source, kind, target))
+    return contradicts, fixes, supersession
+
+
+def assemble(pages: dict[str, PageFacts], links: Iterable[Link]) -> Facts:
+    """The :class:`Facts` of ``pages`` (by path: every page the briefing covers) and the
+    sidecar's ``links`` of :data:`LINK_TYPES` (:meth:`Sidecar.typed_edges` rows; links from
+    other pages are left out)."""
+    day = reference_day(pages)
+    contradicts, fixes, supersession = split_links(pages, links)
+    superseded = superseded_by_edges(supersession, pages, day)
+    return Facts(pages, contradicts, fixes, day, superseded)
 
 
 def wikilink(page: PageFacts) -> str:
     """``[[stem]]`` when the title is the stem, else ``[[folder/stem|title]]``; brackets and
     pipes in a title are spaced out so a link never breaks."""
-    title = _safe(page.title)
+    title = one_line(page.title)
     return (
         f"[[{title}]]"
         if path_stem(page.path) == page.title
         else f"[[{path_id(page.path)}|{title}]]"
     )
-
-
-def _safe(text: str) -> str:
-    return " ".join(text.replace("[[", "[ [").replace("]]", "] ]").replace("|", "/").split())
 
 
 def current(page: PageFacts, facts: Facts) -> bool:
@@ -119,18 +140,46 @@ def current(page: PageFacts, facts: Facts) -> bool:
 
 def page_confidence(page: PageFacts, facts: Facts, open_edges: dict[str, int]) -> float:
     """:func:`vault_sync.page_facts.page_confidence` aged to the vault's newest day
-    (``open_edges``: unresolved ``contradicts`` edges per path, :func:`open_counts`)."""
+    (``open_edges``: unresolved ``contradicts`` edges per path, :attr:`Contradictions.counts`)."""
     return facts_confidence(page, facts.day, open_edges.get(page.path, 0))
 
 
-def open_counts(facts: Facts) -> dict[str, int]:
-    """Unresolved ``contradicts`` edges per page path, either direction."""
+@dataclass(frozen=True)
+class Contradictions:
+    """The open ``contradicts`` edges of a :class:`Facts`, read once for every part that
+    shows them (:func:`contradictions`).
+
+    Attributes:
+        counts: unresolved edges per page path, either direction (for confidence).
+        challengers: ``{target path: challenger pages}``, each list by path (a page named
+            twice counts once).
+        lines: the "Open contradictions" lines, sorted; each pair once, as its first edge
+            (in the links' order) states it.
+    """
+
+    counts: dict[str, int]
+    challengers: dict[str, list[PageFacts]]
+    lines: list[str]
+
+
+def contradictions(facts: Facts) -> Contradictions:
+    """The :class:`Contradictions` of ``facts``."""
     counts: dict[str, int] = {}
-    for source, target, _ in facts.contradicts:
-        if _open_contradiction(facts, source, target):
-            for side in {source, target} - {None}:
-                counts[str(side)] = counts.get(str(side), 0) + 1
-    return counts
+    found: dict[str, dict[str, PageFacts]] = {}
+    lines, seen = [], set()
+    for source, target, text in facts.contradicts:
+        if not _open_contradiction(facts, source, target):
+            continue
+        for side in {source, target} - {None}:
+            counts[str(side)] = counts.get(str(side), 0) + 1
+        if target is not None:
+            found.setdefault(target, {})[source] = facts.pages[source]
+        pair = tuple(sorted((source, target or text)))
+        if pair not in seen:
+            seen.add(pair)
+            lines.append(_contradiction_line(facts, source, target, text))
+    challengers = {path: [mine[p] for p in sorted(mine)] for path, mine in found.items()}
+    return Contradictions(counts, challengers, sorted(lines))
 
 
 def _open_contradiction(facts: Facts, source: str, target: str | None) -> bool:
@@ -139,52 +188,78 @@ def _open_contradiction(facts: Facts, source: str, target: str | None) -> bool:
     return contradiction_open(facts.pages.get(source), other, facts.day, facts.superseded)
 
 
-def summary(page: PageFacts, body: str) -> str:
-    """The ``summary`` key, else the first sentence of the first paragraph of ``body``, as
-    plain text on one line, cut at a word boundary to :data:`SUMMARY_MAX_CHARS`."""
-    text = page.summary
-    if not text or not text.strip():
-        text = _first_sentence(body)
-    text = _safe(text)
-    if len(text) <= SUMMARY_MAX_CHARS:
-        return text
-    cut = text[: SUMMARY_MAX_CHARS - 1]
-    cut = cut.rsplit(" ", 1)[0] if " " in cut else cut
-    return cut.rstrip(" ,;:") + "…"
+class Descending:
+    """A value that sorts in reverse, for keys with descending and ascending parts (the
+    kept orders of :mod:`vault_sync.brief_cache` place a page by such a key; a full sort
+    here uses two stable sorts instead, which need no object per page)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __lt__(self, other: Descending) -> bool:
+        return bool(other.value < self.value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Descending) and bool(self.value == other.value)
+
+    __hash__ = None  # type: ignore[assignment]
 
 
-def _first_sentence(body: str) -> str:
-    paragraph: list[str] = []
-    fenced = False
-    for line in body.splitlines():
-        if line.lstrip().startswith(("```", "~~~")):
-            fenced = not fenced
-            if paragraph:
-                break
-            continue
-        if fenced or (not paragraph and (not line.strip() or _SKIP_LINE.match(line))):
-            continue
-        if not line.strip() or _SKIP_LINE.match(line):
-            break
-        paragraph.append(line.strip())
-    plain = " ".join(to_plain(" ".join(paragraph)).text.split())
-    return _SENTENCE_END.split(plain, maxsplit=1)[0].strip()
+def standing_key(page: PageFacts, score: float) -> tuple[Descending, str]:
+    """A standing answer's place (``score``: its :func:`page_confidence`): confidence, then
+    distinct supporting sessions, then the newest evidence, each descending, then path."""
+    return Descending((score, page.sessions, page.newest_evidence)), page.path
 
 
-@dataclass(frozen=True)
-class Section:
-    """One section: its heading, its first lines in order (``total``: how many it has in
-    all, when only the first are built), and the command a reader runs for the lines cut."""
+def newest_key(page: PageFacts) -> tuple[Descending, str]:
+    """A dated page's place in the recent lists: its date descending, then path."""
+    return Descending(page.date or ""), page.path
 
-    heading: str
-    lines: Sequence[str]
-    more: str
-    total: int = -1
 
-    @property
-    def count(self) -> int:
-        """How many lines the section has in all."""
-        return len(self.lines) if self.total < 0 else self.total
+@dataclass
+class Lists:
+    """What the sections are cut from, each in its order (:func:`lists`).
+
+    Attributes:
+        against: the open contradictions (:func:`contradictions`).
+        standing: the current pages of :data:`STANDING_KINDS`, by :func:`standing_key`.
+        scores: their :func:`page_confidence` by path.
+        bugs: the paths of the active ``bug`` pages, sorted.
+        fixers: the pages fixing each target (:func:`fixers_of`).
+        sessions: the dated ``session`` pages, by :func:`newest_key`.
+        changed: the other dated pages, by :func:`newest_key`.
+    """
+
+    against: Contradictions
+    standing: list[PageFacts]
+    scores: dict[str, float]
+    bugs: list[str]
+    fixers: dict[str | None, set[str]]
+    sessions: list[PageFacts]
+    changed: list[PageFacts]
+
+
+def lists(
+    facts: Facts,
+    against: Contradictions | None = None,
+    recent: tuple[list[PageFacts], list[PageFacts]] | None = None,
+) -> Lists:
+    """The :class:`Lists` of ``facts`` (``against``: its contradictions, when known;
+    ``recent``: its sessions and changed pages, when known: they do not depend on the day)."""
+    against = contradictions(facts) if against is None else against
+    pages, day = facts.pages, facts.day
+    standing = [p for p in pages.values() if p.kind in STANDING_KINDS and current(p, facts)]
+    scores = {p.path: page_confidence(p, facts, against.counts) for p in standing}
+    standing.sort(key=lambda p: p.path)  # the tie-break; the stable sort below keeps it
+    standing.sort(key=lambda p: (scores[p.path], p.sessions, p.newest_evidence), reverse=True)
+    bugs = sorted(p.path for p in pages.values() if p.kind == "bug" and active(p, day))
+    if recent is None:
+        sessions = [p for p in pages.values() if p.kind == "session" and p.date]
+        changed = [p for p in pages.values() if p.kind != "session" and p.date]
+        recent = _newest_first(sessions), _newest_first(changed)
+    return Lists(against, standing, scores, bugs, fixers_of(facts.fixes), *recent)
 
 
 #: The shortest line a section can have, in characters: how many standing answers (and
@@ -192,26 +267,44 @@ class Section:
 MIN_LINE_CHARS = 24
 
 
+#: Summaries kept between briefings: ``{path: (page, summary)}``, valid while the page's
+#: facts are that very object (a page written again is read again, as a new object).
+Said = dict[str, tuple[PageFacts, str]]
+
+
 def sections(
     facts: Facts,
     bodies: Callable[[Iterable[str]], dict[str, str]],
     budget: int = BUDGET_CHARS,
+    ordered: Lists | None = None,
+    said: Said | None = None,
 ) -> list[Section]:
     """The briefing's sections, in priority order (``bodies``: ``{path: body}`` of the
-    standing answers, for their summaries; only as many as ``budget`` could show are built)."""
-    pages = facts.pages
-    standing = [p for p in pages.values() if p.kind in STANDING_KINDS and current(p, facts)]
-    edges = open_counts(facts)
-    scores = {p.path: page_confidence(p, facts, edges) for p in standing}
-    standing.sort(key=lambda p: p.path)  # the tie-break; the stable sort below keeps it
-    standing.sort(key=lambda p: (scores[p.path], p.sessions, p.newest_evidence), reverse=True)
-    answers = _Answers(standing[: budget // MIN_LINE_CHARS + 1], bodies, _challengers(facts))
+    standing answers, for their summaries; only as many as ``budget`` could show are built;
+    ``ordered``: the :func:`lists` of ``facts`` when kept; ``said``: summaries kept, updated
+    with those made)."""
+    ordered = lists(facts) if ordered is None else ordered
+    standing, against = ordered.standing, ordered.against
+    shown = standing[: budget // MIN_LINE_CHARS + 1]
+    answers = _Answers(shown, bodies, against.challengers, said)
     return [
         Section("Standing answers", answers, 'vault-sync query "<topic>"', len(standing)),
-        Section("Open contradictions", _contradictions(facts), "vault-sync lint"),
-        Section("Known fixes for open bugs", _fixes(facts), 'vault-sync query "<bug>" --kind bug'),
-        Section("Recent sessions", _sessions(facts), 'vault-sync query "<topic>" --kind session'),
-        Section("Recently changed pages", _changed(facts), 'vault-sync query "<topic>"'),
+        Section("Open contradictions", against.lines, "vault-sync lint"),
+        Section(
+            "Known fixes for open bugs",
+            _fixes(facts, ordered.bugs, ordered.fixers),
+            'vault-sync query "<bug>" --kind bug',
+        ),
+        Section(
+            "Recent sessions",
+            _Lines(ordered.sessions, _session_line),
+            'vault-sync query "<topic>" --kind session',
+        ),
+        Section(
+            "Recently changed pages",
+            _Lines(ordered.changed, lambda p: f"- {p.date} {wikilink(p)} ({p.kind})"),
+            'vault-sync query "<topic>"',
+        ),
     ]
 
 
@@ -226,9 +319,10 @@ class _Answers(Sequence[str]):
         pages: list[PageFacts],
         bodies: Callable[[Iterable[str]], dict[str, str]],
         challengers: dict[str, list[PageFacts]],
+        said: Said | None = None,
     ):
         self.pages, self.bodies, self.built = pages, bodies, list[str]()
-        self.challengers = challengers
+        self.challengers, self.said = challengers, said
 
     def __len__(self) -> int:
         return len(self.pages)
@@ -238,12 +332,19 @@ class _Answers(Sequence[str]):
             return [self[i] for i in range(*index.indices(len(self)))]
         while index >= len(self.built) and len(self.built) < len(self.pages):
             chunk = self.pages[len(self.built) : len(self.built) + self.CHUNK]
-            texts = self.bodies(p.path for p in chunk)
             self.built += [
-                _answer(p, summary(p, texts.get(p.path, "")), self.challengers.get(p.path, []))
-                for p in chunk
+                _answer(p, said, self.challengers.get(p.path, []))
+                for p, said in zip(chunk, self._summaries(chunk), strict=True)
             ]
         return self.built[index]
+
+    def _summaries(self, chunk: list[PageFacts]) -> list[str]:
+        kept = {} if self.said is None else self.said
+        new = [p for p in chunk if kept.get(p.path, (None,))[0] is not p]
+        texts = self.bodies(p.path for p in new) if new else {}
+        for p in new:
+            kept[p.path] = (p, summary(p.summary, texts.get(p.path, "")))
+        return [kept[p.path][1] for p in chunk]
 
 
 def _answer(page: PageFacts, said: str, challengers: list[PageFacts]) -> str:
@@ -255,16 +356,6 @@ def _answer(page: PageFacts, said: str, challengers: list[PageFacts]) -> str:
     return f"{head}: {said}" if said else head
 
 
-def _challengers(facts: Facts) -> dict[str, list[PageFacts]]:
-    """``{target path: challenger pages}`` of the open ``contradicts`` edges, each list by
-    path (a page named twice counts once)."""
-    out: dict[str, dict[str, PageFacts]] = {}
-    for source, target, _ in facts.contradicts:
-        if target is not None and _open_contradiction(facts, source, target):
-            out.setdefault(target, {})[source] = facts.pages[source]
-    return {path: [found[p] for p in sorted(found)] for path, found in out.items()}
-
-
 def _newest_first(pages: list[PageFacts]) -> list[PageFacts]:
     """Pages by date, newest first, then by path (two stable sorts: no key per page)."""
     pages.sort(key=lambda p: p.path)
@@ -274,30 +365,17 @@ def _newest_first(pages: list[PageFacts]) -> list[PageFacts]:
 
 def _link_of(facts: Facts, path: str | None, text: str) -> str:
     page = facts.pages.get(path) if path else None
-    return wikilink(page) if page else f"[[{_safe(text)}]]"
+    return wikilink(page) if page else f"[[{one_line(text)}]]"
 
 
-def _contradictions(facts: Facts) -> list[str]:
-    lines, seen = [], set()
-    for source, target, text in facts.contradicts:
-        pair = tuple(sorted((source, target or text)))
-        if pair in seen or not _open_contradiction(facts, source, target):
-            continue
-        seen.add(pair)
-        a, b = facts.pages[source], facts.pages.get(target) if target else None
-        if b is None:
-            lines.append(
-                f"- {wikilink(a)} contradicts {_link_of(facts, None, text)} (no such page yet)"
-            )
-            continue
-        if a.date is None and b.date is None:  # neither side dated: no "newer" to tell
-            lines.append(f"- {wikilink(a)} contradicts {wikilink(b)} (neither is dated)")
-            continue
-        newer = a if (a.date or "", a.path) >= (b.date or "", b.path) else b
-        lines.append(
-            f"- {wikilink(a)} contradicts {wikilink(b)}; newer: {wikilink(newer)} ({newer.date})"
-        )
-    return sorted(lines)
+def _contradiction_line(facts: Facts, source: str, target: str | None, text: str) -> str:
+    a, b = facts.pages[source], facts.pages.get(target) if target else None
+    if b is None:
+        return f"- {wikilink(a)} contradicts {_link_of(facts, None, text)} (no such page yet)"
+    if a.date is None and b.date is None:  # neither side dated: no "newer" to tell
+        return f"- {wikilink(a)} contradicts {wikilink(b)} (neither is dated)"
+    newer = a if (a.date or "", a.path) >= (b.date or "", b.path) else b
+    return f"- {wikilink(a)} contradicts {wikilink(b)}; newer: {wikilink(newer)} ({newer.date})"
 
 
 class _Lines(Sequence[str]):
@@ -316,15 +394,15 @@ class _Lines(Sequence[str]):
         return self.line(self.items[index])
 
 
-def _fixes(facts: Facts) -> Sequence[str]:
-    day = facts.day
-    bugs = sorted(p.path for p in facts.pages.values() if p.kind == "bug" and active(p, day))
-    open_bugs = set(bugs)
-    fixers: dict[str, set[str]] = {}
-    for source, target, _ in facts.fixes:
-        if target in open_bugs:
-            fixers.setdefault(target, set()).add(source)
+def fixers_of(fixes: Iterable[Edge]) -> dict[str | None, set[str]]:
+    """The pages that fix each target (``fixes`` edges of :class:`Facts`), by target path."""
+    fixers: dict[str | None, set[str]] = {}
+    for source, target, _ in fixes:
+        fixers.setdefault(target, set()).add(source)
+    return fixers
 
+
+def _fixes(facts: Facts, bugs: list[str], fixers: dict[str | None, set[str]]) -> Sequence[str]:
     def line(bug: str) -> str:
         found = sorted(fixers.get(bug, ()))
         links = ", ".join(wikilink(facts.pages[f]) for f in found)
@@ -335,84 +413,5 @@ def _fixes(facts: Facts) -> Sequence[str]:
 
 
 def _session_line(p: PageFacts) -> str:
-    by = f" ({_safe(p.agent)})" if p.agent and p.agent.strip() else ""
+    by = f" ({one_line(p.agent)})" if p.agent and p.agent.strip() else ""
     return f"- {p.date} {wikilink(p)}{by}"
-
-
-def _sessions(facts: Facts) -> Sequence[str]:
-    sessions = [p for p in facts.pages.values() if p.kind == "session" and p.date]
-    return _Lines(_newest_first(sessions), _session_line)
-
-
-def _changed(facts: Facts) -> Sequence[str]:
-    changed = [p for p in facts.pages.values() if p.kind != "session" and p.date]
-    return _Lines(_newest_first(changed), lambda p: f"- {p.date} {wikilink(p)} ({p.kind})")
-
-
-def render(
-    parts: Sequence[Section], *, project: str | None, budget: int
-) -> tuple[str, dict[str, Any]]:
-    """The briefing text within ``budget`` characters, and per section ``{"shown", "total"}``.
-
-    Sections are filled in order; a section whose lines do not all fit ends with
-    ``- … N more: `COMMAND``` (the recent lists also stop at their own caps), and a section
-    none of whose lines fits is still named, with that line alone (a whole section never
-    vanishes silently: fresh-user report); below a budget that names every section, only the
-    first sections that fit are named, without lines. The closing line is always there.
-    Lines are never cut; a larger budget never shows fewer sections or lines.
-    """
-    scope = f" --project {project}" if project else ""
-    title = "# Memory briefing" + (f": {project}" if project else "") + "\n"
-    intro = "Standing answers and open questions from this vault, by vault-sync.\n"
-    closing = (
-        f'\nTo recall more: `vault-sync query "<what you need>"{scope}`'
-        " (or the `query` tool of the vault-sync MCP server)\n"
-    )
-    out, used = [title, intro], len(title) + len(intro) + len(closing)
-    counts: dict[str, Any] = {}
-    caps = {"Recent sessions": RECENT_SESSIONS, "Recently changed pages": RECENT_PAGES}
-    # What naming each section costs (its heading and "… N more" line). When every section
-    # can be named, room for the names below is kept while a section fills, and priority is
-    # strict: once a section runs out of room, those below are named with no lines. When not
-    # all can be named, no section shows lines and the first that fit are named. Either way a
-    # larger budget never shows fewer sections or lines (a property test holds it).
-    signposts = [
-        len(f"\n## {part.heading}\n- … {part.count} more: `{part.more}{scope}`\n")
-        if part.lines
-        else 0
-        for part in parts
-    ]
-    every = used + sum(signposts) <= budget  # every section can be named
-    starved = not every  # True once a section ran out of room: the ones below show no lines
-    named = True  # no section above was left unnamed
-    for at, part in enumerate(parts):
-        counts[part.heading] = {"shown": 0, "total": part.count}
-        if not part.lines:
-            continue
-        heading = f"\n## {part.heading}\n"
-        reserve = sum(signposts[at + 1 :]) if every else 0
-        cap = caps.get(part.heading, part.count)
-        shown: list[str] = []
-        for number, line in enumerate(part.lines):
-            left = part.count - number
-            more = f"- … {left - 1} more: `{part.more}{scope}`\n" if left > 1 else ""
-            cost = len(heading) * (not shown) + len(line) + 1
-            if number >= cap:
-                break
-            if starved or used + cost + len(more) + reserve > budget:
-                starved = True
-                break
-            shown.append(line + "\n")
-            used += cost
-        rest = part.count - len(shown)
-        marker = f"- … {rest} more: `{part.more}{scope}`\n" if rest else ""
-        if not shown:  # not one line fits: the section is still named, with its count
-            if not named or used + len(heading) + len(marker) + reserve > budget:
-                named = False  # and no section below it is named either
-                continue
-            used += len(heading)
-        out += [heading, *shown, marker]
-        used += len(marker)
-        counts[part.heading]["shown"] = len(shown)
-    out.append(closing)
-    return "".join(out), counts

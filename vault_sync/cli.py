@@ -46,7 +46,7 @@ def cli(ctx: click.Context, vault: Path | None) -> None:
 
     The vault is --vault, else $VAULT_SYNC_VAULT, else the nearest folder upward holding
     vault-sync.toml, .obsidian/ or .vault-sync/, else the working directory if it holds
-    Markdown files.
+    Markdown files (never the home or temp folder).
     """
     ctx.obj = {"vault": vault}
 

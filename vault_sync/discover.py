@@ -2,7 +2,8 @@
 
 The vault is chosen by :func:`find_vault`: ``--vault PATH``, else ``$VAULT_SYNC_VAULT``, else the
 nearest folder upward from the working directory holding ``vault-sync.toml``, ``.obsidian/`` or
-a store, else the working directory when it holds Markdown files directly. A folder with none
+a store, else the working directory when it holds Markdown files directly (never the home or
+temp folder by those alone). A folder with none
 of these is refused, so a command run in ``/`` or ``$HOME`` never indexes it; ``/`` and the
 kernel's pseudo file systems are refused even when named.
 """
@@ -116,7 +117,8 @@ def find_vault(explicit: str | os.PathLike[str] | None = None, cwd: Path | None 
 
     Raises:
         NotAVaultError: the given folder is empty text, does not exist, is not a folder, is
-            ``/`` or on a pseudo file system, or discovery found nothing vault-like.
+            ``/`` or on a pseudo file system, or discovery found nothing vault-like (the
+            home and temp folders are never a vault by their Markdown files alone).
     """
     chosen = explicit if explicit is not None else os.environ.get(ENV_VAULT) or None
     if chosen is not None:
@@ -133,5 +135,25 @@ def find_vault(explicit: str | os.PathLike[str] | None = None, cwd: Path | None 
         if _looks_like_vault(folder):
             return folder
     if _holds_markdown(start):
+        if start in _shared_folders():
+            raise NotAVaultError(
+                f"not a vault: {start} holds Markdown files, but it is the home or temp folder,"
+                " which is never taken for a vault by itself (pass --vault or run vault-sync"
+                " init there)"
+            )
         return start
     raise NotAVaultError(f"not a vault: {start} (pass --vault or run vault-sync init)")
+
+
+def _shared_folders() -> set[Path]:
+    """Folders that hold stray Markdown files of many programs and whole trees below: the
+    home folder and the temp folder (``$TMPDIR``, else ``/tmp``). The working-directory
+    fallback never takes them (fresh-user report: ``cd /tmp && vault-sync status`` indexed
+    all of ``/tmp``); ``--vault``, ``$VAULT_SYNC_VAULT`` or ``init`` still can."""
+    import tempfile
+
+    folders = {Path(tempfile.gettempdir()).resolve(), Path("/tmp").resolve()}
+    home = os.environ.get("HOME")
+    if home:
+        folders.add(Path(home).resolve())
+    return folders

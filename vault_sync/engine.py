@@ -185,16 +185,21 @@ def _build_new_set(
         options=WriteOptions(progress_start=progress_start, building=True),
         scanner=scanner,
     )
-    lost = _lost_pages(config, keep_from, folder) if keep_from is not None else []
-    if lost:
-        with lock:
-            layout.prune(root)  # the built set, never activated
-        shown = ", ".join(lost[:5]) + (", ..." if len(lost) > 5 else "")
-        raise UnreadablePagesError(
-            f"rebuild kept the current stores: {len(lost)} stored pages cannot be read now"
-            f" ({shown}; see vault-sync lint); make them readable and rebuild again"
-        )
     with lock:
+        # Pages written while the set was built (an agent's `remember`, a watcher batch) went
+        # into the active set only: bring the built set in step with the vault under the
+        # lock, so nothing they wrote is lost at the switch and none is taken for unreadable
+        # (fresh-user report: a `remember` during `rebuild` failed the rebuild).
+        catch_up, _ = sync_vault(config, folder, lock=lock, scanner=scanner)
+        plan = replace(plan, errors={**plan.errors, **catch_up.errors})
+        lost = _lost_pages(config, keep_from, folder) if keep_from is not None else []
+        if lost:
+            layout.prune(root)  # the built set, never activated
+            shown = ", ".join(lost[:5]) + (", ..." if len(lost) > 5 else "")
+            raise UnreadablePagesError(
+                f"rebuild kept the current stores: {len(lost)} stored pages cannot be read now"
+                f" ({shown}; see vault-sync lint); make them readable and rebuild again"
+            )
         layout.write_stamp(folder)  # built from the vault by this process: consistent
         layout.activate(root, folder)
         layout.prune(root)

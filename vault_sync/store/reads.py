@@ -392,6 +392,39 @@ class SidecarReads:
         """Every evidence row (path, kind, source, at), by path and line."""
         return self.query("SELECT path, kind, source, at FROM evidence ORDER BY path, line")
 
+    def typed_edges(self, types: Sequence[str]) -> list[tuple[str, str, str, str | None]]:
+        """:meth:`typed_links` as plain ``(source, type, target_text, target_path)`` tuples,
+        in the same order (what ``brief`` reads: tuples, not :class:`sqlite3.Row`)."""
+        marks = ", ".join("?" for _ in types)
+        return self.db.execute(
+            "SELECT source, type, target_text, target_path FROM links"
+            f" WHERE type IN ({marks}) ORDER BY source, line, rowid",
+            tuple(types),
+        ).fetchall()
+
+    def typed_links_since(
+        self, generation: int, types: Sequence[str]
+    ) -> list[tuple[str, int, int, str, str, str | None]]:
+        """``(source, line, rowid, type, target_text, target_path)`` of the links of the given
+        types that a batch of a later generation than ``generation`` inserted or resolved
+        again (all of them for ``-1``), by source, line and rowid."""
+        marks = ", ".join("?" for _ in types)
+        if generation < 0:
+            return self.db.execute(
+                "SELECT source, line, rowid, type, target_text, target_path FROM links"
+                f" WHERE type IN ({marks}) ORDER BY source, line, rowid",
+                tuple(types),
+            ).fetchall()
+        # by the generation index: ``+type`` keeps SQLite's planner off the type index, and
+        # the few rows are sorted here (an ORDER BY makes it scan every link in order)
+        return sorted(
+            self.db.execute(
+                "SELECT source, line, rowid, type, target_text, target_path FROM links"
+                f" WHERE generation > ? AND +type IN ({marks})",
+                (generation, *types),
+            )
+        )
+
     def typed_links(self, types: Sequence[str]) -> list[sqlite3.Row]:
         """Links of the given types (source, type, target_text, target_path, status), by
         source and line; ``target_path`` is NULL for an unresolved target."""

@@ -164,12 +164,29 @@ def _m004_rule_links(db: sqlite3.Connection) -> None:
     )
 
 
+def _m005_generations(db: sqlite3.Connection) -> None:
+    """Say which rows a batch wrote, for the watcher's briefing refresh
+    (:mod:`vault_sync.brief_cache`): pages indexed by the generation that wrote them (a scan
+    of every page row otherwise: ~6 ms CPU at 10k pages), and links stamped with the
+    generation that inserted or last resolved them (a batch's new page can resolve the links
+    of pages it did not write), indexed the same way."""
+    _script(
+        db,
+        """
+        CREATE INDEX pages_generation ON pages(generation);
+        ALTER TABLE links ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX links_generation ON links(generation);
+        """,
+    )
+
+
 #: Ordered, named migrations; append only. The schema version is the list's length.
 MIGRATIONS: tuple[tuple[str, Callable[[sqlite3.Connection], None]], ...] = (
     ("001_initial", _m001_initial),
     ("002_name_indexes", _m002_name_indexes),
     ("003_links_type", _m003_links_type),
     ("004_rule_links", _m004_rule_links),
+    ("005_generations", _m005_generations),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -91,11 +91,11 @@ class SidecarWrites(SidecarReads):
         )
         db.executemany(
             "INSERT INTO links (source, target_text, target_key, target_last_key, type, anchor,"
-            " display, line, origin, status) VALUES (?,?,?,?,?,?,?,?,?,'new')",
-            chain(*(r.link_rows for r in records)),
+            " display, line, origin, status, generation) VALUES (?,?,?,?,?,?,?,?,?,'new',?)",
+            ((*row, generation) for row in chain(*(r.link_rows for r in records))),
         )
 
-    def _resolve_links(self, where: str, params: Sequence[Any]) -> int:
+    def _resolve_links(self, where: str, params: Sequence[Any], generation: int) -> int:
         rows = self.db.execute(
             f"SELECT rowid, target_text, source, origin FROM links WHERE {where}", params
         ).fetchall()
@@ -105,17 +105,18 @@ class SidecarWrites(SidecarReads):
         table: NameTable | SqlNames = SqlNames(self.db) if few else self.name_table()
         resolver = Resolver(table)
 
-        def updates() -> Iterator[tuple[str | None, str, str | None, int]]:
+        def updates() -> Iterator[tuple[str | None, str, str | None, int, int]]:
             # A generator, not a list: 822k links at 100k pages would hold ~130 MB more.
             # (SqlNames' lookups read pages and aliases, which this UPDATE never changes.)
             for rowid, target, source, origin in rows:
                 found = resolver(target, source, origin)
                 candidates = found.candidates
                 shown = json.dumps(candidates, ensure_ascii=False) if candidates else None
-                yield found.target_path, found.status.value, shown, rowid
+                yield found.target_path, found.status.value, shown, generation, rowid
 
         self.db.executemany(
-            "UPDATE links SET target_path = ?, status = ?, candidates = ? WHERE rowid = ?",
+            "UPDATE links SET target_path = ?, status = ?, candidates = ?, generation = ?"
+            " WHERE rowid = ?",
             updates(),
         )
         return len(rows)
@@ -138,11 +139,12 @@ class SidecarWrites(SidecarReads):
         return keys
 
     def _resolve_affected(
-        self, keys: set[str], paths: Sequence[str], attachments_changed: bool
+        self, keys: set[str], paths: Sequence[str], attachments_changed: bool, generation: int
     ) -> None:
         """Re-resolve the links a batch can change (see :meth:`apply_batch`): new links,
         links into ``paths``, links whose target or its last part is one of ``keys``, and
-        attachment links when the attachment list changed."""
+        attachment links when the attachment list changed; each stamped with the batch's
+        ``generation``."""
         self.db.execute("CREATE TEMP TABLE IF NOT EXISTS batch_keys (k TEXT PRIMARY KEY)")
         self.db.execute("DELETE FROM batch_keys")
         self.db.executemany("INSERT OR IGNORE INTO batch_keys VALUES (?)", ((k,) for k in keys))
@@ -157,7 +159,7 @@ class SidecarWrites(SidecarReads):
         )
         if attachments_changed:
             where += " OR status IN ('attachment', 'missing_attachment')"
-        self._resolve_links(where, ())
+        self._resolve_links(where, (), generation)
 
     def apply_batch(
         self,
@@ -208,7 +210,7 @@ class SidecarWrites(SidecarReads):
                 ((s.mtime_ns, s.size, p) for p, s in touched),
             )
             if resolve and (changed or gone or attachments_changed):
-                self._resolve_affected(keys, [*changed, *gone], attachments_changed)
+                self._resolve_affected(keys, [*changed, *gone], attachments_changed, generation)
             self.db.execute("DELETE FROM pending")
             self.set_meta("generation", str(generation))
             self.set_meta("last_sync", datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
