@@ -104,6 +104,7 @@ LAYERS = {
     "cli": 8,
     "mcp": 8,
     "mcp_server": 8,
+    "mcp_stdio": 7,
     "__main__": 9,
     "__init__": 0,
 }
@@ -282,6 +283,28 @@ def test_query_path_keeps_heavy_modules_off(make_vault: Callable[..., Path]) -> 
     assert '"a.md"' in proc.stdout
     loaded = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in proc.stderr.splitlines()}
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
+    # issue 10, whole-process query time: what a query does not need is imported where used
+    # (the other commands' modules, logging, OpenSSL's hashlib, shutil; TOML and the
+    # calendar only for a vault-sync.toml and a query naming a time)
+    modules = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines()}
+    assert not modules & set(LAZY), sorted(modules & set(LAZY))
+
+
+#: Modules a ``query`` (of a vault without vault-sync.toml, naming no time) never imports.
+LAZY = (
+    "logging",
+    "hashlib",
+    "shutil",
+    "tomllib",
+    "calendar",
+    "vault_sync.cli_write",
+    "vault_sync.cli_eval",
+    "vault_sync.cli_import",
+    "vault_sync.cli_brief",
+    "vault_sync.page",  # the page model and link resolution: the parser's and the writers'
+    "vault_sync.links",
+    "vault_sync.store.records",  # the rows sync writes
+)
 
 
 def test_public_api_is_pinned_and_importable() -> None:

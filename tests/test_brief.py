@@ -329,6 +329,34 @@ def test_the_watcher_refreshes_the_targets_and_never_syncs_its_own_briefing(
     assert "BRIEF.md" not in [h.path for h in hits]
 
 
+def test_the_watcher_refreshes_the_targets_after_another_writers_change(
+    tmp_path: Path, cli: Cli
+) -> None:
+    """Fresh-user report: a ``remember`` or ``reinforce`` while ``watch`` ran left the targets
+    stale: the write syncs its page itself, so the watcher's batch for it found nothing to
+    do. A batch refreshes the targets whenever the stores moved since the last refresh."""
+    from vault_sync.watch import Batch
+
+    vault = tmp_path / "v"
+    shutil.copytree(REPO / "example-vault", vault, ignore=shutil.ignore_patterns(".vault-sync"))
+    with open(vault / "vault-sync.toml", "a", encoding="utf-8") as f:
+        f.write('\n[[brief.targets]]\npath = "BRIEF.md"\nmode = "file"\n')
+    engine = Engine.open(vault)
+    engine.sync()
+    watcher = engine.watcher(lambda line: None)
+    assert watcher.apply(Batch(set())) is None  # the first pass writes the targets: no sync
+    assert (vault / "BRIEF.md").is_file()
+    wrote = cli(
+        "--vault", str(vault), "remember", "Always pin the processor SDK", "--kind", "rule",
+        "--body", "Pin the processor SDK to an exact version.",
+    )  # fmt: skip
+    assert wrote.code == 0, wrote.err
+    page = next(vault.rglob("Always pin the processor SDK.md")).relative_to(vault).as_posix()
+    assert watcher.apply(Batch({page})) is None  # its page was synced by the write itself
+    assert "[[Always pin the processor SDK]]" in (vault / "BRIEF.md").read_text(encoding="utf-8")
+    assert cli("--vault", str(vault), "brief", "--check").code == 0
+
+
 def test_the_agents_doc_config_and_hook_work_on_example_vault(
     example: Path, tmp_path: Path, cli: Cli
 ) -> None:

@@ -486,6 +486,30 @@ def test_a_store_another_user_made_is_read_read_only(open_folder: Path) -> None:
     assert _store_files(vault) == before
 
 
+def test_a_store_another_user_made_opens_as_a_snapshot_that_is_never_kept(
+    open_folder: Path,
+) -> None:
+    # a sidecar SQLite opens `immutable` never sees a later commit: the flag tells the MCP
+    # server (which keeps its connection between queries) to open it again for each query
+    vault, _ = _root_store_vault(open_folder)
+    folder = layout.active_set(load_config(vault).store_path)
+    assert folder is not None
+    code = (
+        "import sys; from pathlib import Path; from vault_sync.store import Sidecar\n"
+        "print(Sidecar.open(Path(sys.argv[1]), readonly=True).immutable)\n"
+    )
+    runs = {
+        who: subprocess.run(
+            [*user, sys.executable, "-c", code, str(layout.sidecar_file(folder))],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for who, user in (("nobody", NOBODY), ("owner", ()))
+    }
+    assert runs == {"nobody": "True\n", "owner": "False\n"}
+
+
 def test_a_read_that_needs_a_sync_it_cannot_make_says_so_in_one_line(open_folder: Path) -> None:
     vault, nobody = _root_store_vault(open_folder)
     store = load_config(vault).store_path

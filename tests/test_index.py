@@ -861,3 +861,27 @@ def test_adjacent_words_rank_the_page_holding_them_together(tmp_path: Path) -> N
     assert hit.explain is not None
     clauses = {m["clause"] for m in hit.explain["matches"]}
     assert clauses == {"Lay", "Hands?", "Lay On Hands?"}
+
+
+def test_has_cjk_matches_the_cjk_charset_for_every_code_point() -> None:
+    # has_cjk matches UTF-8 bytes (the str charset costs ~3 ms to compile per process): the
+    # same answer as the charset itself for every character (a lone surrogate: never), and
+    # past the head it looks at first (every 7th character, and the ranges' ends)
+    import importlib
+
+    schema_module = importlib.import_module("vault_sync.index.schema")
+    charset = re.compile(schema_module._CJK_CHARS)
+    has_cjk, head = schema_module.has_cjk, "é" * schema_module._HEAD
+    ends = {ord(c) + d for c in schema_module._CJK_CHARS[1:-1:2] for d in (-1, 0, 1)}
+    wrong = []
+    for code in range(0x110000):
+        char = chr(code)
+        expected = not 0xD800 <= code <= 0xDFFF and charset.search(char) is not None
+        if has_cjk(char) != expected or (
+            (code % 7 == 0 or code in ends) and has_cjk(head + char) != expected
+        ):
+            wrong.append(hex(code))
+    assert wrong == []
+    for at in (len(head) - 1, len(head), len(head) + 1):
+        assert has_cjk("é" * at + "日" + "é" * 3)
+    assert not has_cjk("café — “quoted” \ud800 ok" * 40)

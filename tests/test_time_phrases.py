@@ -3,6 +3,7 @@ that moves pages whose day is near them (real index, real sidecar, the CLI as a 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from pathlib import Path
 
@@ -132,3 +133,34 @@ def test_a_time_phrase_lifts_the_page_of_that_day(
     assert top["date_factor"] == 1.5  # 1 + date_weight 0.5 x closeness 1
     (vault / "vault-sync.toml").write_text("[ranking]\ndate_weight = 0\n")
     assert _paths(cli, vault, "garden roses yesterday", "--now", NOW) == ["a.md", "b.md", "c.md"]
+
+
+#: Words of the phrases and words near them, for the check below: each anchor, a count, a
+#: unit, a month, a season, a weekday, digits, and words holding an anchor's letters.
+_WORDS = [
+    "ago", "last", "past", "this", "today", "yesterday", "previous", "may", "Sept.", "June",
+    "two", "a few", "weeks", "month", "year", "in", "the", "2023", "3rd", "2023-05-08",
+    "summer", "Saturday", "mayor", "retry",
+]  # fmt: skip
+
+
+def test_text_the_quick_check_passes_over_names_no_time() -> None:
+    # the patterns are compiled only for text _may_name_time lets through: it must let
+    # through every text a pattern matches (here, every run of up to three of the words)
+    from vault_sync import time_phrases
+
+    for n in (1, 2, 3):
+        for words in itertools.product(_WORDS, repeat=n):
+            text = " ".join(words)
+            if not time_phrases._may_name_time(text):
+                assert not any(p.search(text) for _, p in time_phrases._patterns()), text
+
+
+def test_a_query_naming_no_time_compiles_no_pattern() -> None:
+    from vault_sync import time_phrases
+
+    time_phrases._patterns.cache_clear()
+    assert time_spans("retry storm bristork", NOW) == []
+    assert time_phrases._patterns.cache_info().misses == 0
+    assert time_spans("retry storm last week", NOW) != []
+    assert time_phrases._patterns.cache_info().misses == 1

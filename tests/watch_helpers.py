@@ -104,13 +104,16 @@ class WatchProcess:
         return data if data.get("pid") == self.proc.pid else None
 
     def wait_ready(self, timeout: float = TIMEOUT_S) -> None:
-        """Wait until the start-up reconcile is done (the watcher wrote its state file)."""
+        """Wait until the start-up reconcile is done (the watcher wrote its state file) and
+        every batch line it logged so far has been read, so a ``count()`` taken next never
+        counts the start-up line as a later one (under load the reader thread lagged, and a
+        test waiting for a later line got the start-up one)."""
 
         def ready() -> bool:
             if self.proc.poll() is not None:
                 raise AssertionError(f"watcher exited {self.proc.returncode}:\n{self.log()}")
             state = self.state()
-            return bool(state and state.get("running"))
+            return bool(state and state.get("running")) and self.count() >= state["batches"]
 
         wait_until(ready, timeout, what="the watcher's start-up reconcile")
 

@@ -5,6 +5,9 @@ Each is one :class:`~vault_sync.app.Engine` call. Every command takes ``--dry-ru
 diff, write nothing) and ``--json`` (``{"command", "dry_run", "pages": [{"path", "changed",
 "diff"}], "redacted"}``). Output is the unified diff of each page written; exit 0 also when
 nothing had to change (``changed: false``: the edit was already there).
+
+``vault-sync`` imports this module only when one of these commands runs (``cli.py`` names
+each in its lazy command table), so ``query`` never loads it.
 """
 
 from __future__ import annotations
@@ -228,16 +231,3 @@ def remember(
         dry_run=dry_run,
     )
     show_report(report, as_json)
-
-
-#: The commands this module adds to ``vault-sync``.
-COMMANDS = (
-    remember,
-    reinforce,
-    retract,
-    archive,
-    link,
-    unlink,
-    supersede,
-    resolve,
-)

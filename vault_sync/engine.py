@@ -14,7 +14,6 @@ This module imports the sync path (parser, pydantic, ...) lazily, so ``query`` s
 
 from __future__ import annotations
 
-import logging
 import sqlite3
 import time
 from collections.abc import Callable, Iterable
@@ -40,8 +39,6 @@ if TYPE_CHECKING:  # the ranking modules load on the first search: brief and wri
     from vault_sync.retrieve import Hit
     from vault_sync.sync import Plan, ProgressFn, SyncReport
     from vault_sync.vault import ScanResult
-
-logger = logging.getLogger(__name__)
 
 R = TypeVar("R")
 
@@ -337,7 +334,9 @@ def run_sync(
     notice = None
     if folder is not None:
         notice = f"stores rebuilt from the vault: {problem}"
-        logger.info("%s: %s", config.vault, notice)
+        import logging  # here: a reader never needs it (~4 ms of each `query` process)
+
+        logging.getLogger(__name__).info("%s: %s", config.vault, notice)
     elif (config.store_path / layout.CURRENT_NAME).exists():
         notice = "stores rebuilt from the vault: the active store set was missing"
     plan, report = _build_new_set(config, lock, progress_start, scanner, _generation_of(folder))

@@ -30,7 +30,6 @@ import contextlib
 import json
 import os
 import re
-import shutil
 from pathlib import Path
 
 from vault_sync.atomic import write_atomic
@@ -155,6 +154,8 @@ def prune(root: Path) -> None:
     """Delete every set folder that is neither active nor being built by another live
     process (a rebuild in another process builds its set in batches, releasing the lock
     between them). Call under the writer lock."""
+    import shutil  # here: readers never prune (its archive modules cost ~2.5 ms a process)
+
     keep = active_set(root)
     for name in os.listdir(root):
         if not _SET.match(name) or (keep is not None and name == keep.name):

@@ -16,7 +16,7 @@ client passes the server only HOME, LOGNAME, PATH, SHELL, TERM and USER.
 
 from __future__ import annotations
 
-import threading
+import asyncio
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -97,49 +97,60 @@ def _call(engine: Engine, action: Callable[[], R]) -> R:
 
 
 class _Stores:
-    """The index kept open between tool calls (an agent asks many small questions): each
-    query reloads it (~0.5 ms: another server, a watcher or the CLI may have committed) and
-    another active set (a rebuild) reopens it. ``query`` reads only the index; the SDK runs
-    tools in worker threads, which tantivy's index allows (SQLite connections do not, so
-    the other tools open the stores per call). Holds no lock.
+    """The index and a sidecar connection kept open between tool calls (an agent asks many
+    small questions): each query reloads the index (~0.05 ms: another server, a watcher or
+    the CLI may have committed; SQLite's own read transaction sees their commits, and keeps
+    its page cache while the file is unchanged) and another active set (a rebuild) reopens
+    both. A sidecar SQLite could open only ``immutable`` (a store this user cannot write
+    beside) would never see a later commit: it is opened per query. ``query`` runs on the
+    server's event loop (an async tool: no hop to a worker thread and back, the SDK's way for
+    a plain function), the one thread that uses the connection; the other tools run in
+    worker threads and open the stores per call. Holds no lock between calls.
     """
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.index: PageIndex | None = None
+        self.sidecar: Sidecar | None = None
         self.folder: Path | None = None
-        self._lock = threading.Lock()
 
-    def search(self, text: str, **options: Any) -> list[Hit]:
+    def search(self, text: str, **options: Any) -> list[Hit] | None:
         """:func:`vault_sync.ranking.search` on the open index and a sidecar connection of
-        this call; damage, or no usable store, falls back to the engine's search, which
-        repairs (the index is reopened next time)."""
-        text = scrub_typed(text, self.engine.config)  # searched as scrubbed, as the CLI does
+        this call; ``None`` on damage or when there is no usable store yet (the caller falls
+        back to the engine's search, which repairs; the index is reopened next time).
+        ``text`` is searched as typed: the caller scrubs it, as the CLI does."""
         options.setdefault("settings", self.engine.config.ranking)
         try:
-            index, folder = self._current()
-            sidecar = Sidecar.open(layout.sidecar_file(folder), readonly=True)
+            index, sidecar = self._current()
             try:
                 return rank_search(index, sidecar, text, **options)
             finally:
-                sidecar.close()
+                if sidecar.immutable:
+                    sidecar.close()
         except (*READ_DAMAGE, StoreError, OSError):
-            with self._lock:
-                self.index, self.folder = None, None
-        hits, _ = self.engine.search(text, **options)
-        return hits
+            self._close()
+        return None
 
-    def _current(self) -> tuple[PageIndex, Path]:
+    def _current(self) -> tuple[PageIndex, Sidecar]:
         folder = layout.active_set(self.engine.config.store_path)
         if folder is None:
             raise StoreError("no store yet")  # the engine's search syncs first
-        with self._lock:
-            if self.index is None or folder != self.folder:
-                self.index = PageIndex.open(layout.index_dir(folder))
-                self.folder = folder
-            else:
-                self.index.reload()
-            return self.index, folder
+        if self.index is None or self.sidecar is None or folder != self.folder:
+            self._close()
+            self.index = PageIndex.open(layout.index_dir(folder))
+            self.sidecar = Sidecar.open(layout.sidecar_file(folder), readonly=True)
+            self.folder = folder
+        else:
+            self.index.reload()
+        if self.sidecar.immutable:  # a snapshot: the next query opens it again
+            sidecar, self.sidecar = self.sidecar, None
+            return self.index, sidecar
+        return self.index, self.sidecar
+
+    def _close(self) -> None:
+        if self.sidecar is not None:
+            self.sidecar.close()
+        self.index, self.sidecar, self.folder = None, None, None
 
 
 class _Server(MCPServer):
@@ -191,7 +202,7 @@ def _search_tools(server: MCPServer, engine: Engine) -> None:
     stores = _Stores(engine)
 
     @server.tool()
-    def query(
+    async def query(
         text: str,
         limit: Number = 10,
         kind: str | None = None,
@@ -213,8 +224,14 @@ def _search_tools(server: MCPServer, engine: Engine) -> None:
         count, why = _int(limit, "limit", 1, 1000), _flag(explain, "explain")
         options = {"limit": count, "kind": kind, "project": project, "tag": tag, "explain": why}
         options.update(status=status, as_of=as_of, now=now)
+        text = scrub_typed(text, engine.config)  # searched as scrubbed, as the CLI does
         hits = _call(engine, lambda: stores.search(text, **options))
-        return {"query": scrub_typed(text, engine.config), "hits": [hit_json(h, why) for h in hits]}
+        if hits is None:  # no usable store: the engine syncs or rebuilds (seconds), in a thread
+            found = await asyncio.to_thread(
+                lambda: _call(engine, lambda: engine.search(text, **options))
+            )
+            hits = found[0]
+        return {"query": text, "hits": [hit_json(h, why) for h in hits]}
 
     @server.tool()
     def brief(project: str | None = None, budget_chars: Number | None = None) -> str:
@@ -454,8 +471,11 @@ def _import_tool(server: MCPServer, engine: Engine) -> None:
 
 
 def serve(vault: Path | str | None, *, read_only: bool = False) -> None:
-    """Serve the vault over stdio until the client closes the connection."""
-    build_server(vault, read_only=read_only).run("stdio")
+    """Serve the vault over stdio until the client closes the connection (stdin and stdout
+    read and written on the event loop: :mod:`vault_sync.mcp_stdio`)."""
+    from vault_sync.mcp_stdio import run_stdio
+
+    asyncio.run(run_stdio(build_server(vault, read_only=read_only)))
 
 
 __all__ = ["INSTRUCTIONS", "build_server", "serve"]

@@ -15,15 +15,25 @@ questions use (docs/eval.md, "The date stage").
 
 from __future__ import annotations
 
-import calendar
 import datetime
+import functools
 import re
 from dataclasses import dataclass
 
-_MONTHS = {name.lower(): n for n, name in enumerate(calendar.month_name) if name}
-_MONTHS |= {name.lower(): n for n, name in enumerate(calendar.month_abbr) if name}
+#: English month names (``calendar.month_name`` in the C locale, without importing it).
+_MONTH_NAMES = (
+    "january", "february", "march", "april", "may", "june",
+    "july", "august", "september", "october", "november", "december",
+)  # fmt: skip
+_MONTHS = {name: n for n, name in enumerate(_MONTH_NAMES, 1)}
+_MONTHS |= {name[:3]: n for n, name in enumerate(_MONTH_NAMES, 1)}
 _MONTHS["sept"] = 9
-_WEEKDAYS = {name.lower(): n for n, name in enumerate(calendar.day_name)}
+_WEEKDAYS = {
+    name: n
+    for n, name in enumerate(
+        ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+    )
+}
 #: Counts written as words ("a couple of" is two, "a few" three, "several" four).
 _COUNTS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
@@ -44,27 +54,43 @@ _MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\
 _COUNT = r"(?P<count>\d{1,3}|" + "|".join(sorted(_COUNTS, key=len, reverse=True)) + ")"
 _YEAR = r"(?P<year>(?:19|20)\d\d)"
 _DAYNUM = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
-_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    (kind, re.compile(pattern, re.IGNORECASE))
-    for kind, pattern in [
-        ("iso", r"\b(?P<year>\d{4})-(?P<mon>\d\d)-(?P<day>\d\d)\b"),
-        ("day", rf"\b{_DAYNUM}\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?\b"),
-        ("day", rf"\b{_MONTH}\s+{_DAYNUM}(?:,?\s+{_YEAR})?\b"),
-        ("month", rf"\b{_MONTH},?\s+{_YEAR}\b"),
-        ("ago", rf"\b{_COUNT}\s+(?P<unit>day|week|month|year)s?\s+ago\b"),
-        ("yesterday", r"\b(?:the\s+day\s+before\s+)?yesterday\b"),
-        ("today", r"\btoday\b"),
-        ("past", rf"\b(?:past|last)\s+{_COUNT}\s+(?P<unit>day|week|month|year)s?\b"),
-        ("last", r"\b(?P<which>last|past|previous|this)\s+(?P<unit>week(?:end)?|month|year)\b"),
-        ("weekday", r"\blast\s+(?P<weekday>" + "|".join(_WEEKDAYS) + r")\b"),
-        ("season", r"\b(?P<which>last|this)\s+(?P<season>" + "|".join(_SEASONS) + r")\b"),
-        ("lastmonth", rf"\blast\s+{_MONTH}\b"),
-        ("month", rf"\b{_LEAD}\s+(?:the\s+)?{_MONTH}\b"),
-        ("month", r"\b(?P<month>" + "|".join(n for n in _MONTHS if len(n) > 3 and n != "sept")
-         + r")\b"),
-        ("year", rf"\b(?:{_LEAD}|year)\s+(?:the\s+year\s+)?{_YEAR}\b"),
-    ]
+_SOURCES = [
+    ("iso", r"\b(?P<year>\d{4})-(?P<mon>\d\d)-(?P<day>\d\d)\b"),
+    ("day", rf"\b{_DAYNUM}\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?\b"),
+    ("day", rf"\b{_MONTH}\s+{_DAYNUM}(?:,?\s+{_YEAR})?\b"),
+    ("month", rf"\b{_MONTH},?\s+{_YEAR}\b"),
+    ("ago", rf"\b{_COUNT}\s+(?P<unit>day|week|month|year)s?\s+ago\b"),
+    ("yesterday", r"\b(?:the\s+day\s+before\s+)?yesterday\b"),
+    ("today", r"\btoday\b"),
+    ("past", rf"\b(?:past|last)\s+{_COUNT}\s+(?P<unit>day|week|month|year)s?\b"),
+    ("last", r"\b(?P<which>last|past|previous|this)\s+(?P<unit>week(?:end)?|month|year)\b"),
+    ("weekday", r"\blast\s+(?P<weekday>" + "|".join(_WEEKDAYS) + r")\b"),
+    ("season", r"\b(?P<which>last|this)\s+(?P<season>" + "|".join(_SEASONS) + r")\b"),
+    ("lastmonth", rf"\blast\s+{_MONTH}\b"),
+    ("month", rf"\b{_LEAD}\s+(?:the\s+)?{_MONTH}\b"),
+    ("month", r"\b(?P<month>" + "|".join(n for n in _MONTHS if len(n) > 3 and n != "sept")
+     + r")\b"),
+    ("year", rf"\b(?:{_LEAD}|year)\s+(?:the\s+year\s+)?{_YEAR}\b"),
 ]  # fmt: skip
+#: What every pattern needs, one at least: a digit, or one of these words. An ASCII query with
+#: none of them names no time, and its patterns are not compiled (~3 ms of a fresh process).
+_ANCHORS = ("ago", "yesterday", "today", "past", "last", "previous", "this", *_MONTHS)
+
+
+@functools.cache
+def _patterns() -> list[tuple[str, re.Pattern[str]]]:
+    """The phrase patterns, compiled on first use: ``(kind, pattern)`` in matching order."""
+    return [(kind, re.compile(pattern, re.IGNORECASE)) for kind, pattern in _SOURCES]
+
+
+def _may_name_time(text: str) -> bool:
+    """False only when ``text`` is ASCII and holds no digit and no :data:`_ANCHORS` word
+    (then no pattern can match; other text is always matched against the patterns: case
+    folding outside ASCII, ``ſ`` for ``s``, is the regex engine's)."""
+    if not text.isascii():
+        return True
+    lowered = text.lower()
+    return any(c.isdigit() for c in lowered) or any(word in lowered for word in _ANCHORS)
 
 
 @dataclass(frozen=True)
@@ -107,10 +133,12 @@ def time_spans(text: str, now: str) -> list[TimeSpan]:
         The spans; empty when the text names no time. Impossible dates ("31 February") and
         bare month names that are also words ("may", "march" in lower case) are skipped.
     """
+    if not _may_name_time(text):
+        return []
     today = _date(now)
     taken: list[tuple[int, int]] = []
     found: list[tuple[int, TimeSpan]] = []
-    for kind, pattern in _PATTERNS:
+    for kind, pattern in _patterns():
         for m in pattern.finditer(text):
             if any(m.start() < end and start < m.end() for start, end in taken):
                 continue
@@ -179,7 +207,7 @@ def _calendar(
         year = today.year if month <= today.month else today.year - 1
         if kind == "lastmonth" and month >= today.month:
             year = today.year - 1
-    last = calendar.monthrange(year, month)[1]
+    last = _last_day(year, month)
     return datetime.date(year, month, 1), datetime.date(year, month, last)
 
 
@@ -221,7 +249,7 @@ def _season(which: str, first_month: int, today: datetime.date) -> _Days:
         start = datetime.date(year, first_month, 1)
         end_month = (first_month + 1) % 12 + 1
         end_year = year + (1 if end_month < first_month else 0)
-        last_day = calendar.monthrange(end_year, end_month)[1]
+        last_day = _last_day(end_year, end_month)
         return start, datetime.date(end_year, end_month, last_day)
 
     years = range(today.year, today.year - 3, -1)
@@ -233,6 +261,13 @@ def _season(which: str, first_month: int, today: datetime.date) -> _Days:
 def _count(word: str) -> int:
     word = " ".join(word.lower().split())
     return int(word) if word.isdigit() else _COUNTS[word]
+
+
+def _last_day(year: int, month: int) -> int:
+    """The number of days of ``month`` (1-12) in ``year``."""
+    import calendar  # here: only a query that names a time needs it
+
+    return calendar.monthrange(year, month)[1]
 
 
 def _date(day: str) -> datetime.date:

@@ -285,7 +285,8 @@ class Watcher:
         #: The observer and its watches (while :meth:`run` runs).
         self.arming: Arming | None = None
         #: Whether ``after_batch`` ran once (the first pass runs it whatever changed).
-        self._briefed = False
+        #: the stores' generation the targets were last refreshed at (None: not yet)
+        self._briefed_generation: int | None = None
         self._armed_at_start = False
 
     # -- one batch ------------------------------------------------------------------------
@@ -333,10 +334,14 @@ class Watcher:
                 path, message = sorted(real.items())[0]
                 self.state.last_error = f"{path}: {message}"
         # the first pass brings the targets up to date even when the stores were (a page
-        # synced while no watcher ran leaves them stale); later passes when the stores changed
-        if self.after_batch is not None and (report.did_work or notice or not self._briefed):
+        # synced while no watcher ran leaves them stale); later passes when the stores changed,
+        # by this batch or by another writer since the last refresh (an agent's `remember` or
+        # `reinforce` syncs its page itself, so the watcher's batch for it finds nothing to do:
+        # fresh-user report, the targets stayed stale)
+        moved = report.generation != self._briefed_generation
+        if self.after_batch is not None and (report.did_work or notice or moved):
             self._after_batch(line)
-            self._briefed = True
+            self._briefed_generation = report.generation
         if not report.did_work and not notice and not report.errors and "brief_error" not in line:
             return None
         self.state.batches += 1

@@ -18,7 +18,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import tantivy
 
@@ -31,7 +31,9 @@ from vault_sync.index.schema import (
     schema,
     stored_text,
 )
-from vault_sync.page import Page
+
+if TYPE_CHECKING:  # the page model: with the parser, off the query path
+    from vault_sync.page import Page
 
 #: Writer heap in bytes: tantivy needs >= 15 MB per thread (TECH-NOTES §1.1); 64 MB holds a
 #: batch of thousands of pages before tantivy flushes a segment on its own.

@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from vault_sync.errors import StoreError
 from vault_sync.store.reads import SQL_LOOKUP_MAX_LINKS, SqlNames
-from vault_sync.store.records import FileState, PageRecord, Row
 from vault_sync.store.schema import (
     MIGRATIONS,
     RULE_LINK_TYPES,
@@ -38,6 +38,20 @@ from vault_sync.store.schema import (
     split_statements,
 )
 from vault_sync.store.writes import SidecarWrites
+
+if TYPE_CHECKING:  # the records sync builds: imported on first use (a query builds none)
+    from vault_sync.store.records import FileState, PageRecord, Row
+
+
+def __getattr__(name: str) -> Any:
+    """``FileState``, ``PageRecord`` and ``Row`` (:mod:`~vault_sync.store.records`), imported
+    on first use (PEP 562): a query never builds a record."""
+    if name in ("FileState", "PageRecord", "Row"):
+        from vault_sync.store import records
+
+        return getattr(records, name)
+    raise AttributeError(f"module 'vault_sync.store' has no attribute {name!r}")
+
 
 __all__ = [
     "MIGRATIONS",
@@ -67,6 +81,10 @@ class Sidecar(SidecarWrites):
     Readers use :meth:`open` with ``readonly=True`` and never write; the one writer (holding the
     vault lock) applies batches with :meth:`apply_batch`.
     """
+
+    #: True when SQLite opened the file ``immutable`` (a reader that cannot make its ``-shm``
+    #: file): a snapshot that never sees a later commit, so never to be kept open for long.
+    immutable = False
 
     @classmethod
     def open(cls, path: Path, *, readonly: bool = False) -> Sidecar:
@@ -122,9 +140,11 @@ class Sidecar(SidecarWrites):
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"sidecar {path} is unreadable: {exc}") from exc
         try:
-            return cls._connect_readonly(f"{uri}?immutable=1", path)
+            store = cls._connect_readonly(f"{uri}?immutable=1", path)
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"sidecar {path} is unreadable: {exc}") from exc
+        store.immutable = True
+        return store
 
     @classmethod
     def _connect_readonly(cls, uri: str, path: Path) -> Sidecar:

@@ -10,11 +10,13 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from vault_sync.links import NameTable
-from vault_sync.store.records import FileState
 from vault_sync.store.schema import RULE_LINKS_WHERE
+
+if TYPE_CHECKING:  # link resolution and records load with the first write, not for a query
+    from vault_sync.links import NameTable
+    from vault_sync.store.records import FileState
 
 #: Below this many links to resolve, names are looked up by SQL (indexed, ~20 µs each)
 #: instead of loading every page's names (~60 ms at 10k pages): measured on a 10k-page vault.
@@ -70,6 +72,8 @@ class SqlNames:
         self.by_alias = _SqlIndex(
             db, "SELECT DISTINCT path FROM aliases WHERE alias_key = ? ORDER BY path", True
         )
+        from vault_sync.links import NameTable
+
         attachments = NameTable()
         for (path,) in db.execute("SELECT path FROM attachments"):
             attachments.add_attachment(path)
@@ -135,6 +139,8 @@ class SidecarReads:
     def file_states(self, roots: Iterable[str] | None = None) -> dict[str, FileState]:
         """Return ``{path: FileState}`` for every stored page, or only for pages equal to or
         under one of ``roots`` (vault-relative NFC paths: a watcher batch's scope)."""
+        from vault_sync.store.records import FileState  # here: a query reads no file state
+
         sql = "SELECT path, hash, mtime_ns, size, disk_path FROM pages"
         if roots is None:
             return {p: FileState(h, m, s, d) for p, h, m, s, d in self.db.execute(sql)}
@@ -164,6 +170,8 @@ class SidecarReads:
 
     def name_table(self) -> NameTable:
         """Build the link-resolution tables from every stored page and attachment."""
+        from vault_sync.links import NameTable
+
         table = NameTable()
         aliases: dict[str, list[str]] = {}
         for path, alias in self.db.execute("SELECT path, alias FROM aliases"):

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from vault_sync.links import link_keys
-from vault_sync.page import Page, name_key, path_id, path_stem
+if TYPE_CHECKING:  # the page model: with the parser, off the query path
+    from vault_sync.page import Page
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,9 @@ class PageRecord:
     @classmethod
     def of(cls, page: Page, disk_path: str, state: FileState) -> PageRecord:
         """The record of a parsed (and sanitized) page whose file is ``disk_path``."""
+        from vault_sync.links import link_keys  # here: a query never builds a record
+        from vault_sync.page import name_key, path_id, path_stem
+
         path = page.path
         return cls(
             path=path,

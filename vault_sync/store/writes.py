@@ -10,11 +10,13 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from itertools import chain
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from vault_sync.links import NameTable, Resolver, page_keys
 from vault_sync.store.reads import SQL_LOOKUP_MAX_LINKS, SidecarReads, SqlNames
-from vault_sync.store.records import FileState, PageRecord
+
+if TYPE_CHECKING:  # link resolution and records load with the first write, not for a query
+    from vault_sync.links import NameTable
+    from vault_sync.store.records import FileState, PageRecord
 
 _PAGE_TABLES = ("pages", "aliases", "tags", "evidence", "issues")
 
@@ -101,6 +103,8 @@ class SidecarWrites(SidecarReads):
         ).fetchall()
         # Few links (a watcher batch): look names up by SQL; many (a cold sync), or no
         # indexes to look them up by (a bulk load): load them all.
+        from vault_sync.links import Resolver
+
         few = len(rows) < SQL_LOOKUP_MAX_LINKS and self._dropped_indexes is None
         table: NameTable | SqlNames = SqlNames(self.db) if few else self.name_table()
         resolver = Resolver(table)
@@ -125,6 +129,8 @@ class SidecarWrites(SidecarReads):
         """Every name key (:func:`~vault_sync.links.page_keys`) of the batch's pages, as
         stored before the batch and as written by it; empty during a bulk load (whose last
         batch resolves every link)."""
+        from vault_sync.links import page_keys
+
         keys: set[str] = set()
         if self._dropped_indexes is not None:
             return keys
