@@ -113,6 +113,13 @@ def cli() -> Callable[..., Result]:
     return run_cli
 
 
+def query_paths(cli: Callable[..., Result], vault: Path, *args: str) -> list[str]:
+    """The paths ``query ARGS --json`` returns on ``vault``, in rank order (exit 0 asserted)."""
+    out = cli("--vault", str(vault), "query", *args, "--json")
+    assert out.code == 0, out.err
+    return [hit["path"] for hit in out.json()["hits"]]
+
+
 def corpus(name: str) -> Path:
     """The folder of a real corpus in ../shared/corpora, read only. CI lays ``shared/`` out
     beside the repository; a missing corpus fails the test with this message, not a skip."""

@@ -19,6 +19,7 @@ LAYERS = {
     "discover": 0,
     "atomic": 0,
     "linear_regex": 0,
+    "vault_init": 1,
     "page": 1,
     "parser": 2,  # a package: frontmatter, blocks, body, keys (PACKAGE_ORDER)
     "sanitize": 2,  # a package: rule, vendor, names, structural, overlaps, search (PACKAGE_ORDER)
@@ -83,7 +84,7 @@ LAYERS = {
     "splice": 3,
     "confine": 2,
     "supersession": 1,
-    "agent_input": 2,
+    "agent_input": 3,  # reads the known keys (parser.keys): a relation type is none of them
     "transcript": 1,
     "import_claude": 2,
     "import_codex": 2,
@@ -122,7 +123,6 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
     ("config", "ranking_settings"),
     ("discover", "config"),  # vault discovery looks for the config file's name
     ("discover", "errors"),
-    ("config", "discover"),  # `init` refuses / and pseudo file systems as discovery does
     ("rank_explain", "query_fields"),
     ("rank_explain", "page_facts"),
     ("page_facts", "confidence"),

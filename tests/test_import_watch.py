@@ -128,7 +128,7 @@ def test_watch_takes_renames_skips_other_files_and_survives_a_bad_one(
         watch.said()
         bad = day / "rollout-bad.jsonl"
         bad.write_text('{"type": "session_meta", "payload": {}}\n{broken\n{}\n', encoding="utf-8")
-        error = watch.answer()
+        error = json.loads(watch.said())  # on stderr, as without --json (docs/cli.md)
         why = "Expecting property name enclosed in double quotes"
         assert error == {"file": str(bad), "error": f"{bad}:2: not a JSON line ({why})"}
         (day / "notes.md").write_text("not a transcript\n", encoding="utf-8")
@@ -146,6 +146,31 @@ def test_watch_takes_renames_skips_other_files_and_survives_a_bad_one(
         page = (vault / CASES["codex.jsonl"][1]).read_text(encoding="utf-8")
         assert page == (HERE / "codex.expected.md").read_text(encoding="utf-8")
         assert watch.out.empty()  # nothing for notes.md or the swap file
+    finally:
+        code, rest = watch.stop()
+    assert code == 0 and rest.endswith("stopped"), rest
+
+
+def test_watch_plain_keeps_one_page_per_file_of_a_repeated_name(
+    vault: Path, tmp_path: Path
+) -> None:
+    """Fresh-user report: under ``--watch --format plain`` every ``chat.txt`` (no
+    ``Session:`` line) was ``session:chat``, each replacing the page of the one before."""
+    folder = tmp_path / "chats"
+    for name in ("a", "b"):
+        (folder / name).mkdir(parents=True)
+    watch = ImportWatch(vault, folder, "--format", "plain")
+    try:
+        watch.said()
+        pages = []
+        for name in ("a", "b", "a"):
+            with (folder / name / "chat.txt").open("a", encoding="utf-8") as out:
+                out.write(f"User: question {name}?\nAI: answer {name}\n")
+            pages.append([(p["path"], p["changed"]) for p in watch.answer()["pages"]])
+        assert pages[0] != pages[1] and pages[2] == pages[0]  # a grown file: its own page
+        texts = [(vault / p[0][0]).read_text(encoding="utf-8") for p in pages[:2]]
+        assert texts[0].count("**user**") == 2 and "question b" not in texts[0]
+        assert "question b?" in texts[1] and "question a" not in texts[1]
     finally:
         code, rest = watch.stop()
     assert code == 0 and rest.endswith("stopped"), rest

@@ -7,6 +7,7 @@ the case files (``tests/pages``, copies of ``../shared/cases/pages``) are only r
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from vault_sync.errors import QuerySyntaxError, StoreError
 from vault_sync.index import (
     MAX_TOKEN_BYTES,
     SCHEMA_VERSION,
+    WRITER_BUSY_WAIT_S,
     IndexBusyError,
     IndexCorruptError,
     IndexSchemaMismatch,
@@ -178,13 +180,18 @@ def test_a_failed_batch_rolls_back_and_releases_the_lock(tmp_path: Path) -> None
 
 
 def test_a_second_writer_is_refused_with_a_clear_error(tmp_path: Path) -> None:
-    index = make_index(tmp_path / "ix", FILLER)
+    """After waiting ``busy_wait_s`` (10 s by default; lowered here) for the other writer."""
+    make_index(tmp_path / "ix", FILLER)
+    index = PageIndex.open(tmp_path / "ix", busy_wait_s=0.3)
     other = tantivy.Index.open(str(tmp_path / "ix")).writer(64_000_000, 1)
+    start = time.monotonic()
     try:
-        with pytest.raises(IndexBusyError), index.batch():
+        with pytest.raises(IndexBusyError, match="is locked by another writer"), index.batch():
             pass
     finally:
         del other
+    assert time.monotonic() - start >= 0.3
+    assert PageIndex.open(tmp_path / "ix").busy_wait_s == WRITER_BUSY_WAIT_S == 10.0
 
 
 def test_delete_all_and_paths_with_generation(tmp_path: Path) -> None:

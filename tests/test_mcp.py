@@ -103,6 +103,16 @@ def test_tools_writes_and_a_ranked_query_over_a_real_stdio_client(vault: Path) -
             )
         )
         out["bad"] = await client.call_tool("reinforce", {"page": "no such page", "evidence": "x"})
+        out["page_key"] = [  # a known page key is never a relation type (fresh user)
+            await client.call_tool(
+                "link",
+                {"source": "Charge queue", "relation": "status", "target": "Retry policy v3"},
+            ),
+            await client.call_tool(
+                "remember",
+                {"title": "New rule", "kind": "rule", "relations": ["kind=Charge queue"]},
+            ),
+        ]
         out["query"] = _json(await client.call_tool("query", {"text": "zeppelin dead-letter"}))
         out["show"] = _json(
             await client.call_tool("show", {"page": "Zeppelin queues need a dead-letter topic"})
@@ -126,6 +136,13 @@ def test_tools_writes_and_a_ranked_query_over_a_real_stdio_client(vault: Path) -
         "Error executing tool reinforce: no page matches 'no such page'"
         " (by id, path, file name, title or alias)"
     )
+    for name, refused in zip(("link", "remember"), out["page_key"], strict=True):
+        assert refused.is_error and refused.content[0].text == (
+            f"Error executing tool {name}: {'status' if name == 'link' else 'kind'!r} is a page"
+            " key, not a relation type (give fixes, causes, related or a name of your own)"
+        )
+    assert "status" not in (vault / "payments" / "Charge queue.md").read_text(encoding="utf-8")
+    assert not list(vault.rglob("New rule.md"))
     assert out["before"]["hits"] == []
     hits = out["query"]["hits"]
     assert hits[0]["path"] == "gotchas/Zeppelin queues need a dead-letter topic.md"

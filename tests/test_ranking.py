@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import REPO, Result
+from tests.conftest import REPO, Result, query_paths
 from vault_sync.confidence import Support, confidence
 from vault_sync.config import load_config
 
@@ -34,18 +34,12 @@ BUG = "---\nkind: bug\n---\nThe worker floods the queue at midnight.\n"
 FIX = '---\nkind: decision\nfixes: "[[Bug flood]]"\n---\nRate limit at the source.\n'
 
 
-def _paths(cli: Cli, vault: Path, *args: str) -> list[str]:
-    out = cli("--vault", str(vault), "query", *args, "--json")
-    assert out.code == 0, out.err
-    return [hit["path"] for hit in out.json()["hits"]]
-
-
 def test_a_successor_ranks_directly_above_what_it_supersedes(
     make_vault: Callable[..., Path], cli: Cli
 ) -> None:
     vault = make_vault({"Deploy old.md": OLD, "Deploy new.md": NEW})
-    assert _paths(cli, vault, "deploy policy") == ["Deploy new.md", "Deploy old.md"]
-    ablated = _paths(cli, vault, "deploy policy", "--limit", "1")
+    assert query_paths(cli, vault, "deploy policy") == ["Deploy new.md", "Deploy old.md"]
+    ablated = query_paths(cli, vault, "deploy policy", "--limit", "1")
     assert ablated == ["Deploy new.md"]
 
 
@@ -53,25 +47,25 @@ def test_an_open_contradiction_puts_the_challenger_above_until_it_is_settled(
     make_vault: Callable[..., Path], cli: Cli
 ) -> None:
     vault = make_vault({"Retry rule.md": RULE, "Storm.md": OBS})
-    assert _paths(cli, vault, "retry") == ["Storm.md", "Retry rule.md"]
+    assert query_paths(cli, vault, "retry") == ["Storm.md", "Retry rule.md"]
     (vault / "Storm.md").write_text(
         OBS.replace("kind: observation", "kind: observation\nstatus: archived")
     )
     assert cli("--vault", str(vault), "sync").code == 0
-    assert _paths(cli, vault, "retry") == ["Retry rule.md", "Storm.md"]
+    assert query_paths(cli, vault, "retry") == ["Retry rule.md", "Storm.md"]
 
 
 def test_a_fix_enters_through_its_edge_and_a_deleted_page_never_does(
     make_vault: Callable[..., Path], cli: Cli
 ) -> None:
     vault = make_vault({"Bug flood.md": BUG, "Rate limit.md": FIX})
-    assert _paths(cli, vault, "worker floods queue") == ["Bug flood.md", "Rate limit.md"]
+    assert query_paths(cli, vault, "worker floods queue") == ["Bug flood.md", "Rate limit.md"]
     out = cli("--vault", str(vault), "query", "worker floods queue", "--explain", "--json")
     via = out.json()["hits"][1]["explain"]["graph_via"]
     assert via == {"from": "Bug flood.md", "type": "fixes", "direction": "in", "depth": 1}
     (vault / "Rate limit.md").unlink()
     assert cli("--vault", str(vault), "sync").code == 0
-    assert _paths(cli, vault, "worker floods queue") == ["Bug flood.md"]
+    assert query_paths(cli, vault, "worker floods queue") == ["Bug flood.md"]
 
 
 def test_as_of_hides_pages_outside_their_window(make_vault: Callable[..., Path], cli: Cli) -> None:
@@ -81,9 +75,9 @@ def test_as_of_hides_pages_outside_their_window(make_vault: Callable[..., Path],
             "B.md": "---\nvalid_from: 2024-07-01\n---\nbudget rule too\n",
         }
     )
-    assert _paths(cli, vault, "budget", "--as-of", "2024-03-01") == ["A.md"]
-    assert _paths(cli, vault, "budget", "--as-of", "2025-01-01") == ["B.md"]
-    assert sorted(_paths(cli, vault, "budget")) == ["A.md", "B.md"]
+    assert query_paths(cli, vault, "budget", "--as-of", "2024-03-01") == ["A.md"]
+    assert query_paths(cli, vault, "budget", "--as-of", "2025-01-01") == ["B.md"]
+    assert sorted(query_paths(cli, vault, "budget")) == ["A.md", "B.md"]
 
 
 def test_a_ranking_table_is_read_and_the_config_still_pickles(tmp_path: Path) -> None:
@@ -106,9 +100,9 @@ def test_pages_the_graph_brings_obey_the_filters_as_the_index_does(
     cause = '---\nkind: note\ncauses: "[[Bug flood]]"\n---\nA cron job at midnight.\n'
     vault = make_vault({"Bug flood.md": bug, "Rate limit.md": fix, "Cron.md": cause})
     query = "worker floods queue"
-    assert _paths(cli, vault, query) == ["Bug flood.md", "Rate limit.md", "Cron.md"]
-    assert _paths(cli, vault, query, "--tag", "#OPS") == ["Bug flood.md", "Rate limit.md"]
-    assert _paths(cli, vault, query, "--kind", "Bug") == ["Bug flood.md"]
+    assert query_paths(cli, vault, query) == ["Bug flood.md", "Rate limit.md", "Cron.md"]
+    assert query_paths(cli, vault, query, "--tag", "#OPS") == ["Bug flood.md", "Rate limit.md"]
+    assert query_paths(cli, vault, query, "--kind", "Bug") == ["Bug flood.md"]
 
 
 @pytest.mark.parametrize(
@@ -173,8 +167,8 @@ def test_the_chain_option_walks_two_hops_and_never_a_third(
         }
     )
     query = "worker floods queue"
-    assert _paths(cli, vault, query) == ["Bug flood.md", "Mid.md"]
-    assert _paths(cli, vault, query, "--chain") == ["Bug flood.md", "Mid.md", "Root.md"]
+    assert query_paths(cli, vault, query) == ["Bug flood.md", "Mid.md"]
+    assert query_paths(cli, vault, query, "--chain") == ["Bug flood.md", "Mid.md", "Root.md"]
     out = cli("--vault", str(vault), "query", query, "--chain", "--explain", "--json")
     via = {hit["path"]: hit["explain"]["graph_via"] for hit in out.json()["hits"]}
     assert via["Root.md"] == {"from": "Mid.md", "type": "causes", "direction": "in", "depth": 2}

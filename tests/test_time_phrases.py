@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import Result
+from tests.conftest import Result, query_paths
 from vault_sync.time_phrases import TimeSpan, closeness, time_spans
 
 Cli = Callable[..., Result]
@@ -101,12 +101,6 @@ def test_closeness_is_one_inside_and_falls_to_zero_at_the_reach() -> None:
 DIARY = "---\nkind: session\ndate: {date}\n---\nWe talked about the garden and the roses.\n"
 
 
-def _paths(cli: Cli, vault: Path, *args: str) -> list[str]:
-    out = cli("--vault", str(vault), "query", *args, "--json")
-    assert out.code == 0, out.err
-    return [hit["path"] for hit in out.json()["hits"]]
-
-
 def test_a_time_phrase_lifts_the_page_of_that_day(
     make_vault: Callable[..., Path], cli: Cli
 ) -> None:
@@ -119,10 +113,10 @@ def test_a_time_phrase_lifts_the_page_of_that_day(
             "c.md": DIARY.format(date="2023-05-19"),
         }
     )
-    assert _paths(cli, vault, "garden roses", "--now", NOW) == ["a.md", "b.md", "c.md"]
-    assert _paths(cli, vault, "garden roses two weeks ago", "--now", NOW)[0] == "b.md"
-    assert _paths(cli, vault, "garden roses yesterday", "--now", NOW)[0] == "c.md"
-    assert _paths(cli, vault, "garden roses in April", "--now", NOW)[0] == "a.md"
+    assert query_paths(cli, vault, "garden roses", "--now", NOW) == ["a.md", "b.md", "c.md"]
+    assert query_paths(cli, vault, "garden roses two weeks ago", "--now", NOW)[0] == "b.md"
+    assert query_paths(cli, vault, "garden roses yesterday", "--now", NOW)[0] == "c.md"
+    assert query_paths(cli, vault, "garden roses in April", "--now", NOW)[0] == "a.md"
     out = cli("--vault", str(vault), "query", "roses yesterday", "--json", "--explain",
               "--now", NOW)  # fmt: skip
     top = out.json()["hits"][0]["explain"]
@@ -132,7 +126,11 @@ def test_a_time_phrase_lifts_the_page_of_that_day(
     }
     assert top["date_factor"] == 1.5  # 1 + date_weight 0.5 x closeness 1
     (vault / "vault-sync.toml").write_text("[ranking]\ndate_weight = 0\n")
-    assert _paths(cli, vault, "garden roses yesterday", "--now", NOW) == ["a.md", "b.md", "c.md"]
+    assert query_paths(cli, vault, "garden roses yesterday", "--now", NOW) == [
+        "a.md",
+        "b.md",
+        "c.md",
+    ]
 
 
 #: Words of the phrases and words near them, for the check below: each anchor, a count, a

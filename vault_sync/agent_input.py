@@ -9,7 +9,6 @@ the page format uses (DESIGN §2), or refused with one line saying what was expe
 
 from __future__ import annotations
 
-import datetime
 import json
 import re
 import unicodedata
@@ -19,6 +18,8 @@ from typing import Any
 
 from vault_sync.errors import AgentInputError
 from vault_sync.page import EVIDENCE_KINDS, Kind
+from vault_sync.page_dates import ISO_DATE_SAID, iso_day
+from vault_sync.parser.keys import NON_RELATION_KEYS
 
 _EVIDENCE_TEXT = re.compile(r"\s*([A-Za-z][\w-]*)\s*:\s*(\S.*?)(?:\s+@(\S+))?\s*\Z", re.DOTALL)
 _WIKILINK = re.compile(r"\s*!?\[\[(.*)\]\]\s*\Z", re.DOTALL)
@@ -138,12 +139,20 @@ def relation_type(text: str) -> str:
     ``superseded_by``).
 
     Raises:
-        AgentInputError: not a name (letters, digits, ``_`` / ``-`` / spaces between).
+        AgentInputError: not a name (letters, digits, ``_`` / ``-`` / spaces between), or a
+            known key that holds no relation (``kind``, ``status``, ``title``...:
+            :data:`vault_sync.parser.keys.NON_RELATION_KEYS`; linking through it would
+            overwrite the page's own value).
     """
     key = re.sub(r"[\s-]+", "_", text.strip()).lower()
     if not _RELATION_KEY.fullmatch(key):
         raise AgentInputError(
             f"a relation type is a name such as fixes, causes, related (got {text!r})"
+        )
+    if key in NON_RELATION_KEYS:
+        raise AgentInputError(
+            f"{key!r} is a page key, not a relation type (give fixes, causes, related or"
+            " a name of your own)"
         )
     return key
 
@@ -169,12 +178,8 @@ def date_text(text: str) -> str:
         AgentInputError: not an ISO date or datetime.
     """
     value = text.strip()
-    try:
-        datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        raise AgentInputError(
-            f"a date must be ISO 8601, e.g. 2026-03-04 or 2026-03-04T09:10:00Z (got {text!r})"
-        ) from None
+    if iso_day(value) is None:
+        raise AgentInputError(f"{ISO_DATE_SAID} (got {text!r})")
     return value
 
 

@@ -13,7 +13,7 @@ from typing import Any
 from vault_sync.config import Config
 from vault_sync.frontmatter_secrets import scrub_value, value_secrets
 from vault_sync.page import Issue, Page, Severity
-from vault_sync.sanitize import Finding, Scrubber, line_of
+from vault_sync.sanitize import Finding, Scrubber, lines_of
 from vault_sync.secret_values import FoundValues
 from vault_sync.vault import ScanResult
 
@@ -78,7 +78,8 @@ def clean_page(page: Page, text: str, scrubber: Scrubber) -> Page:
     # the parsed frontmatter spells (YAML escapes), at their scalar's line — the secrets and
     # lines `redact` reports (redaction.redact_bytes)
     in_file = findings if in_text else ()
-    lines = [(line_of(text, f.start), f.label) for f in in_file]
+    labels = [f.label for f in in_file]
+    lines = list(zip(lines_of(text, [f.start for f in in_file]), labels, strict=True))
     lines += [
         (v.line, label)
         for v in (value_secrets(text, scrubber, in_file) if page.frontmatter else ())

@@ -25,6 +25,7 @@ from vault_sync.cli_common import (
     emit_json,
     engine_for,
     hit_json,
+    iso_date,
     json_log_formatter,
     json_option,
     log_to_stderr,
@@ -77,7 +78,7 @@ def init(vault: Path | None) -> None:
     Works in the given folder (or the working directory); never touches a page.
     """
     folder = vault or (click.get_current_context().find_root().obj or {}).get("vault") or Path.cwd()
-    from vault_sync.config import init_vault
+    from vault_sync.vault_init import init_vault
 
     written = init_vault(Path(folder))
     for line in written:
@@ -326,9 +327,9 @@ def _explain_lines(explain: dict[str, Any]) -> list[str]:
 @click.option(
     "--as-of",
     "as_of",
-    type=click.DateTime(["%Y-%m-%d"]),
+    callback=iso_date,
     default=None,
-    help="Only pages valid on this day (YYYY-MM-DD), superseded as they were then.",
+    help="Only pages valid on this day (ISO 8601), superseded as they were then.",
 )
 @click.option("--chain", is_flag=True, help="Follow fixes / causes links two hops (default one).")
 @click.option(
@@ -337,7 +338,7 @@ def _explain_lines(explain: dict[str, Any]) -> list[str]:
 @click.option("--timings", is_flag=True, help="Add took_ms to the output.")
 @click.option(
     "--now",
-    type=click.DateTime(["%Y-%m-%d", "%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M:%SZ"]),
+    callback=iso_date,
     default=None,
     help="Reference date (ISO 8601) for relative time phrases; default today.",
 )
@@ -389,10 +390,10 @@ def query(
         project=project,
         tag=tag,
         status=status,
-        as_of=as_of.date().isoformat() if as_of else None,
+        as_of=as_of,
         switches=frozenset({"chain"}) if chain else frozenset(),
         explain=explain,
-        now=now.isoformat() if now else None,
+        now=now,
     )
     print_notice(notice)
     took_ms = round((time.perf_counter() - started) * 1000, 2)

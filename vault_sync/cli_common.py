@@ -164,6 +164,23 @@ def json_option(func: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print JSON for agents.")(func)
 
 
+def iso_date(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    """The callback of an option taking an ISO 8601 date or datetime (``--now``, ``--as-of``,
+    ``--at``): the text as given (stripped) once :func:`vault_sync.page_dates.iso_day` reads
+    it — the same rules for every such option.
+
+    Raises:
+        click.BadParameter: anything else (a usage error, exit 2).
+    """
+    from vault_sync.page_dates import ISO_DATE_SAID, iso_day
+
+    if value is None:
+        return None
+    if iso_day(value) is None:
+        raise click.BadParameter(f"{ISO_DATE_SAID} (got {one_line(value)!r})")
+    return value.strip()
+
+
 def one_line(text: str) -> str:
     """``text`` as one line of output: terminal control sequences removed
     (:func:`vault_sync.terminal.strip_controls`: a title's OSC never retitles the window), and

@@ -167,8 +167,9 @@ def _watch_transcripts(
         answer["file"] = scrub_typed(file, engine.config)
         if "error" in answer:
             answer["error"] = scrub_typed(answer["error"], engine.config)
-        if as_json:  # one object per line: a stream a service can read line by line
-            click.echo(json.dumps(answer, ensure_ascii=False))
+        if as_json:  # one object per line: a stream a service can read line by line; errors
+            # go to stderr as without --json (docs/cli.md)
+            click.echo(json.dumps(answer, ensure_ascii=False), err="error" in answer)
         elif "error" in answer:
             click.echo(one_line(f"{answer['file']}: not imported: {answer['error']}"), err=True)
         else:

@@ -22,6 +22,7 @@ import click
 from vault_sync.cli_common import (
     emit_json,
     engine_for,
+    iso_date,
     json_option,
     one_line,
     print_notice,
@@ -63,7 +64,7 @@ def show_report(report: EditReport, as_json: bool) -> None:
 @click.option(
     "--evidence", required=True, help="KIND:SOURCE (session:ID, observation:ID...) or JSON."
 )
-@click.option("--at", default=None, help="When (ISO 8601 date or datetime).")
+@click.option("--at", callback=iso_date, default=None, help="When (ISO 8601 date or datetime).")
 @click.option("--note", default=None, help="A short note kept with the evidence.")
 @write_options
 def reinforce(

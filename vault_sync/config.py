@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from vault_sync.errors import ConfigError, NotAVaultError
+from vault_sync.errors import ConfigError
 from vault_sync.ranking_settings import RankingSettings, read_ranking
 
 try:  # CPython's own BLAKE2, what hashlib.blake2b is: hashlib would load OpenSSL (~3 ms)
@@ -176,12 +176,13 @@ def load_config(vault: Path) -> Config:
     projects = _expect(data.get("projects", {}), dict, "projects", path)
     for glob, name in projects.items():
         _expect(name, str, f"projects.{glob}", path)
+    ignore = _str_list(data.get("ignore", []), "ignore", path)
     extra = _str_list(sanitize.get("extra_patterns", []), "sanitize.extra_patterns", path)
     _check_linear(extra, path)
     return Config(
         vault=vault,
         store_dir=_store_dir(data, path),
-        ignore=_str_list(data.get("ignore", []), "ignore", path),
+        ignore=ignore,
         title_from=_title_from(data, path),
         ignore_tool_folders=_expect(
             data.get("ignore_tool_folders", True), bool, "ignore_tool_folders", path
@@ -335,79 +336,3 @@ def _positive(table: dict[str, Any], key: str, default: int, path: Path) -> int:
     if isinstance(value, bool) or value < 0:
         raise ConfigError(f"{path}: key 'watch.{key}' must be a whole number >= 0")
     return int(value)
-
-
-_DEFAULT_TOML = """\
-# vault-sync configuration. Every key is optional; these are the defaults.
-# Reference: docs/cli.md and docs/page-format.md.
-
-# Extra paths to leave out, in .gitignore syntax (dot-folders, temp files, .gitignore and
-# Obsidian's excluded files are always left out).
-ignore = []
-
-# Leave out folders tools fill that never hold notes: node_modules/, bower_components/,
-# __pycache__/ (false: index them like any folder).
-ignore_tool_folders = true
-
-# A page without a `title` key is named by its file ("stem"), or by its first H1 ("h1").
-title_from = "stem"
-
-# Where the derived stores live, relative to the vault. Safe to delete: `vault-sync rebuild`.
-store_dir = ".vault-sync"
-
-# How long a writer waits for another writer's batch, in seconds.
-lock_timeout_s = 10
-
-# Folder glob -> project, for pages without a `project` key. The first match wins.
-[projects]
-# "payments/**" = "payments"
-
-[watch]
-debounce_ms = 150      # quiet window before a batch is applied
-max_delay_ms = 1000    # longest wait before a batch is applied
-reconcile_s = 300      # periodic full reconcile
-
-[sanitize]
-extra_patterns = []    # RE2 regexes redacted as [REDACTED:custom]
-allow = []             # RE2 regexes or literals never redacted
-"""
-
-
-def init_vault(folder: Path) -> list[str]:
-    """Make ``folder`` a vault: write a default ``vault-sync.toml`` and a ``.gitignore`` line.
-
-    Never touches a page; keeps an existing config and ``.gitignore`` content.
-
-    Args:
-        folder: the vault root (must exist).
-
-    Returns:
-        Lines saying what was written (or that nothing needed writing).
-
-    Raises:
-        NotAVaultError: ``folder`` does not exist, is not a folder, is ``/`` or lies on a
-            pseudo file system.
-    """
-    if not folder.is_dir():
-        raise NotAVaultError(f"not a folder: {folder}")
-    from vault_sync.discover import refuse_system_folder  # discover reads this module's names
-
-    refuse_system_folder(folder.resolve())
-    done: list[str] = []
-    config_file = folder / CONFIG_NAME
-    if config_file.exists():
-        done.append(f"kept {config_file}")
-    else:
-        config_file.write_text(_DEFAULT_TOML, encoding="utf-8")
-        done.append(f"wrote {config_file}")
-    store_dir = load_config(folder.resolve()).store_dir
-    gitignore = folder / ".gitignore"
-    line = f"{store_dir.rstrip('/')}/"
-    existing = gitignore.read_text(encoding="utf-8") if gitignore.is_file() else ""
-    if line in existing.splitlines():
-        done.append(f"kept {gitignore} ({line} already ignored)")
-    else:
-        sep = "" if not existing or existing.endswith("\n") else "\n"
-        gitignore.write_text(f"{existing}{sep}{line}\n", encoding="utf-8")
-        done.append(f"added {line} to {gitignore}")
-    return done

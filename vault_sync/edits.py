@@ -22,7 +22,7 @@ from vault_sync import agent_input
 from vault_sync.agent_input import EvidenceInput
 from vault_sync.config import Config
 from vault_sync.confine import confined
-from vault_sync.errors import AgentInputError, EditRefusedError, PageNotFoundError
+from vault_sync.errors import EditRefusedError, PageNotFoundError
 from vault_sync.page import name_key, path_id, path_stem
 from vault_sync.pagefile import create_page, edit_page
 from vault_sync.parser.frontmatter import frontmatter_map
@@ -132,12 +132,12 @@ def page_of(config: Config, sidecar: Sidecar, reference: str) -> tuple[str, str]
         raise PageNotFoundError(
             f"{reference!r}: a [REDACTED:…] placeholder names no page (name it by its path)"
         )
-    exact = unicodedata.normalize("NFC", reference.strip())
+    exact = unicodedata.normalize("NFC", reference)  # as written, then stripped: find_page
     try:
         path = find_page(sidecar, exact, config.vault)
     except PageNotFoundError:
         parsed = agent_input.target(reference)
-        if parsed == exact:
+        if parsed == exact.strip():
             raise
         path = find_page(sidecar, parsed, config.vault)
     disk_path = disk_path_of(sidecar, path)
@@ -377,8 +377,9 @@ def contradiction_of(sidecar: Sidecar, path: str, keep: str | None) -> str:
     when it names another page (it must be one of the sides), else the only one.
 
     Raises:
-        AgentInputError: no contradiction, ``keep`` is not a side, or several sides and no
-            ``keep`` naming one.
+        EditRefusedError: no contradiction, ``keep`` is not a side, or several sides and no
+            ``keep`` naming one (exit 1: the arguments are well formed, the pages' state
+            leaves nothing to settle as asked; docs/cli.md, exit codes).
     """
     sides = sorted(
         {r["target_path"] for r in sidecar.links_from(path) if r["type"] == "contradicts"}
@@ -387,13 +388,13 @@ def contradiction_of(sidecar: Sidecar, path: str, keep: str | None) -> str:
     )
     if keep is not None and keep != path:
         if keep not in sides:
-            raise AgentInputError(f"{keep} and {path} do not contradict each other")
+            raise EditRefusedError(f"{keep} and {path} do not contradict each other")
         return keep
     if not sides:
-        raise AgentInputError(f"{path} has no contradicts link to settle")
+        raise EditRefusedError(f"{path} has no contradicts link to settle")
     if len(sides) > 1:
         listed = ", ".join(sides)
-        raise AgentInputError(
+        raise EditRefusedError(
             f"{path} contradicts {len(sides)} pages ({listed}): say which with --keep"
         )
     return str(sides[0])

@@ -87,6 +87,20 @@ def is_ignored_name(path: str, *, is_dir: bool = False) -> bool:
     return not is_dir and _is_temp_name(parts[-1])
 
 
+def gitignore_line_ok(line: str) -> bool:
+    """Whether a gitignore-syntax line (``pathspec.GitIgnoreSpec``) can be read and can match
+    a path; a blank line and a ``#`` comment are fine (they match nothing by design), ``\\``
+    or ``!`` alone cannot be read, and ``[`` or ``a[`` (an unclosed set) or ``/`` match no
+    path, which git (and pathspec) take silently."""
+    try:
+        spec = GitIgnoreSpec.from_lines([line])
+    except (ValueError, re.error):  # pathspec raises re.error or its own ValueErrors
+        return False
+    if not line.strip() or line.startswith("#"):
+        return True
+    return any(p.include is not None for p in spec.patterns)
+
+
 class Patterns:
     """Compiled gitignore-syntax lines (``pathspec.GitIgnoreSpec``) with a one-regex pre-check.
 
@@ -99,13 +113,12 @@ class Patterns:
 
     def __init__(self, lines: Iterable[str]) -> None:
         good: list[str] = []
-        #: ``(1-based line number, line)`` of lines no gitignore rule can read (``[z-a]``):
-        #: left out, so one bad line never stops a scan; callers report them.
+        #: ``(1-based line number, line)`` of lines no gitignore rule can read (``[z-a]``)
+        #: or that match no path (``[``: :func:`gitignore_line_ok`): left
+        #: out, so one bad line never stops a scan; callers report them.
         self.bad: list[tuple[int, str]] = []
         for number, line in enumerate(lines, 1):
-            try:
-                GitIgnoreSpec.from_lines([_nfc(line)])
-            except (ValueError, re.error):  # pathspec raises re.error or its own ValueErrors
+            if not gitignore_line_ok(_nfc(line)):
                 self.bad.append((number, line))
                 continue
             good.append(_nfc(line))
@@ -315,6 +328,12 @@ def build_ignore_matcher(config: Config) -> IgnoreMatcher:
 
     Returns:
         A matcher; problems with ``.obsidian/app.json`` are in its ``warnings``.
+
+    Raises:
+        ConfigError: an ``ignore`` entry or a ``[projects]`` glob that cannot be read or can
+            match no path (:func:`gitignore_line_ok`), naming the file, the key and the
+            pattern: checked here, where the patterns are compiled, not when the config is
+            read (a query never loads pathspec).
     """
     warnings: list[str] = []
     prefixes, regexes = _obsidian_filters(config.vault, warnings)
@@ -324,10 +343,12 @@ def build_ignore_matcher(config: Config) -> IgnoreMatcher:
         *_brief_target_lines(config),
     )
     globs = Patterns(lines) if lines else None
-    if globs is not None and globs.bad:
+    bad = [("ignore", line) for _, line in (globs.bad if globs is not None else [])]
+    bad += [("projects", glob) for glob in config.projects if not gitignore_line_ok(glob)]
+    if bad:  # the [projects] globs are matched with the same rules (prepare._project_for)
         raise ConfigError(
-            f"{config.vault / 'vault-sync.toml'}: ignore: pattern {globs.bad[0][1]!r} is not"
-            " valid gitignore syntax"
+            f"{config.vault / 'vault-sync.toml'}: {bad[0][0]}: pattern {bad[0][1]!r} is not"
+            " valid gitignore syntax (it can match no path)"
         )
     store_dir = _nfc(PurePosixPath(config.store_dir.replace(os.sep, "/")).as_posix())
     return IgnoreMatcher(config.vault, store_dir, globs, prefixes, regexes, warnings)

@@ -38,7 +38,7 @@ def parse(text: str, source: str) -> Transcript:
         if record.get("type") not in ("user", "assistant") or record.get("isMeta"):
             continue
         for key in ("sessionId", "cwd"):
-            if isinstance(record.get(key), str):
+            if isinstance(record.get(key), str) and record[key].strip():  # "" is no id
                 meta.setdefault(key, record[key])
         at = record.get("timestamp") if isinstance(record.get("timestamp"), str) else None
         if at:

@@ -59,7 +59,7 @@ def parse(text: str, source: str) -> Transcript:
             if at:
                 times.append(at)
             _item(payload, at, messages, pending)
-    if not isinstance(meta.get("id"), str):
+    if not isinstance(meta.get("id"), str) or not meta["id"].strip():  # "" is no id
         raise TranscriptError(f"{source}:1: no session_meta record with an id in a Codex rollout")
     return Transcript(
         session_id=meta["id"],

@@ -58,14 +58,14 @@ def parse(text: str, source: str) -> Transcript:
     """
     if text.lstrip().split("\n", 1)[0].strip() == "{":  # an older, pretty-printed document
         record = parse_json_object(text, source)
-        if not looks_like(record) or not isinstance(record["sessionId"], str):
+        if not looks_like(record) or not _id(record["sessionId"]):
             raise TranscriptError(
                 f"{source}:1: not a Gemini CLI session (no sessionId and messages)"
             )
         return _transcript(record, record["messages"], False)
     lines, truncated = json_lines(text, source)
     metadata, messages = _replayed(lines)
-    if not isinstance(metadata.get("sessionId"), str):
+    if not _id(metadata.get("sessionId")):
         raise TranscriptError(f"{source}:1: not a Gemini CLI session (no sessionId line)")
     return _transcript(metadata, list(messages.values()), truncated)
 
@@ -124,6 +124,12 @@ def _transcript(record: dict[str, Any], items: list[Any], truncated: bool) -> Tr
         messages=tuple(messages),
         truncated=truncated,
     )
+
+
+def _id(value: Any) -> bool:
+    """Whether ``value`` is a session id: a text that is not blank (two sessions with ``""``
+    would share one page)."""
+    return isinstance(value, str) and bool(value.strip())
 
 
 def _str(value: Any) -> str | None:

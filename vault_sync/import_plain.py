@@ -5,15 +5,19 @@ the user; ``Assistant:``, ``AI:``, ``Agent:``, ``Claude:``, ``Codex:``, ``Gemini
 agent — and run until the next label; a line ``$ COMMAND`` is a shell command the agent ran
 (the lines after it, up to a blank line or a label, its output). Optional header lines before
 the first turn set the session: ``Session: ID``, ``Agent: claude``, ``Model: M``,
-``Date: 2026-03-05`` (or a datetime), ``Cwd: /path``. Without ``Session:`` the id is the file's
-stem, so re-importing the same file updates the same page. Text before any label is the
-user's.
+``Date: 2026-03-05`` (or a datetime), ``Cwd: /path``. Without ``Session:`` the transcript has
+no id of its own: the importer makes it the file's stem and a hash of the file's resolved path
+(:func:`vault_sync.session_page.file_session_id`), so re-importing the same file (grown or
+not) updates the same page and two files of the same name never share one. Text before any
+label is the user's.
 """
 
 from __future__ import annotations
 
 import re
 
+from vault_sync.errors import TranscriptError
+from vault_sync.page_dates import ISO_DATE_SAID, iso_day
 from vault_sync.transcript import Message, ToolCall, Transcript, tool_call, with_output
 
 _HEADER = re.compile(r"^(Session|Agent|Model|Date|Cwd):\s*(\S.*)$", re.I)
@@ -24,11 +28,22 @@ _COMMAND = re.compile(r"^\$ (\S.*)$")
 
 
 def parse(text: str, source: str) -> Transcript:
-    """The transcript of a plain-text chat (total: any text is a transcript)."""
+    """The transcript of a plain-text chat (any text is one, but for its header).
+
+    Raises:
+        TranscriptError: a ``Date:`` header that is not an ISO 8601 date or datetime
+            (``FILE:LINE``; :func:`vault_sync.page_dates.iso_day`: never today's date, or a
+            day that does not exist, in its place).
+    """
     lines = text.replace("\r\n", "\n").split("\n")
     header: dict[str, str] = {}
+    number = 0
     while lines and (match := _HEADER.match(lines[0].strip())):
-        header[match.group(1).lower()] = match.group(2).strip()
+        number += 1
+        key, value = match.group(1).lower(), match.group(2).strip()
+        if key == "date" and iso_day(value) is None:
+            raise TranscriptError(f"{source}:{number}: Date: {ISO_DATE_SAID} (got {value[:40]!r})")
+        header[key] = value
         lines.pop(0)
     turns: list[list[str]] = []  # [role, line, line...]
     call: ToolCall | None = None
@@ -59,13 +74,14 @@ def parse(text: str, source: str) -> Transcript:
     date = header.get("date")
     agent = re.sub(r"[^0-9a-z_-]", "", header.get("agent", "").casefold()) or None
     return Transcript(
-        session_id=header.get("session", stem) or "session",
+        session_id=header.get("session") or stem or "session",
         agent=agent,
         model=header.get("model"),
         started=date,
         ended=date,
         cwd=header.get("cwd"),
         messages=tuple(messages),
+        id_from_file="session" not in header,
     )
 
 

@@ -14,6 +14,9 @@ from collections.abc import Iterable
 from typing import Any
 
 _DAY = re.compile(r"\s*(\d{4}-\d{2}-\d{2})")
+#: The shape of an ISO 8601 date or datetime a page holds (DESIGN §2): the extended form
+#: ``YYYY-MM-DD``, then optionally ``T`` (or a space), the time, ``Z`` or an offset.
+ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ][0-9:.]+(?:Z|[+-]\d{2}:?\d{2})?)?\Z")
 
 
 def day_of(value: Any) -> str | None:
@@ -33,6 +36,31 @@ def _day_of_text(value: str) -> str | None:
     except ValueError:
         return None
     return m[1]
+
+
+#: What an option taking a date says when it is given something else.
+ISO_DATE_SAID = "a date must be ISO 8601, e.g. 2026-03-04 or 2026-03-04T09:10:00+01:00"
+
+
+def iso_day(text: str) -> str | None:
+    """The day (``YYYY-MM-DD``, as written: an offset moves no date) of a whole ISO 8601 date
+    or datetime text, or ``None`` when the text is not one. The one parser of every option
+    and field that takes a date (``query --now`` / ``--as-of``, ``reinforce --at``, evidence
+    ``@at``, a transcript's ``Date:``): the shape a page holds (:data:`ISO_DATE`, so what is
+    accepted here is read back from a page), checked by Python 3.11's
+    ``datetime.fromisoformat`` — ``Z``, offsets (``+01:00``) and fractional seconds are
+    accepted, a day or time that does not exist is not; surrounding spaces are ignored.
+
+    >>> iso_day("2026-03-04T23:10:00.5-05:00"), iso_day("9999-99-99"), iso_day("today")
+    ('2026-03-04', None, None)
+    """
+    value = text.strip()
+    if not ISO_DATE.match(value):
+        return None
+    try:
+        return datetime.datetime.fromisoformat(value).date().isoformat()
+    except ValueError:
+        return None
 
 
 def page_date(

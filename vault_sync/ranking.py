@@ -36,7 +36,7 @@ from vault_sync.authority import Authority, authority
 from vault_sync.errors import QuerySyntaxError
 from vault_sync.graph_stream import GraphHit, graph_scores
 from vault_sync.index import PageIndex, stored_text, tag_ancestors
-from vault_sync.page_dates import day_of
+from vault_sync.page_dates import ISO_DATE_SAID, iso_day
 from vault_sync.page_facts import (
     PageFacts,
     contradiction_open,
@@ -188,9 +188,9 @@ def build_plan(
 def _day(value: str | None, name: str) -> str | None:
     if value is None:
         return None
-    day = day_of(value)
+    day = iso_day(value)
     if day is None:
-        raise QuerySyntaxError(f"{name} must be an ISO 8601 date (YYYY-MM-DD), not {value!r}")
+        raise QuerySyntaxError(f"{name}: {ISO_DATE_SAID} (got {value!r})")
     return day
 
 

@@ -22,7 +22,7 @@ import yaml
 from vault_sync.frontmatter_secrets import ValueSecret, frontmatter_block, scalars, value_secrets
 from vault_sync.pagefile import decode_page
 from vault_sync.parser import parse_frontmatter
-from vault_sync.sanitize import Finding, Scrubber, line_of
+from vault_sync.sanitize import Finding, Scrubber, lines_of
 
 if TYPE_CHECKING:
     from vault_sync.config import Config
@@ -56,6 +56,12 @@ class PageRedaction:
     written: bool = False
     skipped: str | None = None
     left: int = 0
+
+
+def _redactions(path: str, text: str, findings: Sequence[Finding]) -> list[Redaction]:
+    """One :class:`Redaction` per finding, with its line in ``text``."""
+    lines = lines_of(text, [f.start for f in findings])
+    return [Redaction(path, line, f.label) for line, f in zip(lines, findings, strict=True)]
 
 
 def _shape(value: Any) -> Any:
@@ -151,7 +157,7 @@ def redact_bytes(
     values = value_secrets(text, scrubber, findings)
     found = tuple(
         sorted(
-            [Redaction(path, line_of(text, f.start), f.label) for f in findings]
+            _redactions(path, text, findings)
             + [Redaction(path, v.line, label) for v in values for label in v.labels],
             key=lambda r: r.line,
         )

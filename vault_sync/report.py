@@ -28,7 +28,9 @@ def find_page(sidecar: Sidecar, reference: str, vault: Path | None = None) -> st
 
     Exact after NFC + casefold; tiers are tried in that order (a path may be given with or
     without ``.md``, with a leading ``./``, or absolute inside ``vault``) and the first tier
-    with a match decides.
+    with a match decides. The reference is tried as written first — a file name may end in a
+    space (``x .md`` is ``show "x "``) — then, when nothing matches, without the white space
+    around it (``show " Retry policy"``).
 
     Returns:
         The page's vault-relative path.
@@ -37,18 +39,18 @@ def find_page(sidecar: Sidecar, reference: str, vault: Path | None = None) -> st
         PageNotFoundError: nothing matches.
         AmbiguousPageError: several pages match in the deciding tier (the message lists them).
     """
-    text = reference.strip()
-    if vault is not None and Path(text).is_absolute():
-        with contextlib.suppress(ValueError):
-            text = Path(text).resolve().relative_to(vault.resolve()).as_posix()
-    while text.startswith("./"):
-        text = text[2:]
-    for paths in sidecar.paths_named(name_key(text)):
-        if len(paths) == 1:
-            return paths[0]
-        if paths:
-            listed = ", ".join(paths)
-            raise AmbiguousPageError(f"{reference!r} matches {len(paths)} pages: {listed}")
+    for text in dict.fromkeys((reference, reference.strip())):
+        if vault is not None and text.strip() and Path(text).is_absolute():
+            with contextlib.suppress(ValueError):
+                text = Path(text).resolve().relative_to(vault.resolve()).as_posix()
+        while text.startswith("./"):
+            text = text[2:]
+        for paths in sidecar.paths_named(name_key(text)):
+            if len(paths) == 1:
+                return paths[0]
+            if paths:
+                listed = ", ".join(paths)
+                raise AmbiguousPageError(f"{reference!r} matches {len(paths)} pages: {listed}")
     raise PageNotFoundError(
         f"no page matches {reference!r} (by id, path, file name, title or alias)"
     )

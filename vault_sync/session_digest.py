@@ -58,23 +58,39 @@ TEXT_LINE_CHARS = 400
 
 def detect(text: str, source: str) -> str:
     """The format of a transcript's text: ``codex``, ``claude-code``, ``gemini`` or ``plain``.
+    Text starting with ``{``, or a whole JSON array, is JSON: one of the known formats, or
+    refused — never imported as a plain-text chat.
 
     Raises:
-        TranscriptError: JSON in none of the known shapes.
+        TranscriptError: JSON in none of the known shapes; a line that is not JSON before the
+            format is known (``FILE:LINE: not a JSON line``: a cut-short last line after
+            good ones is no such line); a one-document file that does not parse
+            (``FILE:LINE: not JSON``).
     """
     body = text.lstrip("\ufeff \t\r\n")
+    skipped = text[: len(text) - len(body)].count("\n")  # lines before the body
+    unknown = f"{source}:{skipped + 1}: JSON in no known transcript format (give --format)"
+    if body.startswith("["):
+        try:
+            json.loads(body)
+        except json.JSONDecodeError:
+            return "plain"  # text starting with a bracket: "[10:02] User: ..."
+        raise TranscriptError(unknown)
     if not body.startswith("{"):
         return "plain"
-    for line in body.split("\n")[:50]:
+    lines = body.split("\n")
+    bad: tuple[int, str] | None = None  # the first line that is not JSON, and why
+    for number, line in enumerate(lines[:50], 1):
         try:
             record = json.loads(line)
-        except json.JSONDecodeError:  # maybe a first line still being written
+        except json.JSONDecodeError as exc:  # maybe a first line still being written
             if re.match(r'\{"timestamp":\s*"[^"]*",\s*"type":\s*"session_meta"', line):
                 return "codex"
             if '"projectHash":' in line:
                 return "gemini"
             if '"sessionId":' in line and '"messages":' not in body:
                 return "claude-code"
+            bad = (number, exc.msg) if line.strip() else None
             break
         if isinstance(record, dict) and import_codex.looks_like(record):
             return "codex"
@@ -84,13 +100,21 @@ def detect(text: str, source: str) -> str:
             return "claude-code"
     try:
         whole = json.loads(body)
-    except json.JSONDecodeError:
-        whole = None
+    except json.JSONDecodeError as exc:
+        if '"sessionId"' in body[:4000] and '"messages"' in body[:4000]:
+            return "gemini"  # a Gemini file cut short: its reader names the line
+        if lines[0].strip() == "{":  # one pretty-printed document
+            raise TranscriptError(
+                f"{source}:{skipped + exc.lineno}: not JSON ({exc.msg})"
+            ) from None
+        if bad is not None and (bad[0] == 1 or bad[0] < len(lines)):  # not a cut-short end
+            raise TranscriptError(
+                f"{source}:{skipped + bad[0]}: not a JSON line ({bad[1]})"
+            ) from None
+        raise TranscriptError(unknown) from None
     if isinstance(whole, dict) and import_gemini.looks_like(whole):
         return "gemini"
-    if whole is None and '"sessionId"' in body[:4000] and '"messages"' in body[:4000]:
-        return "gemini"  # a Gemini file cut short: its reader names the line
-    raise TranscriptError(f"{source}:1: JSON in no known transcript format (give --format)")
+    raise TranscriptError(unknown)
 
 
 def read_transcript(text: str, source: str, fmt: str = "auto") -> Transcript:

@@ -13,6 +13,8 @@ transcript the caller has already sanitized.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -24,6 +26,7 @@ from vault_sync.config import Config
 from vault_sync.errors import TranscriptError
 from vault_sync.links import NameTable
 from vault_sync.page import name_key
+from vault_sync.page_dates import iso_day
 from vault_sync.parser.frontmatter import frontmatter_map
 from vault_sync.session_digest import condensed, digest, topic
 from vault_sync.splice import render_scalar
@@ -59,14 +62,38 @@ def read_source(file: str) -> tuple[str, str]:
     return text, day
 
 
+#: Hex digits of the path hash in a session id derived from a file (:func:`file_session_id`):
+#: 32 bits, so two files of one name collide once in ~4 billion pairs.
+FILE_ID_HASH_CHARS = 8
+
+
+def file_session_id(file: str, stem: str) -> str:
+    """The session id of a transcript that records none of its own (a plain-text chat without
+    ``Session:``): ``STEM-HASH``, ``HASH`` the first :data:`FILE_ID_HASH_CHARS` hex digits of
+    the SHA-256 of the file's resolved absolute path. The same file (re-imported, or grown
+    under ``--watch``) keeps its id; two files of one name (``a/chat.txt``, ``b/chat.txt``)
+    never share one. A file moved or renamed is another session."""
+    try:
+        where = str(Path(file).resolve())
+    except (OSError, RuntimeError):  # a symlink loop: the path as written, made absolute
+        where = os.path.abspath(file)
+    digest = hashlib.sha256(where.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{stem}-{digest[:FILE_ID_HASH_CHARS]}"
+
+
 def _short(session_id: str) -> str:
     return re.sub(r"[^0-9a-z]", "", session_id.casefold())[:8] or "session"
 
 
 def session_date(transcript: Transcript, fallback: str) -> str:
-    """``YYYY-MM-DD`` the session started (as recorded), else ``fallback``."""
-    started = transcript.started or ""
-    return started[:10] if re.match(r"\d{4}-\d{2}-\d{2}", started) else fallback
+    """``YYYY-MM-DD`` the session started (as recorded: an ISO 8601 date or datetime,
+    :func:`vault_sync.page_dates.iso_day`), else ``fallback``."""
+    return iso_day(transcript.started or "") or fallback
+
+
+def cwd_project(transcript: Transcript) -> str | None:
+    """The project a session gets when none is given: its working directory's name."""
+    return (transcript.cwd or "").rstrip("/").rsplit("/", 1)[-1] or None
 
 
 def _relative(file: str, cwd: str | None) -> str:
@@ -142,8 +169,8 @@ def build(
     """The page of ``transcript`` (sanitized); ``related(path)`` gives the ``[[links]]`` of
     the pages it mentions other than the page at ``path``."""
     transcript = _relativized(transcript)
-    if project is None and transcript.cwd:
-        project = transcript.cwd.rstrip("/").rsplit("/", 1)[-1] or None
+    if project is None:
+        project = cwd_project(transcript)
     day = session_date(transcript, fallback_date)
     agent = transcript.agent
     folder = remember.folder_for(config, "session", project)

@@ -60,8 +60,11 @@ class Message:
 @dataclass(frozen=True)
 class Transcript:
     """A session: its id, vendor (``claude``, ``codex``, ``gemini``; ``None`` for plain text),
-    model, first and last times (ISO 8601, as recorded), working directory, messages, and
-    ``truncated`` when the file's last line was cut short (still being written)."""
+    model, first and last times (ISO 8601, as recorded), working directory, messages,
+    ``truncated`` when the file's last line was cut short (still being written), and
+    ``id_from_file`` when the transcript records no id of its own (``session_id`` is then the
+    file's stem, which the importer makes unique:
+    :func:`vault_sync.session_page.file_session_id`)."""
 
     session_id: str
     agent: str | None = None
@@ -71,6 +74,7 @@ class Transcript:
     cwd: str | None = None
     messages: tuple[Message, ...] = ()
     truncated: bool = False
+    id_from_file: bool = False
 
     def mapped(self, clean: Callable[[str], str]) -> Transcript:
         """This transcript with every text in it (id, agent, model, times, cwd, messages,

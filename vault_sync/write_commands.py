@@ -10,8 +10,9 @@ written here: :meth:`vault_sync.app.Engine.write` runs the edits and syncs the p
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -25,6 +26,7 @@ from vault_sync.errors import (
     EditRefusedError,
     PageExistsError,
     PageNotFoundError,
+    TranscriptError,
 )
 from vault_sync.page import name_key
 from vault_sync.parser.frontmatter import frontmatter_map
@@ -331,8 +333,10 @@ def import_session(
     transcript is scrubbed before it is used.
 
     Raises:
-        TranscriptError: a file that cannot be read, or is in no known format (file:line).
-        AgentInputError: an empty ``--project``.
+        TranscriptError: a file that cannot be read, or is in no known format (file:line), or
+            whose project would be its working directory's name and that holds a secret.
+        AgentInputError: an empty ``--project``, or one holding a secret (a project key
+            never holds a ``[REDACTED:…]`` label).
     """
 
     from vault_sync import session_digest, session_page
@@ -344,16 +348,25 @@ def import_session(
         text = plain(text)
         return edits.scrubbed(config, text, report) if text else text
 
-    chosen = clean(_one_line(project, "project")) if project is not None else None
+    chosen = (
+        None if project is None else _no_secret(config, _one_line(project, "project"), "a project")
+    )
     at: dict[str, int] = {}  # session id -> its edit: a session given twice is one page
     table = sidecar.name_table()
     out: list[Edit] = []
     for file in files:
         text, day = session_page.read_source(file)
         raw = session_digest.read_transcript(text, file, fmt)
+        if raw.id_from_file:  # no id of its own: one per file, never shared by name
+            raw = replace(raw, session_id=session_page.file_session_id(file, raw.session_id))
         # every text of the transcript scrubbed together: a password found in a tool's
         # output is hidden in the command that printed it too (and so in `commands:`)
         transcript = edits.scrubbed_together(config, report, _mapped_through(raw, plain))
+        if chosen is None and "[REDACTED:" in (session_page.cwd_project(transcript) or ""):
+            raise TranscriptError(
+                f"{file}: the project from the session's working directory holds a secret"
+                f" ({session_page.cwd_project(transcript)!r}); give --project"
+            )
         if transcript.session_id != raw.session_id:  # an id holding a secret: two such ids
             digest = hashlib.sha256(raw.session_id.encode("utf-8")).hexdigest()[:16]
             transcript = replace(transcript, session_id=f"redacted-{digest}")  # never collide
@@ -367,7 +380,8 @@ def import_session(
             config, transcript, project=chosen, fallback_date=day, related=related
         )
         page = replace(page, body=clean(page.body))
-        edit = _session_edit(config, sidecar, page)
+        others = {out[i].path for sid, i in at.items() if sid != transcript.session_id}
+        edit = _session_edit(config, sidecar, page, others)
         if transcript.session_id in at:  # the later file wins (a grown copy)
             out[at[transcript.session_id]] = edit
             continue
@@ -399,10 +413,14 @@ def _link_or_none(sidecar: Sidecar, path: str) -> str | None:
         return None
 
 
-def _session_edit(config: Config, sidecar: Sidecar, page: SessionPage) -> Edit:
+def _session_edit(
+    config: Config, sidecar: Sidecar, page: SessionPage, taken: Collection[str] = ()
+) -> Edit:
     """Create ``page``, or update the session page that already holds its session (a rule or
     decision citing the session as evidence — an agent's ``reinforce`` during it — is not
-    that page).
+    that page). A new session whose path is ``taken`` (by another session of this import)
+    or holds another session's page goes to the first free ``STEM-2.md``, ``STEM-3.md``...:
+    one session never replaces another's page.
 
     Raises:
         PageExistsError: the page found, or the file at the session page's path, is not a
@@ -418,7 +436,7 @@ def _session_edit(config: Config, sidecar: Sidecar, page: SessionPage) -> Edit:
     if found:
         path, disk = edits.page_of(config, sidecar, found[0])
     else:
-        path = disk = page.path
+        path = disk = _session_path(config, sidecar, page, taken)
         confined(config.vault, path, (config.store_dir,))
         if not (config.vault / path).exists():
             text = page.text()
@@ -444,6 +462,25 @@ def _session_edit(config: Config, sidecar: Sidecar, page: SessionPage) -> Edit:
         lambda text: session_page.with_body(text, page.body),
     ]
     return Edit(path, disk, edits.then(*steps))
+
+
+def _session_path(
+    config: Config, sidecar: Sidecar, page: SessionPage, taken: Collection[str]
+) -> str:
+    """The path of a session no page holds yet: ``page.path`` unless it is ``taken`` or a
+    page there cites other sessions (``session:ID`` evidence), else the first such free
+    ``STEM-N.md`` (N from 2)."""
+    stem = page.path.removesuffix(".md")
+    for n in itertools.count(1):
+        path = page.path if n == 1 else f"{stem}-{n}.md"
+        if path in taken:
+            continue
+        if not (config.vault / path).exists():
+            return path
+        sessions = {r["source"] for r in sidecar.evidence_of(path) if r["kind"] == "session"}
+        if not sessions or page.evidence.split(":", 1)[1] in sessions:
+            return path
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _set_list(path: str, key: str, values: list[str]) -> Callable[[str], str]:

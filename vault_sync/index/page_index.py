@@ -38,7 +38,8 @@ if TYPE_CHECKING:  # the page model: with the parser, off the query path
 #: Writer heap in bytes: tantivy needs >= 15 MB per thread (TECH-NOTES §1.1); 64 MB holds a
 #: batch of thousands of pages before tantivy flushes a segment on its own.
 WRITER_HEAP_BYTES = 64_000_000
-#: How long a writer waits for another process's tantivy writer (finishing merges), seconds.
+#: How long a writer waits for another process's tantivy writer (finishing merges), seconds:
+#: the default of :meth:`PageIndex.open`'s ``busy_wait_s``.
 WRITER_BUSY_WAIT_S = 10.0
 #: One indexing thread: a 2-thread writer made single updates slower (16.2 vs 9.8 ms,
 #: TECH-NOTES §6 (f)) and doubles the segments of a rebuild.
@@ -176,12 +177,17 @@ class PageIndex:
     is held only while a batch is applied (TECH-NOTES §7).
     """
 
-    def __init__(self, path: Path, index: tantivy.Index) -> None:
+    def __init__(
+        self, path: Path, index: tantivy.Index, busy_wait_s: float = WRITER_BUSY_WAIT_S
+    ) -> None:
         self.path = path
         self._index = index
+        self.busy_wait_s = busy_wait_s
 
     @classmethod
-    def open(cls, path: Path, *, verify: bool = False) -> PageIndex:
+    def open(
+        cls, path: Path, *, verify: bool = False, busy_wait_s: float = WRITER_BUSY_WAIT_S
+    ) -> PageIndex:
         """Open the index at ``path``, creating it (and its parents) when missing.
 
         Args:
@@ -189,6 +195,9 @@ class PageIndex:
             verify: also check every segment file's CRC32 footer (reads the whole index:
                 about 10 ms for 10k pages; worth it for writers and ``status``, not for each
                 query).
+            busy_wait_s: how long a batch waits for another process's tantivy writer before
+                :class:`IndexBusyError`, in seconds (default :data:`WRITER_BUSY_WAIT_S`; tests
+                lower it).
 
         Raises:
             IndexSchemaMismatch: the index was written with another schema or analyzers.
@@ -225,16 +234,16 @@ class PageIndex:
                     " rebuild it"
                 ) from exc
             raise IndexCorruptError(f"index at {path} is damaged: {_first_line(exc)}") from exc
-        return cls(path, index)
+        return cls(path, index, busy_wait_s)
 
     def reload(self) -> None:
         """Make the last commit visible to this object's searches (about 0.5 ms)."""
         self._index.reload()
 
     def _open_writer(self) -> Any:
-        """Open a tantivy writer, waiting up to :data:`WRITER_BUSY_WAIT_S` while another
+        """Open a tantivy writer, waiting up to ``busy_wait_s`` seconds while another
         process's writer finishes its merges (it holds tantivy's own lock meanwhile)."""
-        deadline = time.monotonic() + WRITER_BUSY_WAIT_S
+        deadline = time.monotonic() + self.busy_wait_s
         while True:
             try:
                 return self._index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=WRITER_THREADS)

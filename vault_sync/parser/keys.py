@@ -32,12 +32,12 @@ from vault_sync.page import (
     Kind,
     Status,
 )
+from vault_sync.page_dates import ISO_DATE as _ISO_DATE
 from vault_sync.parser.frontmatter import _Front, _warning
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ][0-9:.]+(?:Z|[+-]\d{2}:?\d{2})?)?\Z")
 _TAG_SPLIT = re.compile(r"[,\s]+")
 
 
@@ -175,6 +175,9 @@ _KEY_TYPES: dict[str, tuple[Any, _Reading]] = {
 #: Frontmatter keys whose values become typed links (DESIGN §2).
 _RELATION_KEYS: tuple[str, ...] = (*RELATION_TYPES, REFERENCES)
 _KNOWN = frozenset(_Known._fields)
+#: The known keys that are no relation (``title``, ``kind``, ``status``, ``tags``,
+#: ``evidence``...): never a relation type an agent may write (``link X status Y``).
+NON_RELATION_KEYS: frozenset[str] = _KNOWN - frozenset(_RELATION_KEYS)
 
 
 def _text_or_none(value: Any) -> str | None:

@@ -68,6 +68,7 @@ __all__ = [
     "Scrubber",
     "labels",
     "line_of",
+    "lines_of",
     "scrub",
     "shared_scrubber",
 ]
@@ -165,6 +166,21 @@ def _applied(text: str, findings: tuple[Finding, ...]) -> tuple[str, tuple[Findi
 def line_of(text: str, offset: int) -> int:
     """Return the 1-based line of ``offset`` in ``text`` (for mapping findings to file lines)."""
     return text.count("\n", 0, max(0, offset)) + 1
+
+
+def lines_of(text: str, offsets: Sequence[int]) -> list[int]:
+    """The 1-based lines of ``offsets`` in ``text``, in their order: :func:`line_of` of each,
+    but each newline counted once (``line_of`` per finding counted from the start each time:
+    O(findings x text), 4,000 findings on a 230 KB page cost 1 s)."""
+    lines = [0] * len(offsets)
+    at, line = 0, 1
+    for i in sorted(range(len(offsets)), key=offsets.__getitem__):
+        offset = max(0, offsets[i])
+        if offset > at:
+            line += text.count("\n", at, offset)
+            at = offset
+        lines[i] = line
+    return lines
 
 
 class Scrubber:

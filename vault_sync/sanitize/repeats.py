@@ -75,33 +75,64 @@ def with_repeats(
         for m in TOKEN_RE.finditer(text):
             taken.add(*m.span())
     out = list(findings)
-    order = sorted(values, key=len, reverse=True)
-    for value in order:
+    for start, end, value in _occurrences(text, view, values):
         label = values[value]
-        for start, end in _places(text, view, value):
-            if not taken.overlaps(start, end):
-                taken.add(start, end)
-                out.append(Finding(label, start, end))
-                continue
-            for gap in taken.gaps(start, end):
-                piece = trim(text, *gap)
-                taken.add(*gap)
-                if piece is not None:
-                    out.append(Finding(label, *piece))
+        if not taken.overlaps(start, end):
+            taken.add(start, end)
+            out.append(Finding(label, start, end))
+            continue
+        for gap in taken.gaps(start, end):
+            piece = trim(text, *gap)
+            taken.add(*gap)
+            if piece is not None:
+                out.append(Finding(label, *piece))
     out.sort(key=lambda f: f.start)
     return tuple(out)
 
 
-def _places(text: str, view: View | Chain | None, value: str) -> list[tuple[int, int]]:
-    """Raw ``(start, end)`` of each occurrence of ``value`` in ``text`` and in ``view``."""
-    out: list[tuple[int, int]] = []
-    i = text.find(value)
-    while i >= 0:
-        out.append((i, i + len(value)))
-        i = text.find(value, i + len(value))
-    if view is not None:
-        i = view.text.find(value)
-        while i >= 0:
-            out.extend(view.pieces(i, i + len(value)))
-            i = view.text.find(value, i + len(value))
+#: Up to this many values, each is searched for by ``str.find`` (C speed); past it, one pass
+#: over the text looks each position up by its first :data:`MIN_VALUE` characters, so a page
+#: of thousands of ``TOKEN=…`` lines costs O(text), not O(values x text) (as
+#: :class:`vault_sync.secret_values.FoundValues` does).
+SEARCHED = 16
+
+
+def _occurrences(
+    text: str, view: View | Chain | None, values: dict[str, str]
+) -> list[tuple[int, int, str]]:
+    """Raw ``(start, end, value)`` of each occurrence of a value in ``text`` and in ``view``
+    (mapped back, piece by piece): longer values first when searched one by one, else in
+    text order, the longest at each place."""
+    texts = [(text, None)] if view is None else [(text, None), (view.text, view)]
+    out: list[tuple[int, int, str]] = []
+    for where, through in texts:
+        for start, end, value in _found_in(where, values):
+            spans = [(start, end)] if through is None else through.pieces(start, end)
+            out.extend((a, b, value) for a, b in spans)
+    return out
+
+
+def _found_in(text: str, values: dict[str, str]) -> list[tuple[int, int, str]]:
+    """``(start, end, value)`` of each occurrence of one of ``values`` in ``text``."""
+    out: list[tuple[int, int, str]] = []
+    if len(values) <= SEARCHED:
+        for value in sorted(values, key=len, reverse=True):
+            i = text.find(value)
+            while i >= 0:
+                out.append((i, i + len(value), value))
+                i = text.find(value, i + len(value))
+        return out
+    by_head: dict[str, list[str]] = {}
+    for value in sorted(values, key=len, reverse=True):
+        by_head.setdefault(value[:MIN_VALUE], []).append(value)
+    get = by_head.get
+    i, last = 0, len(text) - MIN_VALUE
+    while i <= last:
+        for value in get(text[i : i + MIN_VALUE], ()):
+            if text.startswith(value, i):
+                out.append((i, i + len(value), value))
+                i += len(value)
+                break
+        else:
+            i += 1
     return out
