@@ -33,7 +33,6 @@ from vault_sync.page_facts import (
     superseded_by_edges,
 )
 from vault_sync.page_facts import page_confidence as facts_confidence
-from vault_sync.sanitize.rule import TOKEN_RE
 from vault_sync.store import Sidecar
 
 #: Default budget in characters: the cap one major coding agent applies to the text injected
@@ -138,7 +137,9 @@ def _in_link(text: str) -> str:
     """``text`` fit for a wikilink's target or display (:func:`one_line`), a
     ``[REDACTED:label]`` placeholder in it written ``(REDACTED:label)``: one at the end made
     ``…label]]]``, which ends the link early in Obsidian (fresh-user report)."""
-    if "[REDACTED:" in text:
+    if "[REDACTED:" in text:  # imported here: the sanitizer package costs a briefing ~20 ms
+        from vault_sync.sanitize.rule import TOKEN_RE
+
         text = TOKEN_RE.sub(lambda m: f"({m.group()[1:-1]})", text)
     return one_line(text)
 
