@@ -78,6 +78,7 @@ def page_date(
     return newest if newest is not None else day_of(valid_from)
 
 
+@functools.lru_cache(maxsize=8192)  # brief ages every standing answer to one day: few pairs
 def days_between(earlier: str, later: str) -> int:
     """Whole days from ``earlier`` to ``later`` (ISO days; negative when reversed)."""
     return (datetime.date.fromisoformat(later) - datetime.date.fromisoformat(earlier)).days

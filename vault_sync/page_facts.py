@@ -9,6 +9,7 @@ SQL. One home for these rules, so ``query`` and ``brief`` never disagree on what
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -71,13 +72,29 @@ def facts_from_rows(rows: Iterable[Any], evidence: Iterable[Any]) -> dict[str, P
     for path, kind, source, at in evidence:
         found.setdefault(path, []).append((kind, source, at))
     pages = {}
+    # Built past the frozen dataclass's __init__ (one object.__setattr__ per field): ``brief``
+    # builds every page's facts, 10,000 at 10k pages (13 -> 8 ms there); same fields, same
+    # equality and hash.
+    new, fields = object.__new__, _FIELDS
     for path, title, kind, status, project, valid_from, valid_to, date_key, agent, summary in rows:
         mine = tuple(found.get(path, ()))
-        date = page_date({"date": date_key}, (at for _, _, at in mine), valid_from)
-        pages[path] = PageFacts(
-            path, title, kind, status, project, valid_from, valid_to, date, agent, summary, mine
+        date = day_of(date_key) or page_date(_NO_KEYS, (at for _, _, at in mine), valid_from)
+        facts = new(PageFacts)
+        facts.__dict__.update(
+            zip(
+                fields,
+                (path, title, kind, status, project, valid_from, valid_to, date, agent, summary),
+                strict=True,
+            ),
+            evidence=mine,
         )
+        pages[path] = facts
     return pages
+
+
+#: The fields of :class:`PageFacts` before ``evidence``, in order (for :func:`facts_from_rows`).
+_FIELDS = tuple(f.name for f in dataclasses.fields(PageFacts))[:-1]
+_NO_KEYS: dict[str, Any] = {}
 
 
 def read_facts(sidecar: Sidecar, paths: Iterable[str]) -> dict[str, PageFacts]:
