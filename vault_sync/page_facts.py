@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vault_sync.confidence import Support, confidence
-from vault_sync.page_dates import day_of, days_between, page_date
+from vault_sync.page_dates import day_of, days_between
 from vault_sync.store import Sidecar
 
 #: Statuses that leave a page out of what is current (DESIGN §2).
@@ -78,7 +78,8 @@ def facts_from_rows(rows: Iterable[Any], evidence: Iterable[Any]) -> dict[str, P
     new, fields = object.__new__, _FIELDS
     for path, title, kind, status, project, valid_from, valid_to, date_key, agent, summary in rows:
         mine = tuple(found.get(path, ()))
-        date = day_of(date_key) or page_date(_NO_KEYS, (at for _, _, at in mine), valid_from)
+        newest = max((d for _, _, at in mine if (d := day_of(at))), default="")
+        date = day_of(date_key) or newest or day_of(valid_from)  # page_date's order
         facts = new(PageFacts)
         facts.__dict__.update(
             zip(
@@ -87,6 +88,7 @@ def facts_from_rows(rows: Iterable[Any], evidence: Iterable[Any]) -> dict[str, P
                 strict=True,
             ),
             evidence=mine,
+            newest_evidence=newest,  # the cached property, filled from the same pass
         )
         pages[path] = facts
     return pages
@@ -94,7 +96,6 @@ def facts_from_rows(rows: Iterable[Any], evidence: Iterable[Any]) -> dict[str, P
 
 #: The fields of :class:`PageFacts` before ``evidence``, in order (for :func:`facts_from_rows`).
 _FIELDS = tuple(f.name for f in dataclasses.fields(PageFacts))[:-1]
-_NO_KEYS: dict[str, Any] = {}
 
 
 def read_facts(sidecar: Sidecar, paths: Iterable[str]) -> dict[str, PageFacts]:
