@@ -9,6 +9,7 @@ claude`` prints the JSON a Claude Code ``SessionStart`` hook returns (its ``addi
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 from pathlib import Path
@@ -64,7 +65,14 @@ def brief(
         return
     if check:
         raise click.UsageError("--check needs [[brief.targets]] in vault-sync.toml")
-    text, counts, notice = engine.brief(project=project, budget=budget_chars)
+    # One short read that builds every page's facts (~100,000 objects at 10k pages) and
+    # exits: the cyclic collector's passes over them cost ~15 ms of a ~200 ms `brief`
+    # process and free nothing (no cycles are made). The watcher's refreshes keep it on.
+    gc.disable()
+    try:
+        text, counts, notice = engine.brief(project=project, budget=budget_chars)
+    finally:
+        gc.enable()
     print_notice(notice)
     if hook == "claude":  # Claude Code's SessionStart hook output (hookSpecificOutput)
         event = {"hookEventName": "SessionStart", "additionalContext": text}

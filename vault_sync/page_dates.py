@@ -23,6 +23,14 @@ def day_of(value: Any) -> str | None:
     """The ISO day (``YYYY-MM-DD``) a date or datetime text starts with, or ``None``."""
     if not isinstance(value, str):
         return None
+    if len(value) == 10 and value[4] == "-" and value[7] == "-" and value.isascii():
+        # the common case, a bare day: checked by the C parser alone (brief dates every
+        # page of a vault, most of them distinct days the cache below would miss)
+        try:
+            datetime.date.fromisoformat(value)
+        except ValueError:
+            return None
+        return value
     return _day_of_text(value)
 
 
