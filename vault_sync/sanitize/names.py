@@ -67,9 +67,23 @@ _NAME_REVERSED = re.compile(r"[\w.-]*", re.ASCII)
 
 
 def _name_before(text: str, start: int) -> str:
-    """The identifier-ish name part just before ``start`` (at most 64 chars)."""
+    """The identifier-ish name part just before ``start`` (at most 64 chars). Our own
+    ``[REDACTED:…]`` token right before it reads as a glued lower-case name part (``x``):
+    the text it replaced was one, and a bare name there made a second scrub judge the value
+    anew (``…[REDACTED:google_oauth]TOKEN=client``: an env name then, not before)."""
     window = text[max(0, start - 64) : start][::-1]
-    return window[: _NAME_REVERSED.match(window).end()][::-1]  # type: ignore[union-attr]
+    name = window[: _NAME_REVERSED.match(window).end()][::-1]  # type: ignore[union-attr]
+    if (
+        not name
+        and text.endswith("]", 0, start)
+        and _TOKEN_BEFORE.search(text, max(0, start - 44), start)
+    ):
+        return "x"
+    return name
+
+
+#: Our own redaction token ending where a name would start.
+_TOKEN_BEFORE = re.compile(r"\[REDACTED:[a-z_]{1,32}\]\Z")
 
 
 #: Name parts before KEY/TOKEN that make the name a public identifier (issue 17 kind 5).
