@@ -303,6 +303,17 @@ def test_the_claude_hook_prints_session_start_json(example: Path, cli: Cli) -> N
     assert event["additionalContext"] == GOLDEN.read_text(encoding="utf-8")
 
 
+def _example_with_brief_file(tmp_path: Path) -> tuple[Path, Engine]:
+    """A synced copy of example-vault whose config has a whole-file target ``BRIEF.md``."""
+    vault = tmp_path / "v"
+    shutil.copytree(REPO / "example-vault", vault, ignore=shutil.ignore_patterns(".vault-sync"))
+    with open(vault / "vault-sync.toml", "a", encoding="utf-8") as f:
+        f.write('\n[[brief.targets]]\npath = "BRIEF.md"\nmode = "file"\n')
+    engine = Engine.open(vault)
+    engine.sync()
+    return vault, engine
+
+
 def test_the_watcher_refreshes_the_targets_and_never_syncs_its_own_briefing(
     tmp_path: Path,
 ) -> None:
@@ -310,12 +321,7 @@ def test_the_watcher_refreshes_the_targets_and_never_syncs_its_own_briefing(
     is left out of the scan, so writing it starts no batch of its own (no loop)."""
     from vault_sync.watch import Batch
 
-    vault = tmp_path / "v"
-    shutil.copytree(REPO / "example-vault", vault, ignore=shutil.ignore_patterns(".vault-sync"))
-    with open(vault / "vault-sync.toml", "a", encoding="utf-8") as f:
-        f.write('\n[[brief.targets]]\npath = "BRIEF.md"\nmode = "file"\n')
-    engine = Engine.open(vault)
-    engine.sync()
+    vault, engine = _example_with_brief_file(tmp_path)
     engine.write_briefs()
     before = (vault / "BRIEF.md").read_text(encoding="utf-8")
     page = vault / "payments" / "Replay a failed charge.md"
@@ -339,12 +345,7 @@ def test_the_watcher_refreshes_the_targets_after_another_writers_change(
     do. A batch refreshes the targets whenever the stores moved since the last refresh."""
     from vault_sync.watch import Batch
 
-    vault = tmp_path / "v"
-    shutil.copytree(REPO / "example-vault", vault, ignore=shutil.ignore_patterns(".vault-sync"))
-    with open(vault / "vault-sync.toml", "a", encoding="utf-8") as f:
-        f.write('\n[[brief.targets]]\npath = "BRIEF.md"\nmode = "file"\n')
-    engine = Engine.open(vault)
-    engine.sync()
+    vault, engine = _example_with_brief_file(tmp_path)
     watcher = engine.watcher(lambda line: None)
     assert watcher.apply(Batch(set())) is None  # the first pass writes the targets: no sync
     assert (vault / "BRIEF.md").is_file()
