@@ -220,3 +220,47 @@ def test_a_hard_wrapped_token_is_in_no_output(make_vault: Callable[..., Path]) -
         (1, "secret"),
         (2, "secret"),
     ]
+
+
+#: Credentials whose halves a separator joins (``user:password@host``), and a token ending in
+#: ``_`` (which the plain-text view read as an emphasis mark): the full leak audit's kinds.
+SEPARATED = {
+    "sidekiq_url": ("https://44d858d9", ":7a96627e@gems.contribsys.com/"),
+    "sidekiq_env": ("BUNDLE_GEMS__CONTRIBSYS__COM=5cff6df2", ":bb7426e6"),
+    "underscore_end": ("glffct-BWPYrA", "zVXdGsTwRBeDH_"),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SEPARATED))
+@pytest.mark.parametrize("kind", ["bold", "comment", "expression", "code", "html", "soft_hyphen"])
+def test_markup_beside_a_separator_or_before_a_last_underscore_is_redacted(
+    kind: str, shape: str
+) -> None:
+    head, tail = SEPARATED[shape]
+    secret_head = head.rsplit("=", 1)[-1].removeprefix("https://")
+    secret_tail = tail.split("@")[0].lstrip(":")
+    text, findings = scrub(f"see {head}{INSIDE[kind] % tail} now")
+    assert findings
+    assert secret_head not in text and secret_tail not in text
+
+
+def test_prose_markup_before_punctuation_builds_no_view() -> None:
+    from vault_sync.sanitize.markup import markup_view
+
+    for prose in ("**Note**: read it", "a **bold**! b", "*x*: y", "`code`:\n", "**a**@ b"):
+        assert markup_view(prose) is None, prose
+
+
+def test_a_typed_secret_of_capitals_or_split_by_markup_is_never_echoed(
+    make_vault: Callable[..., Path],
+) -> None:
+    vault = make_vault({"a.md": "x\n"})
+    typed = {
+        "AKIAZMUYBQFTJDSFSPYI": "AKIAZMUYBQFTJDSFSPYI",
+        "ABIAZMUYBQ`FTJDSFSPYI`": "FTJDSFSPYI",
+        "https://459927b0<span></span>:1ce11a4a@gems.contribsys.com/": "1ce11a4a",
+    }
+    for text, secret in typed.items():
+        result = run_cli("--vault", str(vault), "query", text, "--json")
+        assert secret not in result.out + result.err, text
+        assert "[REDACTED:" in result.out, text

@@ -16,8 +16,13 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from vault_sync.config import Config
 
-#: Text that may hold a secret: a run of 8+ characters with a digit, a symbol or mixed case.
-MAYBE_SECRET = re.compile(r"(?=\S{8})\S{0,8}?(?:[0-9_=:/+.@$~-]|[a-z][A-Z])")
+#: Text that may hold a secret: a run of 8+ characters with a digit, a symbol, markup, an
+#: invisible character, mixed case, or 8 capitals (an AWS key id of letters only, split by a
+#: backtick, was echoed whole: full leak audit, issue 14).
+MAYBE_SECRET = re.compile(
+    r"(?=\S{8})\S{0,8}?(?:[0-9_=:/+.@$~*<>`!#%&\u00ad\u200b-\u200f\u2060-\u2064\ufeff-]"
+    r"|[a-z][A-Z]|[A-Z]{8})"
+)
 
 
 def scrub_typed(text: str, config: Config | None = None) -> str:

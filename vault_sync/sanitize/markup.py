@@ -35,6 +35,10 @@ from vault_sync.terminal import SEQUENCE_PATTERN
 
 #: Characters of a token: a seam between two of them is a join.
 _TOKEN = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.+/=~")
+#: Separators inside a credential (``user:password@host``, a password's ``$&!#%``): a seam
+#: beside one is a join when a token character stands on its other side (``5cff6df2**:bb74…``
+#: split a Sidekiq credential: full leak audit, issue 14), so prose (``**Note**: x``) is none.
+_SEPARATORS = ":@$%&!#"
 #: Invisible format characters (Unicode Cf a reader never sees): soft hyphen, Arabic letter
 #: mark, Mongolian vowel separator, zero-width space/non-joiner/joiner, LRM/RLM, bidi
 #: embeddings and isolates, word joiner and invisible operators, BOM / zero-width no-break.
@@ -57,7 +61,8 @@ _DROPPED = (
 #: slower.
 _GLUE = re.compile(
     "(?=[*~=<$`!\\[\\]\x00-\x1f\x7f-\x9f" + INVISIBLE + "])"
-    f"(?<=[A-Za-z0-9_.+/=~-]){_DROPPED}+(?=[A-Za-z0-9_.+/=~-])",
+    f"(?:(?<=[A-Za-z0-9_.+/=~-])|(?<=[A-Za-z0-9_.+/=~-][{_SEPARATORS}])){_DROPPED}+"
+    f"(?=[A-Za-z0-9_.+/=~-]|[{_SEPARATORS}][A-Za-z0-9_.+/=~-])",
     re.DOTALL,
 )
 #: A line break between two token characters (the next line's blanks taken in), with 4+
@@ -139,15 +144,39 @@ def markup_view(text: str) -> View | None:
                     segments.append((size, at, stop, True))
                     out.append(text[at:stop])
                     size += stop - at
-                if out[-1][-1] in _TOKEN:
-                    joined = joined or chunk[part_start] in _TOKEN
+                if not joined:
+                    joined = _seam_joins(out, chunk[part_start : part_start + 2])
             segments.append((size, begin, end, copied))
             out.append(chunk[part_start:part_end])
             size += part_end - part_start
             last_end = end
+    if out and last_end < len(text):  # an underscore ending the text (``…cJcUQ_``)
+        for at, stop in _underscores(text, last_end, len(text))[:1]:
+            if at == last_end:
+                segments.append((size, at, stop, True))
+                out.append(text[at:stop])
     if not joined:
         return None
     return View("".join(out), tuple(segments), tuple(s[0] for s in segments))
+
+
+def _seam_joins(before: list[str], after: str) -> bool:
+    """Whether the view's text so far (``before``, its parts) joins the text that follows a
+    dropped stretch (``after``: its first two characters) into one would-be token: a token
+    character each side, or a separator (:data:`_SEPARATORS`) with a token character beyond
+    it."""
+    tail = before[-1][-2:]
+    if len(tail) < 2 and len(before) > 1:
+        tail = (before[-2] + tail)[-2:]
+    left = tail[-1:] in _TOKEN or (tail[-1:] in _SEPARATORS and tail[:1] in _TOKEN)
+    right = after[:1] in _TOKEN or (after[:1] in _SEPARATORS and after[1:2] in _TOKEN)
+    return (
+        bool(tail)
+        and bool(after)
+        and left
+        and right
+        and not (tail[-1] in _SEPARATORS and after[0] in _SEPARATORS)
+    )
 
 
 def _underscores(text: str, start: int, end: int) -> list[tuple[int, int]]:
