@@ -11,11 +11,9 @@ so ``vault-sync query`` starts fast (DESIGN §10, issue targets on whole-process
 from __future__ import annotations
 
 import io
-import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
@@ -26,15 +24,15 @@ from vault_sync.cli_common import (
     engine_for,
     hit_json,
     iso_date,
-    json_log_formatter,
     json_option,
     log_to_stderr,
     one_line,
     print_notice,
     progress_factory,
+    read_report,
     vault_option,
 )
-from vault_sync.config import CONFIG_NAME, Config
+from vault_sync.config import CONFIG_NAME
 from vault_sync.errors import VaultSyncError
 from vault_sync.typed_text import scrub_data, scrub_typed
 
@@ -46,6 +44,14 @@ from vault_sync.typed_text import scrub_data, scrub_typed
         "eval": "vault_sync.cli_eval:eval_group",  # the `eval` group
         "import-session": "vault_sync.cli_import:import_session",  # transcripts to pages
         "brief": "vault_sync.cli_brief:brief",  # the briefing command
+        "watch": "vault_sync.cli_serve:watch",  # the long-running commands
+        "mcp": "vault_sync.cli_serve:mcp",
+        "redact": "vault_sync.cli_redact:redact",
+        # reports read from the stores
+        "show": "vault_sync.cli_reports:show",
+        "related": "vault_sync.cli_reports:related",
+        "status": "vault_sync.cli_reports:status",
+        "lint": "vault_sync.cli_reports:lint",
         # the agent writes
         "remember": "vault_sync.cli_write:remember",
         "reinforce": "vault_sync.cli_write:reinforce",
@@ -142,121 +148,6 @@ def rebuild(vault: Path | None, as_json: bool) -> None:
     _print_report(plan, report, as_json, "rebuild")
 
 
-@cli.command()
-@vault_option
-@click.option("--json-log", is_flag=True, help="Log one JSON object per batch (for services).")
-def watch(vault: Path | None, json_log: bool) -> None:
-    """Keep the index and sidecar in step with the vault as files change, until stopped.
-
-    Reconciles at start, then applies each debounced batch of changes ([watch] debounce_ms,
-    max_delay_ms in vault-sync.toml) and reconciles every [watch] reconcile_s seconds. Logs one
-    line per applied batch on stderr; stops cleanly on Ctrl-C (SIGINT) or SIGTERM.
-    """
-    import logging
-    import signal
-
-    vault_engine = engine_for(vault)
-    config = vault_engine.config
-
-    def report(raw: dict[str, Any]) -> None:
-        line: dict[str, Any] = scrub_data(raw, config)  # type: ignore[assignment]
-        if json_log:
-            click.echo(json.dumps(line, ensure_ascii=False, sort_keys=True), err=True)
-            return
-        kind = "reconcile" if line["reconcile"] else "batch"
-        text = (
-            f"{line['at']} {kind}: {line['added']} added, {line['changed']} changed,"
-            f" {line['moved']} moved, {line['deleted']} deleted"
-            f" (generation {line['generation']}, {line['ms']:.0f} ms)"
-        )
-        click.echo(text + (f" — {line['notice']}" if "notice" in line else ""), err=True)
-
-    # watchdog logs its own shutdown chatter; the watcher reads the one record it needs (the
-    # inotify overflow) through its own handler. Library warnings: JSON lines with --json-log.
-    logging.getLogger("watchdog").addHandler(logging.NullHandler())
-    logging.getLogger("watchdog").propagate = False
-    if json_log:
-        # Python warnings (watchdog warns on inotify races in big bursts) become JSON lines
-        # too: every line of a --json-log stream must parse.
-        logging.captureWarnings(True)
-        warnings_log = logging.getLogger("py.warnings")
-        warnings_log.propagate = False
-        for handler in logging.getLogger("vault_sync").handlers:
-            handler.setFormatter(json_log_formatter())
-            warnings_log.addHandler(handler)
-    # spawned workers may prepare pages: this command's __main__ runs nothing when re-imported
-    watcher = vault_engine.watcher(report)
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda *_: watcher.stop())
-    shown = scrub_typed(str(config.vault), config)  # a folder name can hold a token
-    said = f"watching {shown} (debounce {config.debounce_ms} ms); Ctrl-C to stop"
-    # said once the watcher holds the vault: a second watcher fails without claiming it
-    watcher.run(on_claimed=None if json_log else lambda: click.echo(said, err=True))
-    if not json_log:
-        click.echo("stopped", err=True)
-
-
-@cli.command()
-@click.argument("pages", nargs=-1)
-@click.option("--all", "every_page", is_flag=True, help="Look at every page of the vault.")
-@click.option("--write", is_flag=True, help="Rewrite the pages without their secrets.")
-@vault_option
-@json_option
-def redact(
-    pages: tuple[str, ...], every_page: bool, write: bool, vault: Path | None, as_json: bool
-) -> None:
-    """Show the secrets in pages (file:line:label, never the secret); --write removes them.
-
-    Each secret becomes [REDACTED:<label>] in the file, written atomically, keeping every other
-    byte; a page that changed since it was read is not written. PAGES are ids, paths, file
-    names, titles or aliases; --all takes every page.
-    """
-    if bool(pages) == every_page:
-        raise click.UsageError("name PAGES or pass --all (not both)")
-    done = engine_for(vault).redact(pages, every_page=every_page, write=write)
-    secrets = sum(len(p.found) for p in done)
-    left = sum(p.left for p in done)
-    with_secrets = sum(1 for p in done if p.found)
-    if as_json:
-        emit_json(
-            {
-                "secrets": secrets,
-                "pages": [
-                    {
-                        "path": p.path,
-                        "found": [{"line": r.line, "label": r.label} for r in p.found],
-                        "written": p.written,
-                        "skipped": p.skipped,
-                        "left": p.left,
-                    }
-                    for p in done
-                    if p.found or p.skipped
-                ],
-            }
-        )
-        if left:
-            sys.exit(1)
-        return
-    for p in done:
-        for r in p.found:
-            click.echo(one_line(f"{r.path}:{r.line}: {r.label}"))
-        if p.skipped and (p.found or not write or p.skipped.startswith("cannot read")):
-            click.echo(one_line(f"{p.path}: {p.skipped}"), err=True)
-    if write:
-        rewritten = sum(1 for p in done if p.written)
-        click.echo(
-            f"redacted {secrets - left} of {_count(secrets, 'secret')} in {rewritten} of"
-            f" {_count(with_secrets, 'page')}"
-        )
-        if left:
-            raise VaultSyncError(f"{_count(left, 'secret')} still in the files (see above)")
-    else:
-        hint = "; run with --write to redact them in the files" if secrets else ""
-        click.echo(f"{_count(secrets, 'secret')} in {_count(with_secrets, 'page')}{hint}")
-        if left:  # a check: secrets are still in the files
-            sys.exit(1)
-
-
 def _snippet_line(hit: Any) -> str:
     """A hit's snippet for the terminal: highlights in bold on a tty, ``**`` around them in a
     pipe (the snippet is plain text, its page's own ``**`` removed, so marks cannot collide)."""
@@ -265,11 +156,6 @@ def _snippet_line(hit: Any) -> str:
     if sys.stdout.isatty():
         return str(hit.marked_snippet("\x1b[1m", "\x1b[22m"))
     return str(hit.marked_snippet())
-
-
-def _count(n: int, noun: str) -> str:
-    """``1 secret``, ``2 secrets``: a count with its noun (a regular English plural)."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _explain_lines(explain: dict[str, Any]) -> list[str]:
@@ -426,136 +312,15 @@ def _print_hits(hits: list[Any], explain: bool) -> None:
                 click.echo(one_line(f"   {line}"))
 
 
-R = TypeVar("R")
-
-
 def _unknown_filters(vault: Path | None, given: dict[str, str | None]) -> None:
     """Warn (stderr) about each filter value no page has, listing the values present."""
-    present = _read(vault, lambda _config, sidecar: sidecar.filter_values())
+    present = read_report(vault, lambda _config, sidecar: sidecar.filter_values())
     for name, value in given.items():
         if value is not None and value not in present[name]:
             values = ", ".join(present[name]) or "none"
             plural = {"kind": "kinds", "status": "statuses"}.get(name, "projects")
             shown = scrub_typed(value)
             print_notice(f"warning: no page has {name} {shown!r} ({plural} present: {values})")
-
-
-def _read(vault: Path | None, report: Callable[[Config, Any], R]) -> R:
-    """Open the stores for reading (syncing first if there are none), run one report, close."""
-    vault_engine = engine_for(vault)
-    config = vault_engine.config
-    result, notice = vault_engine.read(lambda reader: report(config, reader.sidecar))
-    print_notice(notice)
-    return result
-
-
-def _print(data: Any, as_json: bool, lines: Callable[[Any], list[str]]) -> None:
-    if as_json:
-        emit_json(data)
-    else:
-        for line in lines(data):
-            click.echo(one_line(line))
-
-
-@cli.command()
-@click.argument("page")
-@vault_option
-@json_option
-def show(page: str, vault: Path | None, as_json: bool) -> None:
-    """Show one page: frontmatter, links out and in with types, evidence, parse issues.
-
-    PAGE is an id, a path (with or without .md), a file name, a title or an alias.
-    """
-    from vault_sync.report import format_page_details, page_details
-
-    if not page.strip():
-        raise click.UsageError("PAGE must name a page (an id, path, file name, title or alias)")
-    details = _read(vault, lambda config, sidecar: page_details(sidecar, page, config.vault))
-    _print(details, as_json, format_page_details)
-
-
-@cli.command()
-@click.argument("page")
-@click.option("--type", "types", multiple=True, help="Only links of this type (repeatable).")
-@click.option(
-    "--depth", type=click.IntRange(1, 3), default=1, show_default=True, help="Hops to follow."
-)
-@vault_option
-@json_option
-def related(
-    page: str, types: tuple[str, ...], depth: int, vault: Path | None, as_json: bool
-) -> None:
-    """A page's typed neighbourhood: what fixes it, what it causes, what contradicts or
-    supersedes it, through links both ways (PAGE as `show` takes it)."""
-    from vault_sync.neighbours import related as neighbourhood
-
-    data = _read(
-        vault,
-        lambda config, sidecar: neighbourhood(
-            sidecar, page, types=types, depth=depth, vault=config.vault
-        ),
-    )
-    if as_json:
-        emit_json(data)
-        return
-    click.echo(one_line(f"{data['title']}  [{data['path']}]"))
-    if not data["neighbours"]:
-        click.echo("  no linked pages")
-    for n in data["neighbours"]:
-        arrow = "->" if n["direction"] == "out" else "<-"
-        hop = f"  (depth {n['depth']}, via {n['via']})" if n["depth"] > 1 else ""
-        status = f", {n['status']}" if n["status"] != "active" else ""
-        click.echo(
-            one_line(
-                f"  {arrow} {n['type']}: {n['title']}  [{n['path']}] ({n['kind']}{status}){hop}"
-            )
-        )
-
-
-@cli.command()
-@vault_option
-@json_option
-def status(vault: Path | None, as_json: bool) -> None:
-    """Pages by kind, links by type, unresolved links, evidence, generation, drift."""
-    from vault_sync.report import format_status, vault_status
-
-    _print(_read(vault, vault_status), as_json, format_status)
-
-
-@cli.command()
-@vault_option
-@json_option
-def lint(vault: Path | None, as_json: bool) -> None:
-    """Report parse errors, duplicate ids, broken and ambiguous links, missing attachments.
-
-    Exit 1 when errors exist; unresolved links and the like are warnings.
-    """
-    problems, notice = engine_for(vault).lint()
-    print_notice(notice)
-    errors = sum(1 for p in problems if p["severity"] == "error")
-    warnings = len(problems) - errors
-    if as_json:
-        emit_json({"errors": errors, "warnings": warnings, "problems": problems})
-    else:
-        for p in problems:
-            where = f"{p['path']}:{p['line']}" if p.get("line") else p["path"]
-            click.echo(one_line(f"{where}: {p['severity']} {p['code']}: {p['message']}"))
-        click.echo(f"{_count(errors, 'error')}, {_count(warnings, 'warning')}")
-    if errors:
-        sys.exit(1)
-
-
-@cli.command()
-@click.option("--read-only", is_flag=True, help="Serve only the read tools (no writes).")
-@vault_option
-def mcp(read_only: bool, vault: Path | None) -> None:
-    """Serve the vault's memory to agents over MCP (stdio): query, show, related, brief,
-    status, lint, and the write tools (remember, reinforce, link, unlink, supersede, resolve).
-    """
-    from vault_sync.mcp_server import serve
-
-    ctx = click.get_current_context()
-    serve(vault or (ctx.find_root().obj or {}).get("vault"), read_only=read_only)
 
 
 def main(argv: list[str] | None = None) -> None:

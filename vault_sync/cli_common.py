@@ -20,8 +20,10 @@ from vault_sync.typed_text import scrub_typed
 
 if TYPE_CHECKING:
     from vault_sync.app import Engine
+    from vault_sync.config import Config
 
 F = TypeVar("F", bound=Callable[..., Any])
+R = TypeVar("R")
 
 #: Show a progress bar only for syncs writing more pages than this (DESIGN: "a few hundred").
 PROGRESS_MIN_PAGES = 200
@@ -235,3 +237,27 @@ def hit_json(hit: Any, explain: bool) -> dict[str, Any]:
     if explain:
         out["explain"] = hit.explain
     return out
+
+
+def count_noun(n: int, noun: str) -> str:
+    """``1 secret``, ``2 secrets``: a count with its noun (a regular English plural)."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def read_report(vault: Path | None, report: Callable[[Config, Any], R]) -> R:
+    """Open the stores for reading (syncing first if there are none), run one report
+    (``report(config, sidecar)``), close; print the engine's notice, if any, on stderr."""
+    vault_engine = engine_for(vault)
+    config = vault_engine.config
+    result, notice = vault_engine.read(lambda reader: report(config, reader.sidecar))
+    print_notice(notice)
+    return result
+
+
+def print_data(data: Any, as_json: bool, lines: Callable[[Any], list[str]]) -> None:
+    """``data`` as JSON (``as_json``), else as the text ``lines(data)`` gives, one line each."""
+    if as_json:
+        emit_json(data)
+    else:
+        for line in lines(data):
+            click.echo(one_line(line))
