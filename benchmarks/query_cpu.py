@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/query_cpu.py VAULT [--sample 110 | --queries FILE.jsonl] [--n 40]
     PYTHONPATH=OLD_CHECKOUT .venv/bin/python benchmarks/query_cpu.py OLD_SYNCED_VAULT ...
 
-Opens the vault's stores once (``engine.open_reader``, the path ``vault-sync query`` takes, with
+Opens the vault's stores once (``readers.open_reader``, the path ``vault-sync query`` takes, with
 the vault's ``[ranking]`` settings) and prints median CPU milliseconds (``time.thread_time``) of
 ``Reader.search(q, limit=10)``: for the runner's four query kinds at 10k generated pages (seed
 1), each repeated ``--n`` times after one unmeasured call (``repeated``, what ``run.py``
@@ -28,7 +28,7 @@ from pathlib import Path
 
 from vault_sync import passages
 from vault_sync.config import load_config
-from vault_sync.engine import open_reader
+from vault_sync.readers import open_reader
 
 #: The runner's queries at 10k generated pages, seed 1 (docs/performance.md).
 QUERIES = {

@@ -172,7 +172,7 @@ def reader_latencies(
     every ``poll_s`` s. Returns (save -> found times in ms, the (write, found)
     ``perf_counter`` windows in s, the number of edits not found within :data:`TIMEOUT_S`)."""
     from vault_sync.config import load_config
-    from vault_sync.engine import open_reader
+    from vault_sync.readers import open_reader
 
     reader = open_reader(load_config(vault))
 

@@ -60,6 +60,7 @@ LAYERS = {
     "brief_cache": 5,
     "brief_render": 2,
     "engine": 6,
+    "readers": 6,
     "progress": 0,
     "stopwords": 0,
     "terminal": 0,
@@ -147,6 +148,7 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
     ("cli", "mcp_server"),
     ("mcp_server", "cli_common"),
     ("cli_brief", "cli_common"),
+    ("readers", "engine"),  # a read that finds no usable store syncs (DESIGN §3)
     ("cli", "cli_serve"),  # watch and mcp, lazily loaded: cli.py stays small
     ("cli", "cli_redact"),
     ("cli", "cli_reports"),
@@ -314,6 +316,11 @@ LAZY = (
     "vault_sync.cli_eval",
     "vault_sync.cli_import",
     "vault_sync.cli_brief",
+    "vault_sync.cli_serve",
+    "vault_sync.cli_redact",
+    "vault_sync.cli_reports",
+    "vault_sync.engine",  # the writers' wiring: a read that must repair imports it then
+    "vault_sync.lock",
     "vault_sync.page",  # the page model and link resolution: the parser's and the writers'
     "vault_sync.links",
     "vault_sync.store.records",  # the rows sync writes

@@ -104,14 +104,17 @@ def test_every_trigger_is_fast_on_adversarial_input() -> None:
 
 @pytest.mark.slow
 def test_every_trigger_is_linear() -> None:
-    """4x the input costs about 4x the time (a quadratic pattern would cost 16x)."""
+    """4x the input costs about 4x the time (a quadratic pattern would cost 16x). A ratio of
+    two runs, not a bound in seconds: at load 10 on 2 cores even CPU time stretched a linear
+    1 MB scrub past 5 s (``mailgun_key``: 1.35 s, then 5.51 s, a ratio of 4.1); the fast test
+    above bounds the time of each shape at 20 KB."""
     for row in vendor_formats():
         for trigger in row.triggers:
             for small, big in zip(
                 _adversarial(trigger, 250_000), _adversarial(trigger, 1_000_000), strict=True
             ):
                 a, b = _seconds(small), _seconds(big)
-                assert b < 5.0 and b <= 10 * a + 0.2, (row.label, trigger, a, b)
+                assert b <= 10 * a + 0.2, (row.label, trigger, a, b)
 
 
 def test_ansible_vault_flattened_onto_one_line_is_found() -> None:

@@ -19,9 +19,10 @@ from typing import Any, TypeVar
 
 from vault_sync import layout
 from vault_sync.config import load_config
-from vault_sync.engine import open_reader, run_rebuild
+from vault_sync.engine import run_rebuild
 from vault_sync.index import PageIndex
 from vault_sync.layout import WATCH_STATE_NAME
+from vault_sync.readers import open_reader
 from vault_sync.retrieve import search
 from vault_sync.vault import scan
 

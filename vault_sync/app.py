@@ -4,10 +4,10 @@ wired to it (issue 15).
 The command line (and, later, the MCP server and the briefing writer) opens one ``Engine`` per
 vault and calls its methods; each method is the one library call a command makes, so two
 front ends cannot wire the stores, the sanitizer or the watcher differently. The store work
-itself lives in :mod:`vault_sync.engine` (sync, rebuild, readers, repair), whose functions
-stay public for tests and scripts. Layer 7: above the engine, below the CLI. Heavy parts (the
-watcher, the redaction writer) are imported only by the methods that use them, so ``query``
-starts fast.
+itself lives in :mod:`vault_sync.engine` (sync, rebuild, repair) and :mod:`vault_sync.readers`,
+whose functions stay public for tests and scripts. Layer 7: above the engine, below the CLI.
+Heavy parts (the writers' wiring, the watcher, the redaction writer) are imported only by the
+methods that use them, so ``query`` starts fast.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from vault_sync import engine
+from vault_sync import readers
 from vault_sync.config import Config, load_config
 from vault_sync.discover import find_vault
 from vault_sync.errors import AgentInputError
@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from vault_sync.brief_cache import FactsCache
     from vault_sync.brief_targets import Written
     from vault_sync.edits import EditReport
-    from vault_sync.engine import ProgressStart, Reader, Scanner, SyncResult
+    from vault_sync.engine import ProgressStart, Scanner, SyncResult
+    from vault_sync.readers import Reader
     from vault_sync.redaction import PageRedaction
     from vault_sync.retrieve import Hit
     from vault_sync.watch import Watcher
@@ -66,6 +67,8 @@ class Engine:
         """Bring both stores in step with the vault: :func:`vault_sync.engine.run_sync`
         (``scanner`` is a test seam; ``full_check=False`` and ``scope`` make a watcher batch).
         """
+        from vault_sync import engine
+
         return engine.run_sync(
             self.config,
             progress_start=progress_start,
@@ -76,27 +79,29 @@ class Engine:
 
     def rebuild(self, *, progress_start: ProgressStart | None = None) -> SyncResult:
         """Build both stores again beside the old ones: :func:`vault_sync.engine.run_rebuild`."""
+        from vault_sync import engine
+
         return engine.run_rebuild(self.config, progress_start=progress_start)
 
     def search(self, text: str, **options: Any) -> tuple[list[Hit], str | None]:
-        """Search, repairing a damaged index once: :func:`vault_sync.engine.search`
+        """Search, repairing a damaged index once: :func:`vault_sync.readers.search`
         (``options``: limit, kind, project, tag, explain, now, switches, boosts, snippets).
         The text is searched as scrubbed (:func:`vault_sync.typed_text.scrub_typed`)."""
-        return engine.search(self.config, scrub_typed(text, self.config), **options)
+        return readers.search(self.config, scrub_typed(text, self.config), **options)
 
     def reader(self, *, check_sidecar: bool = False) -> Reader:
-        """Both stores open for reading (close it after): :func:`vault_sync.engine.open_reader`."""
-        return engine.open_reader(self.config, check_sidecar=check_sidecar)
+        """Both stores open for reading (close it after): :func:`vault_sync.readers.open_reader`."""
+        return readers.open_reader(self.config, check_sidecar=check_sidecar)
 
     def read(
         self, report: Callable[[Reader], R], *, check_sidecar: bool = True
     ) -> tuple[R, str | None]:
-        """Run one read against the stores: :func:`vault_sync.engine.read_stores`."""
-        return engine.read_stores(self.config, report, check_sidecar=check_sidecar)
+        """Run one read against the stores: :func:`vault_sync.readers.read_stores`."""
+        return readers.read_stores(self.config, report, check_sidecar=check_sidecar)
 
     def lint(self) -> tuple[list[dict[str, Any]], str | None]:
-        """``lint``'s problems and a notice: :func:`vault_sync.engine.lint_report`."""
-        return self.read(lambda reader: engine.lint_report(self.config, reader.sidecar))
+        """``lint``'s problems and a notice: :func:`vault_sync.readers.lint_report`."""
+        return self.read(lambda reader: readers.lint_report(self.config, reader.sidecar))
 
     def redact(
         self, references: Iterable[str], *, every_page: bool, write: bool
@@ -113,6 +118,8 @@ class Engine:
             )
             return found
 
+        from vault_sync import engine
+
         return run_redact(
             self.config,
             references,
@@ -127,6 +134,7 @@ class Engine:
         line per batch to ``report`` (:class:`vault_sync.watch.Watcher`), and refreshing the
         ``[[brief.targets]]`` after each batch that changed the stores. It may prepare pages
         in spawned worker processes (:func:`vault_sync.prepare.allow_spawned_workers`)."""
+        from vault_sync import engine
         from vault_sync.prepare import allow_spawned_workers
         from vault_sync.watch import Watcher
 
@@ -205,7 +213,7 @@ class Engine:
             AgentInputError, PageExistsError, OutsideVaultError, EditRefusedError,
             EditConflictError: see each command; nothing is written then.
         """
-        from vault_sync import write_commands
+        from vault_sync import engine, write_commands
         from vault_sync.edits import EditReport, run_edits
 
         build = getattr(write_commands, _BUILDERS[command])

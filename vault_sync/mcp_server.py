@@ -29,10 +29,10 @@ from vault_sync import layout
 from vault_sync.app import Engine
 from vault_sync.cli_common import hit_json
 from vault_sync.config import Config
-from vault_sync.engine import READ_DAMAGE
 from vault_sync.errors import AgentInputError, StoreError, VaultSyncError
 from vault_sync.index import PageIndex
 from vault_sync.ranking import search as rank_search
+from vault_sync.readers import READ_DAMAGE
 from vault_sync.retrieve import Hit
 from vault_sync.store import Sidecar
 from vault_sync.typed_text import scrub_typed

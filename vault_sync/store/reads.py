@@ -134,6 +134,16 @@ class SidecarReads:
         """
         return str(self.db.execute("PRAGMA quick_check").fetchone()[0])
 
+    def quick_check_problem(self) -> str | None:
+        """:meth:`quick_check` as one line (``sidecar damaged: ...``), or ``None`` when "ok":
+        its verdict can span lines (one per damaged b-tree page), a notice is one line.
+
+        Raises:
+            sqlite3.DatabaseError: the file is too damaged to run it.
+        """
+        verdict = self.quick_check()
+        return None if verdict == "ok" else "sidecar damaged: " + " ".join(verdict.split())
+
     # -- reads ----------------------------------------------------------------------------
 
     def file_states(self, roots: Iterable[str] | None = None) -> dict[str, FileState]:
