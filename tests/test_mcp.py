@@ -423,3 +423,50 @@ def test_a_tool_error_leaves_stderr_quiet(vault: Path, tmp_path: Path) -> None:
     assert result.is_error
     assert "no page matches 'no such page'" in result.content[0].text
     assert errlog.read_text() == ""
+
+
+#: Lines that are no JSON-RPC message, and the error each gets (JSON-RPC 2.0 §5.1), then an
+#: ``initialize`` whose reply shows the server's name and version.
+_BAD_LINES = [
+    ("garbage", {"id": None, "code": -32700}),
+    ("[1, 2]", {"id": None, "code": -32600}),
+    ('{"id": 7, "x": 1}', {"id": 7, "code": -32600}),
+    ('{"jsonrpc": "2.0", "id": true, "method": 3}', {"id": None, "code": -32600}),
+]
+_INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}
+
+
+@pytest.mark.parametrize("stdin_kind", ["pipe", "file"])
+def test_a_line_that_is_no_json_rpc_message_gets_its_error(
+    vault: Path, tmp_path: Path, stdin_kind: str
+) -> None:
+    import subprocess
+
+    from vault_sync import __version__
+
+    text = "".join(f"{line}\n" for line, _ in _BAD_LINES) + "\n" + json.dumps(_INITIALIZE) + "\n"
+    args = [sys.executable, "-m", "vault_sync", "--vault", str(vault), "mcp"]
+    if stdin_kind == "file":
+        requests = tmp_path / "requests.jsonl"
+        requests.write_text(text, encoding="utf-8")
+        with requests.open("rb") as stdin:
+            proc = subprocess.run(args, stdin=stdin, capture_output=True, timeout=120)
+    else:
+        proc = subprocess.run(args, input=text.encode(), capture_output=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    replies = [json.loads(line) for line in proc.stdout.decode().splitlines()]
+    assert [{"id": r["id"], "code": r["error"]["code"]} for r in replies[: len(_BAD_LINES)]] == [
+        want for _, want in _BAD_LINES
+    ]
+    assert len(replies) == len(_BAD_LINES) + 1  # the blank line is no request: no reply
+    assert replies[-1]["id"] == 1
+    assert replies[-1]["result"]["serverInfo"] == {"name": "vault-sync", "version": __version__}

@@ -25,7 +25,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import ValidationError
 
-from vault_sync import layout
+from vault_sync import __version__, layout
 from vault_sync.app import Engine
 from vault_sync.cli_common import hit_json
 from vault_sync.config import Config
@@ -186,7 +186,9 @@ def build_server(vault: Path | str | None, *, read_only: bool = False) -> MCPSer
     """
     engine = Engine.open(vault)
     # WARNING: the SDK logs every tool error as a multi-line INFO box on stderr
-    server = _Server("vault-sync", instructions=INSTRUCTIONS, log_level="WARNING")
+    server = _Server(
+        "vault-sync", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
+    )
     server.config = engine.config
     _search_tools(server, engine)
     _page_tools(server, engine)
