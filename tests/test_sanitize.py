@@ -362,6 +362,12 @@ def check_offsets(text: str, findings: tuple[Finding, ...]) -> None:
 )
 @example("Authorization: maps?key=AIzaBpmIrxQhqa9UhinrFAtzxkgMfau1QFuw8X7:eyJ" + "." * 40)
 @example("client secret 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TOKEN=client secret")
+@example(  # the slow run found it: a PEM line read as a YAML document break
+    "kind: ConfigMap\ndata:\n  a: b\nkey:\n-----BEGIN OPENSSH PRIVATE KEY-----\n"
+    + "H334JdpXbRpSXQHTkGUMguJoNGQBtKXRXMUdxzOZXHm1JT/zWiRp8GwbzDQY8B9a\n" * 4
+    + "-----END OPENSSH PRIVATE KEY-----\nendkind: Secret\nmetadata:\n  name: db\n"
+    "data:\n  tls.crt: 4smMVilXqw2Rpmaf8NCdsTWj1dGuvHyJLXKc5kWR\n"
+)
 def test_properties(text: str) -> None:
     out, findings = scrub(text)  # never raises
     check_offsets(text, findings)

@@ -109,9 +109,12 @@ _K8S_DATA = (
 _K8S_LINE = re.compile(r"[ \t]{1,16}[\w.-]{1,253}:[^\r\n]*+(?:\r?\n|\Z)")
 #: A ``kind: Secret`` key (anywhere: a redaction can only remove one, never make one, so the
 #: any-kind test below stays idempotent), and where one YAML document ends and the next
-#: begins: a ``---`` / ``...`` line (YAML 1.2 §9.1) or a Markdown code fence.
+#: begins: a ``---`` / ``...`` marker followed by a blank or the line's end (YAML 1.2 §9.1.4;
+#: ``-----BEGIN OPENSSH PRIVATE KEY-----`` is none: read as one, the key that a first pass
+#: redacted had cut one document in two, and the second pass redacted more) or a Markdown
+#: code fence.
 _K8S_KIND = re.compile(r"kind:[ \t]{0,8}[\"']?Secret\b")
-_DOC_BREAK = re.compile(r"^(?:---|\.\.\.|```|~~~)", re.MULTILINE)
+_DOC_BREAK = re.compile(r"^(?:(?:---|\.\.\.)(?=[ \t\r\n]|\Z)|```|~~~)", re.MULTILINE)
 
 
 def _yaml_key(text: str, at: int) -> bool:
