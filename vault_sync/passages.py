@@ -142,6 +142,17 @@ def _average(pages: Sequence[dict[str, Block]], names: Iterable[str]) -> dict[st
     return avg
 
 
+def holds_any(doc: tantivy.Document, tokens: Iterable[str]) -> bool:
+    """Whether a stored page's body holds one of the English-analyzed ``tokens`` (a word the
+    body field indexed: the words tantivy's snippet generator can highlight), by its stored
+    sections (:func:`~vault_sync.index.section_terms.needle`, looked for in every block: a
+    superset of the English one); ``True`` for a document without them."""
+    data = doc.get_first("sections")
+    if not data:
+        return True
+    return any(needle((token,))[0].encode() in data for token in tokens)
+
+
 def best_section(terms: Sequence[_Term], doc: tantivy.Document) -> tuple[int, int] | None:
     """``(start, end)`` character offsets of the best-scoring section of a stored page for
     the query's :func:`query_terms` (BM25, the page's sections as the documents: the
