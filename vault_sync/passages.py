@@ -48,7 +48,7 @@ _BLOCKS = (EN_ANALYZER, CJK_ANALYZER)
 
 #: A query word as a stream holds it (:func:`~vault_sync.index.section_terms.needle`), and
 #: its idf.
-_Wanted = tuple[tuple[str, int], float]
+_Wanted = tuple[tuple[bytes, int], float]
 #: The query's words by analyzer name: ``(single tokens, adjacent pairs)``.
 _Lookup = dict[str, tuple[list[_Wanted], list[_Wanted]]]
 
@@ -116,11 +116,13 @@ def _best(page: dict[str, Block], terms: _Lookup, avg: dict[str, float]) -> list
         if not wanted:
             continue
         scores = scores or [0.0] * len(lengths)
-        for i, (stream, length) in enumerate(zip(streams(text), lengths, strict=True)):
-            norm = BM25_K1 * (1 - BM25_B + BM25_B * length / avg[name])
-            for word, idf in wanted:
-                if tf := occurrences(stream, word):
-                    scores[i] += idf * tf * (BM25_K1 + 1) / (tf + norm)
+        parts, mean = streams(text), avg[name]
+        norms = [BM25_K1 * (1 - BM25_B + BM25_B * length / mean) for length in lengths]
+        for word, idf in wanted:  # a section's sum over the words, in the same order
+            found = [p.count(word[0]) for p in parts] if not word[1] else None
+            for i, stream in enumerate(parts):
+                if tf := found[i] if found is not None else occurrences(stream, word):
+                    scores[i] += idf * tf * (BM25_K1 + 1) / (tf + norms[i])
     return scores
 
 
@@ -150,7 +152,7 @@ def holds_any(doc: tantivy.Document, tokens: Iterable[str]) -> bool:
     data = doc.get_first("sections")
     if not data:
         return True
-    return any(needle((token,))[0].encode() in data for token in tokens)
+    return any(needle((token,))[0] in data for token in tokens)
 
 
 def best_section(terms: Sequence[_Term], doc: tantivy.Document) -> tuple[int, int] | None:
