@@ -13,6 +13,8 @@ passage are converted when that gives the same snippet as converting the whole w
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -122,8 +124,15 @@ def _cut(
     segment = text[start:end]
     lead = 1 if segment[:1].isspace() else 0  # a leading blank run is dropped
 
-    def where(k: int) -> int:  # offset in the collapsed text of segment[k]
-        return len(_BLANKS.sub(" ", segment[:k])) - (lead if k else 0)
+    # each blank run collapses to one blank: `gone[i]`, the characters the first i drop
+    runs = [m.span() for m in _BLANKS.finditer(segment)]
+    starts = [a for a, _ in runs]
+    gone = list(itertools.accumulate((b - a - 1 for a, b in runs), initial=0))
+
+    def where(k: int) -> int:  # offset in the collapsed text of segment[k] (a run that
+        i = bisect.bisect_left(starts, k)  # holds k counts only up to k)
+        cut = gone[i - 1] + k - starts[i - 1] - 1 if i and runs[i - 1][1] > k else gone[i]
+        return k - cut - (lead if k else 0)
 
     body = _BLANKS.sub(" ", segment)[lead:].rstrip()
     head = ELLIPSIS if _LETTER.search(text, 0, start) else ""
