@@ -6,6 +6,7 @@ the case files (``tests/pages``, copies of ``../shared/cases/pages``) are only r
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Iterable
@@ -25,6 +26,7 @@ from vault_sync.index import (
     PageIndex,
     build_schema,
 )
+from vault_sync.index.schema import DOCSTORE_BLOCK_BYTES
 from vault_sync.page import Heading, Page
 from vault_sync.retrieve import FIELD_BOOSTS, build_query, search
 from vault_sync.snippets import ELLIPSIS
@@ -165,6 +167,15 @@ def test_reopen_registers_analyzers(tmp_path: Path) -> None:
         writer.add(Page(path="z.md", id="z", title="Z", body="词库 PageAuthority"), "h", 2)
     assert set(paths(again, "词库")) == {"s2-cjk.md", "z.md"}
     assert paths(again, "authority") == ["z.md"]
+
+
+def test_a_new_index_stores_documents_in_small_blocks(tmp_path: Path) -> None:
+    index = make_index(tmp_path / "ix", FILLER)
+    meta = json.loads((tmp_path / "ix" / "meta.json").read_text(encoding="utf-8"))
+    assert meta["index_settings"]["docstore_blocksize"] == DOCSTORE_BLOCK_BYTES == 4096
+    assert meta["segments"]  # the committed segment was written with them
+    assert paths(PageIndex.open(tmp_path / "ix"), "tomatoes") == ["filler/f0.md"]
+    assert index.stored_texts(["filler/f1.md"], "title") == {"filler/f1.md": "Filler 1"}
 
 
 def test_a_failed_batch_rolls_back_and_releases_the_lock(tmp_path: Path) -> None:

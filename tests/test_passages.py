@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import tantivy
+
 from tests.test_index import FILLER, make_index, paths
 from vault_sync.page import Page
-from vault_sync.passages import sections
-from vault_sync.retrieve import search
+from vault_sync.passages import holds_any, sections
+from vault_sync.retrieve import build_query, search
 
 OFF = frozenset({"no-passages"})
 # the rules page: many sections, one of which answers (as 游戏规则/战斗.md in dnd-srd-zh)
@@ -99,3 +101,27 @@ def test_a_long_cjk_page_snippet_comes_from_its_answering_section(tmp_path: Path
     (hit,) = search(index, "敌人离开触及范围时能攻击吗", limit=1)
     assert "借机**攻击** 当你看见的**敌人离开**你的**触及范围**时" in hit.marked_snippet()
     assert "战斗轮" not in hit.snippet
+
+
+def test_a_page_without_the_query_words_in_its_body_is_not_highlighted(tmp_path: Path) -> None:
+    # tantivy's snippet generator is skipped for a body holding none of the query's body
+    # words (retrieve.snippet_of): the same snippet it gave, the body's start unmarked
+    title_only = Page(path="t.md", id="t", title="Lanterns", body="Nothing here.\n\n## More\nx")
+    body_too = Page(path="b.md", id="b", title="B", body="Notes.\n\n## Lanterns\nThe lanterns lit.")
+    index = make_index(tmp_path / "ix", [title_only, body_too, *FILLER])
+    hits = {h.path: h for h in search(index, "lantern")}
+    assert (hits["t.md"].snippet, hits["t.md"].highlights) == ("Nothing here. More x", ())
+    assert hits["b.md"].marked_snippet() == "Notes. **Lanterns** The **lanterns** lit."
+
+
+def test_the_body_words_of_a_query_and_where_a_stored_page_holds_them(tmp_path: Path) -> None:
+    assert build_query("lanterns storm").body_terms == {"lantern", "storm"}
+    assert build_query('"the lanterns"').body_terms == {"the", "lantern"}
+    assert build_query("lanterns -storm").body_terms is None  # excluded words: not known
+    index = make_index(
+        tmp_path / "ix", [Page(path="a.md", id="a", title="A", body="Lit lanterns.")]
+    )
+    with index.searching() as searcher:
+        doc = searcher.doc(searcher.search(tantivy.Query.all_query(), limit=1).hits[0][1])
+    assert holds_any(doc, ["lantern"]) and holds_any(doc, ["x", "lit"])
+    assert not holds_any(doc, ["lanterns", "lante", "a"]) and not holds_any(doc, [])

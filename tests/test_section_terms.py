@@ -45,7 +45,8 @@ def test_counts_read_from_the_stored_text_are_the_analyzers_counts() -> None:
         spans = section_spans(BODY)
         for (a, b), stream in zip(spans, streams(text), strict=True):
             tokens = analyzer(name).analyze(BODY[a:b])  # each token escaped, then joined
-            assert stream == ("\n" + "\n\n".join(map(escape, tokens)) + "\n" if tokens else "")
+            joined = "\n" + "\n\n".join(map(escape, tokens)) + "\n" if tokens else ""
+            assert stream == joined.encode()
         for stream, (unigrams, pairs, _n) in zip(streams(text), expected, strict=True):
             for token, tf in unigrams.items():
                 assert occurrences(stream, needle([token])) == tf, (name, token)
@@ -68,11 +69,11 @@ def test_escape_is_one_to_one_on_the_marks() -> None:
 
 
 def test_a_page_of_no_section_and_sections_of_no_token() -> None:
-    assert decode(encode("", ANALYZERS[:1])) == [([], "")]
-    assert decode(encode("   \n", ANALYZERS[:1])) == [([], "")]
+    assert decode(encode("", ANALYZERS[:1])) == [([], b"")]
+    assert decode(encode("   \n", ANALYZERS[:1])) == [([], b"")]
     ((lengths, text),) = decode(encode("## ---\n\n## !!\n", ANALYZERS[:1]))
     assert lengths == [0, 0]
-    assert streams(text) == ["", ""]
+    assert streams(text) == [b"", b""]
 
 
 def _reference_spans(body: str) -> list[tuple[int, int]]:

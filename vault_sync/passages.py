@@ -48,7 +48,7 @@ _BLOCKS = (EN_ANALYZER, CJK_ANALYZER)
 
 #: A query word as a stream holds it (:func:`~vault_sync.index.section_terms.needle`), and
 #: its idf.
-_Wanted = tuple[tuple[str, int], float]
+_Wanted = tuple[tuple[bytes, int], float]
 #: The query's words by analyzer name: ``(single tokens, adjacent pairs)``.
 _Lookup = dict[str, tuple[list[_Wanted], list[_Wanted]]]
 
@@ -116,11 +116,13 @@ def _best(page: dict[str, Block], terms: _Lookup, avg: dict[str, float]) -> list
         if not wanted:
             continue
         scores = scores or [0.0] * len(lengths)
-        for i, (stream, length) in enumerate(zip(streams(text), lengths, strict=True)):
-            norm = BM25_K1 * (1 - BM25_B + BM25_B * length / avg[name])
-            for word, idf in wanted:
-                if tf := occurrences(stream, word):
-                    scores[i] += idf * tf * (BM25_K1 + 1) / (tf + norm)
+        parts, mean = streams(text), avg[name]
+        norms = [BM25_K1 * (1 - BM25_B + BM25_B * length / mean) for length in lengths]
+        for word, idf in wanted:  # a section's sum over the words, in the same order
+            found = [p.count(word[0]) for p in parts] if not word[1] else None
+            for i, stream in enumerate(parts):
+                if tf := found[i] if found is not None else occurrences(stream, word):
+                    scores[i] += idf * tf * (BM25_K1 + 1) / (tf + norms[i])
     return scores
 
 
@@ -140,6 +142,17 @@ def _average(pages: Sequence[dict[str, Block]], names: Iterable[str]) -> dict[st
         lengths = [n for page in pages if name in page for n in page[name][0]]
         avg[name] = max(sum(lengths) / len(lengths), 1.0) if lengths else 1.0
     return avg
+
+
+def holds_any(doc: tantivy.Document, tokens: Iterable[str]) -> bool:
+    """Whether a stored page's body holds one of the English-analyzed ``tokens`` (a word the
+    body field indexed: the words tantivy's snippet generator can highlight), by its stored
+    sections (:func:`~vault_sync.index.section_terms.needle`, looked for in every block: a
+    superset of the English one); ``True`` for a document without them."""
+    data = doc.get_first("sections")
+    if not data:
+        return True
+    return any(needle((token,))[0] in data for token in tokens)
 
 
 def best_section(terms: Sequence[_Term], doc: tantivy.Document) -> tuple[int, int] | None:

@@ -14,6 +14,7 @@ Layer 1: above :mod:`vault_sync.terminal`.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from dataclasses import dataclass
 
@@ -70,10 +71,15 @@ class Plain:
     protected: tuple[tuple[int, int], ...]
     inserted: tuple[tuple[int, int, int, int], ...] = ()
 
+    @functools.cached_property
+    def _sources(self) -> list[int]:
+        """The source offsets of :attr:`runs`, for :meth:`to_plain`'s search (built once: a
+        snippet maps ~20 offsets)."""
+        return [s for _, s in self.runs]
+
     def to_plain(self, source_offset: int) -> int:
         """The plain-text offset of a source offset (character index)."""
-        sources = [s for _, s in self.runs]
-        i = bisect.bisect_right(sources, source_offset) - 1
+        i = bisect.bisect_right(self._sources, source_offset) - 1
         if i < 0:
             return 0
         plain, source = self.runs[i]

@@ -133,6 +133,8 @@ class QueryPlan:
         boosts: the field boosts used (:data:`FIELD_BOOSTS` with any overrides).
         passage_weight: weight of the best passage's score added to a page's
             (:mod:`vault_sync.passages`; 0 leaves the ranking to tantivy).
+        body_terms: every term the query looks for in ``body`` (what tantivy's snippet
+            generator highlights), or ``None`` when not known (a query that excludes words).
     """
 
     query: tantivy.Query
@@ -140,6 +142,7 @@ class QueryPlan:
     literals: tuple[str, ...]
     boosts: Mapping[str, float]
     passage_weight: float = 0.0
+    body_terms: frozenset[str] | None = None
 
 
 @dataclass(frozen=True)

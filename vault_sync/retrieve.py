@@ -165,8 +165,14 @@ def build_query(
         raise _nothing_to_search(text, clauses)
     query = _combined(clauses, _filters(kind, project, tag))
     weight = passages.PASSAGE_WEIGHT if passage_weight is None else passage_weight
+    body = frozenset(t for part in clauses.parts if part.field == "body" for t in part.tokens)
     return QueryPlan(
-        query, tuple(clauses.parts), tuple(clauses.literals), MappingProxyType(used), weight
+        query,
+        tuple(clauses.parts),
+        tuple(clauses.literals),
+        MappingProxyType(used),
+        weight,
+        None if clauses.must_not else body,  # the generator also highlights excluded words
     )
 
 
@@ -255,7 +261,11 @@ def snippet_of(snippets: Snippets, doc: tantivy.Document, plan: QueryPlan) -> Sn
     :mod:`vault_sync.snippets` shows it."""
     body = stored_text(doc, "body")
     section = passages.best_section(snippets.terms, doc)
-    for where in ([section] if section else []) + [None]:
+    if plan.body_terms is not None and not passages.holds_any(doc, plan.body_terms):
+        wheres: list[tuple[int, int] | None] = []  # tantivy would highlight no word of it
+    else:
+        wheres = [section, None] if section else [None]
+    for where in wheres:
         start = 0 if where is None else len(body[: where[0]].encode())
         target = doc if where is None else tantivy.Document(body=[body[where[0] : where[1]]])
         snippet = snippets.generator.snippet_from_doc(target)

@@ -25,6 +25,7 @@ import tantivy
 from vault_sync.errors import IndexBusyError, IndexCorruptError, IndexSchemaMismatch, StoreError
 from vault_sync.index.schema import (
     SCHEMA_VERSION,
+    create_index,
     make_document,
     page_document,
     register_analyzers,
@@ -215,6 +216,8 @@ class PageIndex:
             verify_checksums(path)
         try:
             try:
+                if not existing:
+                    create_index(path)
                 index = tantivy.Index(schema(), path=str(path), reuse=True)
             except ValueError as exc:
                 if "Failed to acquire Lockfile" not in str(exc):
