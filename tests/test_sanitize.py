@@ -362,6 +362,10 @@ def check_offsets(text: str, findings: tuple[Finding, ...]) -> None:
 )
 @example("Authorization: maps?key=AIzaBpmIrxQhqa9UhinrFAtzxkgMfau1QFuw8X7:eyJ" + "." * 40)
 @example("client secret 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TOKEN=client secret")
+@example(  # the slow run found it: an API-key name glued to a token, bare after our token
+    "charge with sk_live_sAB0gKpOM4NMZ52MUVxdg6glapi_key: 00charge with "
+    "sk_live_sAB0gKpOM4NMZ52MUVxdg6gl"
+)
 @example(  # the slow run found it: a PEM line read as a YAML document break
     "kind: ConfigMap\ndata:\n  a: b\nkey:\n-----BEGIN OPENSSH PRIVATE KEY-----\n"
     + "H334JdpXbRpSXQHTkGUMguJoNGQBtKXRXMUdxzOZXHm1JT/zWiRp8GwbzDQY8B9a\n" * 4

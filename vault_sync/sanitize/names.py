@@ -15,7 +15,7 @@ from collections import Counter
 from vault_sync.placeholders import password_placeholder
 from vault_sync.placeholders import placeholder as _placeholder
 from vault_sync.placeholders import random_looking as _random_looking
-from vault_sync.sanitize.rule import LazyPattern, Rule, Span, SpanFn, capped_end
+from vault_sync.sanitize.rule import LazyPattern, Rule, Span, SpanFn, after_token, capped_end
 
 #: A credential value: "double-quoted", 'single-quoted' or bare (a bare value may hold quotes
 #: after its first character: YAML `token: ab"cd`). The pattern reads at most
@@ -73,17 +73,9 @@ def _name_before(text: str, start: int) -> str:
     anew (``…[REDACTED:google_oauth]TOKEN=client``: an env name then, not before)."""
     window = text[max(0, start - 64) : start][::-1]
     name = window[: _NAME_REVERSED.match(window).end()][::-1]  # type: ignore[union-attr]
-    if (
-        not name
-        and text.endswith("]", 0, start)
-        and _TOKEN_BEFORE.search(text, max(0, start - 44), start)
-    ):
+    if not name and after_token(text, start):
         return "x"
     return name
-
-
-#: Our own redaction token ending where a name would start.
-_TOKEN_BEFORE = re.compile(r"\[REDACTED:[a-z_]{1,32}\]\Z")
 
 
 #: Name parts before KEY/TOKEN that make the name a public identifier (issue 17 kind 5).
@@ -212,7 +204,8 @@ _API_KEY = (
 def _api_key_span(text: str, m: re.Match[str]) -> Span | None:
     """``x-api-key: value``, ``--api-key value``, ``apiKey = "value"``: a random-looking value."""
     start = m.start()
-    if start and text[start - 1].isalnum() and not m.group(1)[0].isupper():
+    glued = start and (text[start - 1].isalnum() or after_token(text, start))
+    if glued and not m.group(1)[0].isupper():  # our token stands for the glued text it replaced
         return None
     index = m.lastindex or 0
     value = m.group(index)
