@@ -264,3 +264,20 @@ def test_a_typed_secret_of_capitals_or_split_by_markup_is_never_echoed(
         result = run_cli("--vault", str(vault), "query", text, "--json")
         assert secret not in result.out + result.err, text
         assert "[REDACTED:" in result.out, text
+
+
+def test_a_secret_typed_into_a_query_is_never_searched_for(
+    make_vault: Callable[..., Path],
+) -> None:
+    """The scrubbed query holds ``[REDACTED:aws_key]``: its words (redacted, aws, key) are
+    none of the user's, so a page about AWS keys is no hit (a fresh user's report)."""
+    vault = make_vault(
+        {"keys.md": "How we rotate the AWS key, redacted weekly.\n", "retry.md": "retry policy\n"}
+    )
+    only = run_cli("--vault", str(vault), "query", "AKIAZMUYBQFTJDSFSPYI", "--json")
+    assert only.code == 2
+    assert only.err == "Error: the query held only a secret, and a secret is never searched\n"
+    both = run_cli("--vault", str(vault), "query", "AKIAZMUYBQFTJDSFSPYI retry", "--json")
+    assert both.code == 0, both.err
+    assert [h["path"] for h in both.json()["hits"]] == ["retry.md"]
+    assert both.json()["query"] == "[REDACTED:aws_key] retry"

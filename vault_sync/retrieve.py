@@ -57,6 +57,9 @@ SWITCHES: dict[str, str] = {
     "boosts-before": "headings 2, no CJK headings, CJK names 1.1, code parts 0.8 (the old boosts)",
     "no-passages": "no best-passage score: a page is scored as one whole body (passages.py)",
 }
+#: Our redaction token (:data:`vault_sync.sanitize.rule.TOKEN_RE`; defined here so a query
+#: never imports the sanitizer): the scrubbed form of a secret typed into a query.
+_REDACTED = re.compile(r"\[REDACTED:[a-z0-9_]{1,64}\]")
 #: The field boosts before ``eval`` measured them (switch ``title-boost-3``).
 _BOOSTS_BEFORE_EVAL = {"title": 3.0, "names_cjk": 3.0, "name": 2.0, "name_cjk": 2.0}
 
@@ -156,6 +159,12 @@ def build_query(
         raise ValueError(f"unknown fields in boosts: {sorted(unknown)}")
     if not text.strip():
         raise QuerySyntaxError("empty query: give at least one word to search for")
+    if "[REDACTED:" in text:
+        # a secret typed into the query was scrubbed (typed_text): its token's words
+        # ("redacted", "aws", "key") are no words of the user's, so they find nothing
+        text, secrets = _REDACTED.subn(" ", text)
+        if secrets and not text.strip():
+            raise QuerySyntaxError("the query held only a secret, and a secret is never searched")
     clauses = read_clauses(
         text,
         rules=rules,
