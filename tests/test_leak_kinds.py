@@ -261,7 +261,7 @@ def test_a_typed_secret_of_capitals_or_split_by_markup_is_never_echoed(
         "https://459927b0<span></span>:1ce11a4a@gems.contribsys.com/": "1ce11a4a",
     }
     for text, secret in typed.items():
-        result = run_cli("--vault", str(vault), "query", text, "--json")
+        result = run_cli("--vault", str(vault), "query", f"{text} x", "--json")
         assert secret not in result.out + result.err, text
         assert "[REDACTED:" in result.out, text
 
