@@ -701,3 +701,22 @@ def test_a_page_file_without_read_permission_is_reported_and_kept(open_folder: P
     (vault / f"keys-{token}").mkdir(mode=0)
     code, report = cli("sync")
     assert sorted(report["errors"]) == ["keys-[REDACTED:github_token]", "p2.md"]
+
+
+def test_a_page_gone_while_the_batch_reads_it_is_a_delete_never_an_error(
+    make_vault: MakeVault,
+) -> None:
+    """Judged once, when the read fails: the slow watcher run counted an error for a page
+    renamed away mid-batch, then written again at its old path before the watcher looked."""
+    vault = make_vault({"a.md": "alpha\n", "b.md": "beta\n"})
+    sync(vault)
+    (vault / "a.md").write_text("alpha changed\n", encoding="utf-8")
+
+    def scan_then_remove(config: Any) -> Any:
+        result = scan(config)
+        (vault / "a.md").unlink()  # after the scan saw it changed, before the batch reads it
+        return result
+
+    _plan, report, _ = Engine.open(vault).sync(scanner=scan_then_remove)
+    assert report.errors == {}
+    assert sql(vault, "SELECT path FROM pages") == [("b.md",)]  # removed, as a delete is

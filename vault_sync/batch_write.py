@@ -147,8 +147,8 @@ class BatchWriter:
         self, batch: Batch, prepared: Iterable[Prepared]
     ) -> tuple[list[PageRecord], list[dict[str, Any]], list[str]]:
         """The batch's rows, index documents and pages to remove (its deletes, and pages
-        that could not be read and are proven gone); why a page could not be read goes into
-        ``errors``."""
+        that could not be read and are proven gone); why a page that is still there could not
+        be read goes into ``errors``."""
         records: list[PageRecord] = []
         documents: list[dict[str, Any]] = []
         gone = list(batch.deletes)
@@ -156,9 +156,13 @@ class BatchWriter:
             if number == len(batch.paths) // 2:
                 fault_point("during_batch")
             if record is None or fields is None:
-                self.errors[entry.path] = error or "cannot read"
+                # judged once, now: a page proven gone while the batch read it is a delete (a
+                # later check could find it made again and count a vanished read as an error:
+                # the slow watcher run, a rename then a write at the old path)
                 if proven_absent(self.config.vault / entry.disk_path):
                     gone.append(entry.path)
+                else:
+                    self.errors[entry.path] = error or "cannot read"
                 continue
             records.append(record)
             documents.append(fields)

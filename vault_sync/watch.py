@@ -50,7 +50,6 @@ from vault_sync.index import KeptWriter
 from vault_sync.layout import WATCH_LOCK_NAME, WATCH_STATE_NAME
 from vault_sync.sync import Plan, SyncReport
 from vault_sync.typed_text import scrub_data
-from vault_sync.vault import proven_absent
 from vault_sync.watch_arm import Arming
 
 logger = logging.getLogger(__name__)
@@ -301,7 +300,6 @@ class Watcher:
         """
         self._check_root()
         started = time.perf_counter()
-        vault = self.config.vault
         scope = None if batch.reconcile else batch.paths
         self._arm(batch)
         if batch.reconcile:
@@ -326,13 +324,11 @@ class Watcher:
             line["notice"] = notice
         if report.errors:
             line["errors"] = report.errors
-            # status shows the errors a batch logged, not only the watcher's own failures;
-            # a page that went while the batch read it (a save's temp file) is a delete
-            real = {p: m for p, m in report.errors.items() if not proven_absent(vault / p)}
-            if real:
-                self.state.errors += len(real)
-                path, message = sorted(real.items())[0]
-                self.state.last_error = f"{path}: {message}"
+            # status shows the errors a batch logged, not only the watcher's own failures (a
+            # page that went while the batch read it is a delete, never one of them)
+            self.state.errors += len(report.errors)
+            path, message = sorted(report.errors.items())[0]
+            self.state.last_error = f"{path}: {message}"
         # the first pass brings the targets up to date even when the stores were (a page
         # synced while no watcher ran leaves them stale); later passes when the stores changed,
         # by this batch or by another writer since the last refresh (an agent's `remember` or
