@@ -62,9 +62,14 @@ class LazyPattern:
     that scrubs (a ``reinforce``, a one-page ``sync``). The rows' patterns are checked to
     compile by ``tests/test_secret_rules.py``; ``compiled()`` compiles on demand.
 
+    ``re.ASCII`` always: a token, a name and the boundary around them are ASCII, so the word,
+    digit and space classes are the ASCII ones. With Unicode ones a token glued to a
+    non-ASCII letter (``ghp_…です``, ``AIza…é``) failed its right boundary (a lookahead for
+    no word character) and was left whole (found by a fresh user).
+
     Attributes:
         pattern: the pattern text (``re`` syntax).
-        flags: ``re`` flags.
+        flags: ``re`` flags, besides ``re.ASCII``.
     """
 
     __slots__ = ("_compiled", "flags", "pattern")
@@ -81,7 +86,7 @@ class LazyPattern:
             re.error: the pattern does not compile.
         """
         if self._compiled is None:
-            self._compiled = re.compile(self.pattern, self.flags)
+            self._compiled = re.compile(self.pattern, self.flags | re.ASCII)
         return self._compiled
 
     def match(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
