@@ -171,6 +171,18 @@ def after_token(text: str, start: int) -> bool:
     return opening >= 0 and TOKEN_RE.fullmatch(text, opening, start) is not None
 
 
+def cut_end(text: str, end: int) -> int:
+    """Where to cut ``text`` to keep at most ``end`` characters without cutting inside one
+    of our ``[REDACTED:…]`` tokens: ``end``, or the start of the token it falls inside (a
+    title clamped to 60 characters showed ``[REDACTED:github_toke…``, which reads as neither
+    the token nor text: found by a fresh user). Looks back at most one token's length."""
+    opening = text.rfind("[REDACTED:", max(0, end - 44), end)
+    if opening < 0:
+        return end
+    token = TOKEN_RE.match(text, opening)
+    return opening if token is not None and token.end() > end else end
+
+
 def before_token(text: str, end: int) -> bool:
     """Whether one of our own ``[REDACTED:…]`` tokens starts at ``end`` (see :class:`Rule`
     ``bounded``): ``AIza…-----BEGIN PRIVATE KEY-----`` keeps its key unredacted (glued to
