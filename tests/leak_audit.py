@@ -59,12 +59,15 @@ FORMAT_PLACES: dict[str, Callable[[str], str | None]] = {
     ),
     "link_anchor": lambda s: f"{MARK} see [[Other#{s}]] and [x](other.md#{s})\n",
     "markdown_link": lambda s: f"{MARK} see [the docs](https://example.com/?k={s})\n",
+    # glued to non-ASCII letters on both sides: a token is ASCII, です ends it (fresh user)
+    "glued_non_ascii": lambda s: f"{MARK}\n\nトークンは{s}です\n",
 }
 #: Places of a secret known only by the name before it: the places that carry a name.
 NAMED_PLACES: dict[str, Callable[[str], str | None]] = {
     "body_line": lambda line: f"{MARK}\n\n{line}\n",
     "code_block": lambda line: f"{MARK}\n\n```\n{line}\n```\n",
     "list_item": lambda line: f"{MARK}\n\n- {line}\n" if "\n" not in line else None,
+    "glued_non_ascii": lambda line: f"{MARK}\n\nメモ：{line}です\n" if "\n" not in line else None,
 }
 FILE_NAME = "file_name"
 #: Shapes of a secret split by what the plain-text views drop (fresh-user report, kind 1):

@@ -170,6 +170,19 @@ FALSE_POSITIVES: tuple[str, ...] = (
     "password: REPLACE_ME",
     "passwd: 987654321",
     "admin_password: qwerty",
+    # `pass` as a name, and commands taking a password argument (fresh-user report): words
+    # and prompts, not passwords
+    "bypass: true",
+    "compass: north",
+    "pass: true",
+    "passes: 3",
+    "run it with --pass-through",
+    "we pass the test to CI",
+    "sshpass -p $SSHPASS ssh root@host",
+    "docker login -u bob --password-stdin",
+    "htpasswd -c .htpasswd bob",
+    "net user admin * /add",
+    "redis-cli -a <password> ping",
 )
 #: Weak but real passwords after a password-like name: mixing kinds, they are redacted
 #: though a looser check would call them sequential placeholders (``Abc123456!``).

@@ -178,6 +178,7 @@ PACKAGE_ORDER = {
         "rule",
         "vendor",
         "names",
+        "commands",
         "structural",
         "overlaps",
         "search",

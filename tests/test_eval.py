@@ -309,3 +309,28 @@ def test_eval_html_page_holds_tables_charts_and_misses(tmp_path: Path) -> None:
     assert bad.code == 2 and "--html" in bad.err and "cannot write" in bad.err
     # refused before the run (a LoCoMo run takes a minute), not after: nothing was synced
     assert bad.out == "" and not (unsynced / ".vault-sync").exists()
+
+
+def test_every_eval_output_is_scrubbed(tmp_path: Path) -> None:
+    # fresh-user report: `eval queries --html` wrote a query's token as typed (--json and
+    # the table hid it); the gold path, the group and the load's notes can hold one too
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "y.md").write_text("# y\nother text\n")
+    token = "ghp_C3J27XDCG2LmlZGEONYlgCtjfIZ4SOcMz9CP"
+    lines = [
+        {"query": f"{token} lock", "expected": ["x"]},
+        {"query": "zz lock", "expected": [f"notes-{token[:-1]}Q"], "group": f"g-{token[:-2]}RR"},
+    ]
+    queries = tmp_path / "q.jsonl"
+    queries.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    page = tmp_path / "ev.html"
+    shown = []
+    for args in (("--html", str(page)), ("--json",), ()):
+        result = run_cli("--vault", str(vault), "eval", "queries", str(queries), *args)
+        assert result.code == 0, result.err
+        shown += [result.out, result.err]
+    shown.append(page.read_text())
+    for text in shown:
+        assert token[:12] not in text and token[-12:-2] not in text
+    assert page.read_text().count("[REDACTED:github_token]") == 4  # query, gold, group x2

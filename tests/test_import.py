@@ -9,8 +9,12 @@ Fixtures in tests/transcripts/ are written by hand; each holds ``@@SECRET@@`` wh
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -268,3 +272,56 @@ def test_one_session_given_twice_is_one_page_and_binary_is_refused(
         f"Error: {binary}: not a text transcript (binary data)\n",
     )
     assert not list((vault / "sessions").glob("*bin*"))
+
+
+@pytest.mark.parametrize("after", ["", "\n", "\n\n"])
+def test_a_cut_last_line_imports_the_same_from_a_file_and_a_hook(
+    vault: Path, tmp_path: Path, cli: Cli, after: str
+) -> None:
+    # fresh-user report: a file whose last line was cut off failed as a whole ("not a JSON
+    # line", exit 2) from `import-session FILE`, where --hook and --watch took it
+    text = (HERE / "claude-code.jsonl").read_text(encoding="utf-8")
+    home = tmp_path / "home"
+    folder = home / ".claude" / "projects" / "-home-dev-payments"
+    folder.mkdir(parents=True)
+    cut = text[: text.rstrip("\n").rfind("\n") + 40] + after
+    file = planted("claude-code.jsonl", folder, cut)
+    said = (
+        f"vault-sync: WARNING: {file}: the last line is cut off (a transcript still being"
+        " written): imported the complete lines before it\n"
+    )
+    env = {**os.environ, "HOME": str(home)}
+    dry = cli("--vault", str(vault), "import-session", str(file), "--dry-run", env=env)
+    assert (dry.code, dry.err.splitlines()[0] + "\n") == (0, said), dry.err
+    done = cli("--vault", str(vault), "import-session", str(file), "--json", env=env)
+    assert (done.code, done.err) == (0, said)
+    page = vault / done.json()["pages"][0]["path"]
+    assert "(the transcript's last line was still being written: left out)" in page.read_text()
+    hook = subprocess.run(
+        [sys.executable, "-m", "vault_sync", "--vault", str(vault), "import-session", "--hook"],
+        input=json.dumps({"transcript_path": str(file)}),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    shown = f"{file} -> {done.json()['pages'][0]['path']}: unchanged (redacted: github_token)\n"
+    assert (hook.returncode, hook.stderr) == (0, said + shown)
+
+
+def test_an_import_title_is_never_cut_inside_a_redaction(vault: Path, tmp_path: Path) -> None:
+    # fresh-user report: the title's 60 characters ended `[REDACTED:github_toke…`
+    text = (HERE / "claude-code.jsonl").read_text(encoding="utf-8")
+    first = "The payment worker hammers the processor after an outage."
+    text = text.replace(first, "The payment worker hammers the processor: key @@SECRET@@ now.")
+    file = planted("claude-code.jsonl", tmp_path, text)
+    report = Engine.open(vault).write("import-session", files=[str(file)])
+    page = (vault / report.pages[0]["path"]).read_text(encoding="utf-8")
+    title = page.split("\n")[1]
+    assert (
+        title
+        == 'title: "Session 2026-03-05 (claude): The payment worker hammers the processor: key…"'
+    )
+    assert re.findall(r"\[REDACTED:[a-z_]*.", page) == ["[REDACTED:github_token]"] * page.count(
+        "[REDACTED:"
+    )

@@ -216,8 +216,9 @@ def test_hook_imports_the_transcript_its_input_names_with_the_cwd_as_project(
         "reason": "exit",
     }
     base = [sys.executable, "-m", "vault_sync", "--vault", str(vault), "import-session", "--hook"]
+    home = {**os.environ, "HOME": str(tmp_path)}  # the transcript lies below ~/.gemini/tmp
     done = subprocess.run(
-        base, input=json.dumps(hook), capture_output=True, text=True, timeout=TIMEOUT_S
+        base, input=json.dumps(hook), capture_output=True, text=True, timeout=TIMEOUT_S, env=home
     )
     path = CASES["gemini-0.61.jsonl"][1]
     assert (done.returncode, done.stdout) == (0, "")  # a hook's stdout stays clean
@@ -226,7 +227,7 @@ def test_hook_imports_the_transcript_its_input_names_with_the_cwd_as_project(
     golden = (HERE / "gemini-0.61.expected.md").read_text(encoding="utf-8")
     assert page == golden.replace("kind: session\n", "kind: session\nproject: ledger\n")
     again = subprocess.run(
-        base, input=json.dumps(hook), capture_output=True, text=True, timeout=TIMEOUT_S
+        base, input=json.dumps(hook), capture_output=True, text=True, timeout=TIMEOUT_S, env=home
     )
     assert (again.returncode, again.stderr) == (
         0,
@@ -237,3 +238,31 @@ def test_hook_imports_the_transcript_its_input_names_with_the_cwd_as_project(
     assert bad.stderr == (
         "Error: --hook reads the agent's hook input on stdin: a JSON object with transcript_path\n"
     )
+
+
+def test_hook_reads_only_below_the_transcript_folders(vault: Path, tmp_path: Path) -> None:
+    # fresh-user report: `{"transcript_path": "/etc/passwd"}` imported /etc/passwd as a
+    # session page; the MCP tool refused it. One rule for both (vault_sync/confine.py).
+    base = [sys.executable, "-m", "vault_sync", "--vault", str(vault), "import-session", "--hook"]
+    home = tmp_path / "home"
+    (home / ".claude" / "projects").mkdir(parents=True)
+    outside = tmp_path / "elsewhere.jsonl"
+    outside.write_text((HERE / "gemini-0.61.jsonl").read_text(encoding="utf-8"), encoding="utf-8")
+    link = home / ".claude" / "projects" / "link.jsonl"
+    link.symlink_to("/etc/passwd")  # a symlink out of a root is resolved first
+    before = sorted(p.relative_to(vault) for p in vault.rglob("*.md"))
+    for named in ("/etc/passwd", str(outside), str(link), str(home / ".claude" / "projects")):
+        done = subprocess.run(
+            base,
+            input=json.dumps({"transcript_path": named}),
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT_S,
+            env={**os.environ, "HOME": str(home)},
+        )
+        assert (done.returncode, done.stdout) == (2, ""), named
+        assert done.stderr == (
+            f"Error: {named}: not imported: import-session --hook reads transcripts only below"
+            " ~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp\n"
+        )
+    assert sorted(p.relative_to(vault) for p in vault.rglob("*.md")) == before

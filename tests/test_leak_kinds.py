@@ -158,7 +158,9 @@ def test_redact_write_removes_the_prose_copy_too(make_vault: Callable[..., Path]
     vault = make_vault({"p.md": f"The password is {secret}\n\n    mysql -p{secret}\n"})
     result = run_cli("--vault", str(vault), "redact", "--all", "--write")
     assert result.code == 0, result.err
-    assert "redacted 2 of 2 secrets in 1 of 1 page" in result.out
+    assert result.out.endswith(
+        "redacted 2 of the 2 secrets found, in 1 of 1 page (only what the rules know is found)\n"
+    )
     assert secret not in (vault / "p.md").read_text(encoding="utf-8")
     assert secret not in _outputs(vault, ("query", "password", "--json"))
 
@@ -281,3 +283,59 @@ def test_a_secret_typed_into_a_query_is_never_searched_for(
     assert both.code == 0, both.err
     assert [h["path"] for h in both.json()["hits"]] == ["retry.md"]
     assert both.json()["query"] == "[REDACTED:aws_key] retry"
+
+
+def test_a_token_glued_to_non_ascii_letters_is_in_no_output_nor_store(
+    make_vault: Callable[..., Path],
+) -> None:
+    # fresh-user report: `トークンはghp_…です` — lint 0 errors, the snippet and the index's
+    # store held the whole token, a typed query echoed it, `remember` named a file with it
+    vault = make_vault({"p.md": f"トークンは{TOKEN}です\n", "q.md": f"clé {TOKEN}ü ok\n"})
+    assert run_cli("--vault", str(vault), "sync").code == 0
+    lint = run_cli("--vault", str(vault), "lint", "--json")
+    secrets = sorted(p["path"] for p in lint.json()["problems"] if p["code"] == "secret")
+    assert secrets == ["p.md", "q.md"]
+    shown = _outputs(
+        vault,
+        ("query", "トークン", "--json"),
+        ("query", f"{TOKEN}です", "--json"),
+        ("show", "p.md", "--json"),
+        ("remember", f"Note {TOKEN}です", "--kind", "decision", "--json"),
+    )
+    assert HEAD not in shown and TAIL[:12] not in shown
+    stored = b"".join(p.read_bytes() for p in (vault / ".vault-sync").rglob("*") if p.is_file())
+    assert TAIL[:12].encode() not in stored and TAIL[:12].lower().encode() not in stored
+    names = [p.name for p in vault.rglob("*.md")]
+    assert not [n for n in names if HEAD in n or TAIL[:12] in n], names
+
+
+def test_pass_names_and_command_passwords_are_found_and_redact_write_leaves_none(
+    make_vault: Callable[..., Path],
+) -> None:
+    # fresh-user report: in a page mixing these with caught forms, `redact --write` said
+    # "redacted 17 of 17" and left them in the file
+    passwords = {
+        "DB_PASS": "---\nDB_PASS: Kq8#vT2!mZ4x\n---\n",
+        "sshpass": "sshpass -p Mz4!xC7#vB2n ssh root@h\n",
+        "docker": "docker login -u bob -p Dq5!wE8#rT1y registry.example.com\n",
+        "redis": "redis-cli -a Rk7!pL3#nM9b ping\n",
+        "htpasswd": "htpasswd -b .htpasswd bob Hx2!gF5#jK8l\n",
+        "net": "net user admin Nw4!sD7#fG0h /add\n",
+        "passphrase": "passphrase: correct horse battery staple\n",
+        "entity": "password&#58; Kd2&fG6-hJ0l\n",
+        "pass": "SMTP_PASS: Sm9!tP2#aS5s\n",
+    }
+    caught = f"token {TOKEN}\nPASSWORD={PASSWORD}\n"
+    body = "".join(passwords.values()) + caught + "bypass: true\ncompass: north\n"
+    vault = make_vault({"mixed.md": body})
+    result = run_cli("--vault", str(vault), "redact", "--all", "--write")
+    assert result.code == 0, result.err
+    assert result.out.endswith(
+        "redacted 11 of the 11 secrets found, in 1 of 1 page (only what the rules know is found)\n"
+    )
+    text = (vault / "mixed.md").read_text(encoding="utf-8")
+    for value in ("Kq8#vT2", "Mz4!xC7", "Dq5!wE8", "Rk7!pL3", "Hx2!gF5", "Nw4!sD7", "Sm9!tP2"):
+        assert value not in text
+    assert "horse battery" not in text and "fG6-hJ0l" not in text
+    assert "bypass: true\ncompass: north\n" in text
+    assert run_cli("--vault", str(vault), "lint").code == 0

@@ -596,3 +596,101 @@ def test_a_secret_written_in_a_rendered_form_is_redacted(written: str) -> None:
 def test_a_bare_pwd_and_a_netrc_password_are_secrets(text: str, out: str) -> None:
     # fresh-user report: docs/secrets.md names PWD, and a .netrc line leaked
     assert scrub(text)[0] == out
+
+
+#: One generated token per vendor format the fresh user found glued to a non-ASCII letter.
+_GLUED_TOKENS = {
+    "github_token": "ghp_" + "".join(random.Random(31).choices(ALNUM, k=36)),
+    "github_pat": "github_pat_"
+    + "".join(random.Random(32).choices(ALNUM, k=22))
+    + "_"
+    + "".join(random.Random(33).choices(ALNUM, k=59)),
+    "gho": "gho_" + "".join(random.Random(34).choices(ALNUM, k=36)),
+    "npm_token": "npm_" + "".join(random.Random(35).choices(ALNUM, k=36)),
+    "google_api_key": "AIza" + "".join(random.Random(36).choices(URLSAFE, k=35)),
+    "slack_token": "xoxb-123456789012-1234567890123-"
+    + "".join(random.Random(37).choices(ALNUM, k=24)),
+    "huggingface_token": "hf_" + "".join(random.Random(38).choices(ALNUM, k=34)),
+    "stripe_key": "sk_live_" + "".join(random.Random(39).choices(ALNUM, k=32)),
+}
+
+
+@pytest.mark.parametrize("glue", ["です", "中文", "é", "ü"])
+@pytest.mark.parametrize("name", sorted(_GLUED_TOKENS))
+def test_a_token_glued_to_a_non_ascii_letter_is_redacted_whole(name: str, glue: str) -> None:
+    # fresh-user report: `トークンはghp_…です` kept its token; the right boundary `(?![\w-])`
+    # read です as a word character (Unicode \w). A token is ASCII: a non-ASCII letter ends it.
+    token = _GLUED_TOKENS[name]
+    texts = (f"{token}{glue}", f"{glue}{token}", f"トークンは{token}{glue}", f"{glue}{token}{glue}")
+    for text in texts:
+        out, findings = scrub(text)
+        assert out == text.replace(token, f"[REDACTED:{findings[0].label}]"), text
+        assert [text[f.start : f.end] for f in findings] == [token], text
+        assert scrub(out) == (out, ())
+
+
+def test_a_name_after_a_non_ascii_letter_is_no_glued_word() -> None:
+    # `トークンはapi_key=…`: a non-ASCII letter before the name does not make it `monkeyapi_key`
+    value = "".join(random.Random(40).choices(ALNUM, k=32))
+    assert scrub(f"トークンはapi_key={value}")[0] == "トークンはapi_key=[REDACTED:api_key]"
+    assert scrub(f"monkeyapi_key={value}")[0] == f"monkeyapi_key={value}"
+
+
+@pytest.mark.parametrize(
+    ("text", "out"),
+    [
+        ("DB_PASS: Kq8#vT2!mZ4x", "DB_PASS: [REDACTED:env_secret]"),
+        ("PASS: Kq8#vT2!mZ4x", "PASS: [REDACTED:env_secret]"),
+        ("SMTP_PASS=Kq8#vT2!mZ4x", "SMTP_PASS=[REDACTED:env_secret]"),
+        ("pass: Kq8#vT2!mZ4x", "pass: [REDACTED:env_secret]"),
+        ("smtpPass = 'Kq8#vT2!mZ4x'", "smtpPass = '[REDACTED:env_secret]'"),
+        ("sshpass -p Mz4!xC7#vB2n ssh root@h", "sshpass -p [REDACTED:cli_credentials] ssh root@h"),
+        (
+            "docker login -u bob -p Mz4!xC7#vB2n reg.io",
+            "docker login -u bob -p [REDACTED:cli_credentials] reg.io",
+        ),
+        ("docker login -p 'Mz4 xC7#vB2n'", "docker login -p '[REDACTED:cli_credentials]'"),
+        (
+            "redis-cli -h x -a Mz4!xC7#vB2n ping",
+            "redis-cli -h x -a [REDACTED:cli_credentials] ping",
+        ),
+        (
+            "htpasswd -b .htpasswd bob Mz4!xC7",
+            "htpasswd -b .htpasswd bob [REDACTED:cli_credentials]",
+        ),
+        ("htpasswd -nb bob Mz4!xC7", "htpasswd -nb bob [REDACTED:cli_credentials]"),
+        ("net user admin Mz4!xC7#vB2n /add", "net user admin [REDACTED:cli_credentials] /add"),
+        ("passphrase: correct horse battery staple", "passphrase: [REDACTED:env_secret]"),
+        (
+            "passphrase: correct horse battery staple\nnext",
+            "passphrase: [REDACTED:env_secret]\nnext",
+        ),
+        ("password&#58; Kd2&fG6-hJ0l", "password&#58; [REDACTED:env_secret]"),
+    ],
+)
+def test_pass_names_and_password_arguments_of_commands_are_secrets(text: str, out: str) -> None:
+    # fresh-user report: `DB_PASS:`, `sshpass -p …`, `docker login -p …`, `redis-cli -a …`,
+    # `htpasswd -b …`, `net user … /add`, a passphrase of words and `password&#58;` all kept
+    # their password
+    assert scrub(text)[0] == out
+    assert scrub(out) == (out, ())
+
+
+def test_a_passphrase_of_words_stays_a_sentence_elsewhere() -> None:
+    # only a `passphrase` name takes words: after `password:` a word is no password (prose)
+    text = "password: see the vault for it\nthe passphrase is long"
+    assert scrub(text) == (text, ())
+
+
+def test_command_password_rules_are_linear() -> None:
+    # each rule reads at most 8 arguments of 256 characters: repeats of its word cost
+    # no more than a constant each (CPU time of 4x the input stays near 4x)
+    for word in ("sshpass", "login", "redis-cli", "htpasswd -b", "net user", "pass"):
+        for shape in (f"{word} ", f"{word} -x ", f"{word} " + "a" * 300, f"{word}: x "):
+            small, big = shape * (20_000 // len(shape)), shape * (80_000 // len(shape))
+            t0 = time.process_time()
+            scrub(small)
+            t1 = time.process_time()
+            scrub(big)
+            t2 = time.process_time()
+            assert t2 - t1 <= 10 * (t1 - t0) + 0.2, (word, shape[:20], t1 - t0, t2 - t1)

@@ -47,7 +47,13 @@ def _common(func: F) -> F:
 def _run(bench: Any, split: str, ablate: str, as_json: bool, html_file: Path | None) -> None:
     """Run ``bench`` through the engine and print the table (or JSON); write ``html_file``."""
     from vault_sync.app import Engine
-    from vault_sync.eval_report import progress_bar, summary_lines, table_lines, to_json
+    from vault_sync.eval_report import (
+        progress_bar,
+        scrubbed,
+        summary_lines,
+        table_lines,
+        to_json,
+    )
     from vault_sync.eval_run import configurations, run_benchmark
     from vault_sync.ranking import SWITCHES
 
@@ -66,6 +72,7 @@ def _run(bench: Any, split: str, ablate: str, as_json: bool, html_file: Path | N
         search=lambda config, text, **options: Engine(config).search(text, **options),
         progress=progress_bar(not as_json),
     )
+    result = scrubbed(result)  # every output below is made from the scrubbed run
     if html_file is not None:
         _write_html(result, html_file)
     if as_json:

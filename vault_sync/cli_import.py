@@ -18,6 +18,7 @@ import click
 
 from vault_sync.cli_common import engine_for, one_line, print_notice
 from vault_sync.cli_write import show_report, write_options
+from vault_sync.confine import allowed_transcript, transcript_roots
 from vault_sync.errors import AgentInputError
 from vault_sync.typed_text import scrub_typed
 
@@ -120,6 +121,11 @@ def _from_hook(engine: Engine, text: str, fmt: str, project: str | None, dry_run
     else the hook's working directory (Gemini CLI's transcript records none). Hooks read
     stdout (Gemini CLI: only JSON), so the one-line summary goes to stderr."""
     file, cwd = hook_input(text)
+    roots = transcript_roots(engine.config.transcript_roots)
+    try:  # the hook's input names the file: confined as the MCP tool's argument is
+        allowed_transcript(file, roots, "import-session --hook")
+    except AgentInputError as exc:
+        raise AgentInputError(f"{file}: not imported: {exc}") from exc
     if project is None and cwd is not None:
         project = os.path.basename(cwd.rstrip("/"))
     report = engine.write("import-session", files=[file], fmt=fmt, project=project, dry_run=dry_run)

@@ -69,8 +69,9 @@ def redact(
     if write:
         rewritten = sum(1 for p in done if p.written)
         click.echo(
-            f"redacted {secrets - left} of {count_noun(secrets, 'secret')} in {rewritten} of"
-            f" {count_noun(with_secrets, 'page')}"
+            f"redacted {secrets - left} of the {count_noun(secrets, 'secret')} found, in"
+            f" {rewritten} of {count_noun(with_secrets, 'page')} (only what the rules know is"
+            " found)"
         )
         if left:
             raise VaultSyncError(f"{count_noun(left, 'secret')} still in the files (see above)")

@@ -1,4 +1,5 @@
-"""Keep every write inside the vault (DESIGN §7; issue 11, Build 4).
+"""Keep every write inside the vault (DESIGN §7; issue 11, Build 4), and every transcript an
+importer reads inside the transcript folders (:func:`allowed_transcript`).
 
 An agent names pages and folders in text it made up, so a path from it is checked before any
 file is opened for writing: it must be a relative path of plain parts, none of them ``..``, a
@@ -12,10 +13,11 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 
-from vault_sync.errors import OutsideVaultError
+from vault_sync.errors import AgentInputError, OutsideVaultError
+from vault_sync.transcript import VENDOR_ROOTS
 
 #: Folders below the vault no write may enter, whatever the config: git's own.
 ALWAYS_RESERVED = (".git",)
@@ -73,3 +75,33 @@ def _parts(relative: str) -> list[str]:
         if part in ("", ".", ".."):
             raise OutsideVaultError(f"{relative!r}: every part must be a name (no '', '.', '..')")
     return parts
+
+
+def transcript_roots(configured: Sequence[str] | None) -> tuple[str, ...]:
+    """The folders transcripts may be read from: ``[write] transcript_roots`` when set
+    (``configured``), else the vendors' own (:data:`~vault_sync.transcript.VENDOR_ROOTS`)."""
+    return tuple(VENDOR_ROOTS.values()) if configured is None else tuple(configured)
+
+
+def allowed_transcript(path: str, roots: Sequence[str], reader: str) -> Path:
+    """``path`` resolved, if it lies below one of the transcript ``roots`` (``~`` expanded,
+    symlinks resolved on both sides). An agent names the transcript to read (the MCP
+    ``import_session`` tool's argument, a hook's ``transcript_path``), so it may name only
+    the vendors' transcript folders, never an arbitrary file (``/etc/passwd``: issue 13, and
+    a fresh user's hook input).
+
+    Args:
+        path: the file named (absolute, or relative to the working directory).
+        roots: the allowed folders (:func:`transcript_roots`).
+        reader: who reads, for the message (``import_session``, ``import-session --hook``).
+
+    Raises:
+        AgentInputError: ``path`` is not below any root (the message names the roots).
+    """
+    real = Path(path).expanduser().resolve()
+    for root in roots:
+        base = Path(root).expanduser().resolve()
+        if real.is_relative_to(base) and real != base:
+            return real
+    shown = ", ".join(roots) or "no folder ([write] transcript_roots is empty)"
+    raise AgentInputError(f"{reader} reads transcripts only below {shown}")

@@ -1,16 +1,60 @@
-"""The outputs of ``vault-sync eval``: a text table, every number as JSON, a progress bar."""
+"""The outputs of ``vault-sync eval``: a text table, every number as JSON, a progress bar;
+the run scrubbed before any of them (:func:`scrubbed`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Callable
 from typing import Any
 
+from vault_sync.eval_data import Question
 from vault_sync.eval_metrics import metric_names
 from vault_sync.eval_run import RunResult
+from vault_sync.typed_text import scrub_typed
 
 #: Metrics shown as percentages (the rest, MRR and NDCG, as fractions with 3 decimals).
 _PERCENT = ("R@", "hit@", "all@")
+
+
+def scrubbed(result: RunResult) -> RunResult:
+    """``result`` with every text it took from its input scrubbed as typed text is
+    (:func:`~vault_sync.typed_text.scrub_typed`): each question's text, id, gold paths,
+    project and groups, the pages ranked, the load's notes and reasons for skipping.
+
+    Every output (table, ``--json``, ``--html``) is made from this one, so none can show
+    what another hides (fresh-user report: ``--html`` wrote a query's token as typed). The
+    questions were asked as written; only what is shown changes.
+    """
+    done: dict[int, Question] = {}
+
+    def question(q: Question) -> Question:
+        if id(q) not in done:
+            done[id(q)] = dataclasses.replace(
+                q,
+                id=scrub_typed(q.id),
+                text=scrub_typed(q.text),
+                gold=frozenset(scrub_typed(g) for g in q.gold),
+                project=scrub_typed(q.project) if q.project is not None else None,
+                groups=tuple(scrub_typed(g) for g in q.groups),
+            )
+        return done[id(q)]
+
+    bench = result.benchmark
+    return dataclasses.replace(
+        result,
+        benchmark=dataclasses.replace(
+            bench,
+            headline=scrub_typed(bench.headline),
+            notes=[scrub_typed(n) for n in bench.notes],
+            skipped={scrub_typed(why): n for why, n in bench.skipped.items()},
+        ),
+        scores={c: [(question(q), m) for q, m in rows] for c, rows in result.scores.items()},
+        rankings={
+            scrub_typed(qid): [scrub_typed(p) for p in pages]
+            for qid, pages in result.rankings.items()
+        },
+    )
 
 
 def cell(metric: str, value: float) -> str:

@@ -17,7 +17,7 @@ client passes the server only HOME, LOGNAME, PATH, SHELL, TERM and USER.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -433,22 +433,10 @@ def _link_writes(server: MCPServer, engine: Engine) -> None:
         return write("resolve", page=page, by=by, keep=keep, dry_run=dry_run)
 
 
-def allowed_transcript(path: str, roots: Sequence[str]) -> Path:
-    """``path`` resolved, if it lies below one of the transcript ``roots`` (``~`` expanded,
-    symlinks resolved on both sides); else a ToolError — over MCP, an agent may name only
-    the vendors' own transcript folders, never an arbitrary file (issue 13)."""
-    real = Path(path).expanduser().resolve()
-    for root in roots:
-        base = Path(root).expanduser().resolve()
-        if real.is_relative_to(base) and real != base:
-            return real
-    shown = ", ".join(roots) or "no folder ([write] transcript_roots is empty)"
-    raise ToolError(f"import_session reads transcripts only below {shown}")
-
-
 def _import_tool(server: MCPServer, engine: Engine) -> None:
     """Register ``import_session``."""
-    from vault_sync.transcript import VENDOR_ROOTS
+    from vault_sync.confine import allowed_transcript, transcript_roots
+    from vault_sync.errors import AgentInputError
 
     write = _writer(engine)
 
@@ -464,9 +452,11 @@ def _import_tool(server: MCPServer, engine: Engine) -> None:
         finds what this session learned. Use it at the end of a session (or after a
         milestone); re-importing a session updates its page. Not for other files: only
         transcripts below the configured transcript folders are read."""
-        roots = engine.config.transcript_roots
-        roots = tuple(VENDOR_ROOTS.values()) if roots is None else roots
-        paths = [str(allowed_transcript(f, roots)) for f in _listed(files)]
+        roots = transcript_roots(engine.config.transcript_roots)
+        try:
+            paths = [str(allowed_transcript(f, roots, "import_session")) for f in _listed(files)]
+        except AgentInputError as exc:
+            raise ToolError(str(exc)) from exc
         if not paths:
             raise ToolError("files must name at least one transcript")
         return write("import-session", files=paths, fmt=format, project=project, dry_run=dry_run)

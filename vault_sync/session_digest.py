@@ -16,7 +16,8 @@ from collections.abc import Callable
 
 from vault_sync import import_claude, import_codex, import_gemini, import_plain
 from vault_sync.errors import TranscriptError
-from vault_sync.transcript import Message, ToolCall, Transcript
+from vault_sync.sanitize import cut_end
+from vault_sync.transcript import Message, ToolCall, Transcript, last_line
 
 #: Formats ``--format`` takes.
 FORMATS = ("auto", "claude-code", "codex", "gemini", "plain")
@@ -107,7 +108,7 @@ def detect(text: str, source: str) -> str:
             raise TranscriptError(
                 f"{source}:{skipped + exc.lineno}: not JSON ({exc.msg})"
             ) from None
-        if bad is not None and (bad[0] == 1 or bad[0] < len(lines)):  # not a cut-short end
+        if bad is not None and (bad[0] == 1 or bad[0] < last_line(lines)):  # not a cut end
             raise TranscriptError(
                 f"{source}:{skipped + bad[0]}: not a JSON line ({bad[1]})"
             ) from None
@@ -139,7 +140,7 @@ def _line(text: str, chars: int = LINE_CHARS) -> str:
     flat = " ".join(text.split())
     if len(flat) <= chars:
         return flat
-    cut = flat[: chars - 1]
+    cut = flat[: cut_end(flat, chars - 1)]  # never inside a [REDACTED:…] token
     space = cut.rfind(" ")
     return (cut[:space] if space > chars * 4 // 5 else cut).rstrip(" ,;:") + "…"
 
@@ -205,7 +206,7 @@ def digest(transcript: Transcript) -> str:
 def _cut_lines(text: str, keep: int) -> str:
     """The first ``keep`` lines of ``text``, each at most :data:`TEXT_LINE_CHARS`."""
     lines = [
-        ln if len(ln) <= TEXT_LINE_CHARS else ln[: TEXT_LINE_CHARS - 1] + "…"
+        ln if len(ln) <= TEXT_LINE_CHARS else ln[: cut_end(ln, TEXT_LINE_CHARS - 1)] + "…"
         for ln in text.strip("\n").split("\n")
     ]
     if len(lines) <= keep:

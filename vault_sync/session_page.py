@@ -28,6 +28,7 @@ from vault_sync.links import NameTable
 from vault_sync.page import name_key
 from vault_sync.page_dates import iso_day
 from vault_sync.parser.frontmatter import frontmatter_map
+from vault_sync.sanitize import cut_end
 from vault_sync.session_digest import condensed, digest, topic
 from vault_sync.splice import render_scalar
 from vault_sync.transcript import Transcript
@@ -118,7 +119,9 @@ def _relativized(transcript: Transcript) -> Transcript:
 def _command(text: str) -> str:
     first = text.strip().split("\n", 1)
     shown = first[0] + (" …" if len(first) > 1 else "")
-    return shown if len(shown) <= COMMAND_CHARS else shown[: COMMAND_CHARS - 1] + "…"
+    return (
+        shown if len(shown) <= COMMAND_CHARS else shown[: cut_end(shown, COMMAND_CHARS - 1)] + "…"
+    )
 
 
 def mentioned(transcript: Transcript, table: NameTable) -> list[str]:

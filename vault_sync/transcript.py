@@ -122,15 +122,26 @@ def _mapped_json(value: Any, clean: Callable[[str], str]) -> Any:
     return value
 
 
+def last_line(lines: list[str]) -> int:
+    """The 1-based number of the last line of ``lines`` holding more than blanks (0: none):
+    a transcript's last line, which may be cut short (blank lines after it or not: the
+    importers of a file, a hook and a watcher read the same file the same way)."""
+    last = len(lines)
+    while last and not lines[last - 1].strip():
+        last -= 1
+    return last
+
+
 def json_lines(text: str, source: str) -> tuple[list[tuple[int, dict[str, Any]]], bool]:
     """The JSON objects of a JSON Lines text with their 1-based line numbers, and whether
-    the last line was cut short (no newline after it and not JSON: dropped).
+    the last line (:func:`last_line`) was cut short (not JSON: dropped).
 
     Raises:
         TranscriptError: a line other than a cut-short last one is not a JSON object
             (``FILE:LINE: ...``).
     """
     lines = text.split("\n")
+    last = last_line(lines)
     out: list[tuple[int, dict[str, Any]]] = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
@@ -138,7 +149,7 @@ def json_lines(text: str, source: str) -> tuple[list[tuple[int, dict[str, Any]]]
         try:
             value = json.loads(line)
         except json.JSONDecodeError as exc:
-            if number == len(lines):  # the last line, no newline after it: still being written
+            if number == last:  # the last line: still being written (a newline after it too)
                 return out, True
             raise TranscriptError(f"{source}:{number}: not a JSON line ({exc.msg})") from None
         if not isinstance(value, dict):

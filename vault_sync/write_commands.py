@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import logging
 import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
@@ -33,10 +34,13 @@ from vault_sync.parser.frontmatter import frontmatter_map
 from vault_sync.sanitize import Scrubber
 from vault_sync.splice import splice_key
 from vault_sync.store import Sidecar
+from vault_sync.typed_text import scrub_typed
 
 if TYPE_CHECKING:  # the session modules (and the transcript readers) load only for imports
     from vault_sync.session_page import SessionPage
     from vault_sync.transcript import Transcript
+
+_log = logging.getLogger(__name__)
 
 
 def _scrubbed_evidence(entry: EvidenceInput, clean: Callable[[str], str]) -> EvidenceInput:
@@ -357,6 +361,12 @@ def import_session(
     for file in files:
         text, day = session_page.read_source(file)
         raw = session_digest.read_transcript(text, file, fmt)
+        if raw.truncated:  # one line on stderr (the CLI's log handler), the page says so too
+            _log.warning(
+                "%s: the last line is cut off (a transcript still being written): imported"
+                " the complete lines before it",
+                scrub_typed(file, config),
+            )
         if raw.id_from_file:  # no id of its own: one per file, never shared by name
             raw = replace(raw, session_id=session_page.file_session_id(file, raw.session_id))
         # every text of the transcript scrubbed together: a password found in a tool's

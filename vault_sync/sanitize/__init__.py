@@ -32,7 +32,8 @@ searches.
 
 The package, lowest first: :mod:`.rule` (labels, :class:`~.rule.Rule`, the token format),
 :mod:`.vendor` (the vendor rules, from the data table :mod:`vault_sync.secret_rules`),
-:mod:`.names` (secrets known by the name before them), :mod:`.structural` (URL, header,
+:mod:`.names` (secrets known by the name before them), :mod:`.commands` (passwords given
+to a command as an argument), :mod:`.structural` (URL, header,
 manifest and key-file rules), :mod:`.overlaps` (precedence: candidates -> findings),
 :mod:`.search` (where the built-in rules run), :mod:`.rendered` and :mod:`.markup` (the text
 as read: escapes undone, markup and invisible characters dropped, wrapped vendor tokens
@@ -54,7 +55,14 @@ from vault_sync.sanitize.markup import markup_view, wrap_view
 from vault_sync.sanitize.overlaps import Candidate, Finding, Spans, resolve
 from vault_sync.sanitize.rendered import Chain, View, rendered_view
 from vault_sync.sanitize.repeats import add_values, values_of, with_repeats
-from vault_sync.sanitize.rule import STRUCTURAL_LABELS, TOKEN_RE, Span, label_rank, labels
+from vault_sync.sanitize.rule import (
+    STRUCTURAL_LABELS,
+    TOKEN_RE,
+    Span,
+    cut_end,
+    label_rank,
+    labels,
+)
 from vault_sync.sanitize.search import builtin_candidates
 
 if TYPE_CHECKING:
@@ -66,6 +74,7 @@ __all__ = [
     "TOKEN_RE",
     "Finding",
     "Scrubber",
+    "cut_end",
     "labels",
     "line_of",
     "lines_of",

@@ -15,7 +15,15 @@ from collections import Counter
 from vault_sync.placeholders import password_placeholder
 from vault_sync.placeholders import placeholder as _placeholder
 from vault_sync.placeholders import random_looking as _random_looking
-from vault_sync.sanitize.rule import LazyPattern, Rule, Span, SpanFn, after_token, capped_end
+from vault_sync.sanitize.rule import (
+    ALNUM,
+    LazyPattern,
+    Rule,
+    Span,
+    SpanFn,
+    after_token,
+    capped_end,
+)
 
 #: A credential value: "double-quoted", 'single-quoted' or bare (a bare value may hold quotes
 #: after its first character: YAML `token: ab"cd`). The pattern reads at most
@@ -53,14 +61,15 @@ def _code_after(text: str, m: re.Match[str], index: int) -> bool:
 #: name ends with KEY/TOKEN/SECRET/PASSWORD/...; then an assignment operator of any common
 #: syntax (`=`, `:`, `:=`, `=>`, `?=`, `||=`, `.=`, `<-`), or spaces after a `--flag`.
 _ASSIGN = (
-    r"(?i:(key|token|secret|passw(?:or)?d|passphrase|pwd|pw))[\"'\]]{0,2}"
+    r"(?i:(key|token|secret|pass(?:w(?:or)?d|phrase)?|pwd|pw))[\"'\]]{0,2}"
     r"(?:[ \t]{0,8}(?::=|=>|\?=|\|\|=|\.=|<-|=|:)[ \t]{0,8}|([ \t]{1,8}))" + _VALUE
 )
 #: Keywords that must follow another name part (`API_KEY`, `dbPwd`); bare `key:` is too common.
 _NEEDS_PREFIX = frozenset({"key", "pwd"})
+
 #: ``pw`` too, the common short form (``pw=``, ``db_pw:``, ``--pw``: a fresh user's value
 #: after ``pw=`` went through unredacted).
-_PASSWORDS = frozenset({"password", "passwd", "passphrase", "pwd", "pw"})
+_PASSWORDS = frozenset({"password", "passwd", "passphrase", "pwd", "pw", "pass"})
 
 
 _NAME_REVERSED = re.compile(r"[\w.-]*", re.ASCII)
@@ -90,6 +99,7 @@ def _assignment_name(text: str, at: int) -> bool:
     not ``monkey``/``hotkey``, and not a bare ``key`` (``API``-key names go to ``api_key``)."""
     prefix = _name_before(text, at)
     head = text[at : at + 3].lower()
+    bare_pass = text[at : at + 4].lower() == "pass" and text[at + 4 : at + 5].lower() not in "wp"
     if not prefix:  # a bare PWD is the shell's working folder unless its value says otherwise
         return head not in _NEEDS_PREFIX or head == "pwd"
     if _PUBLIC_NAME.search(prefix):
@@ -98,9 +108,18 @@ def _assignment_name(text: str, at: int) -> bool:
     camel = text[at].isupper() and (
         last.islower() or last.isdigit() or text[at + 1 : at + 2].islower()  # AWSToken
     )
-    if last.isalnum() and head in _NEEDS_PREFIX and not camel:
-        return False  # monkey=, hotkey:, TURKEY= — the keyword is not a name part
+    if last.isalnum() and (head in _NEEDS_PREFIX or bare_pass) and not camel:
+        return False  # monkey=, hotkey:, TURKEY=, bypass:, compass: — no name part
     return not (head in ("key", "tok") and prefix.lower().rstrip("_.-").endswith("api"))
+
+
+#: A passphrase's other words, to the end of its line (or a non-ASCII letter: ``…staple
+#: です``): 2 to 12 words of ASCII letters after the
+#: first (``passphrase: correct horse battery staple``, diceware's form). A passphrase of
+#: words has no digit to mark it as generated, but nothing after ``passphrase:`` is prose.
+_PASSPHRASE_WORDS = re.compile(
+    r"(?:[ \t][A-Za-z]{2,24}+){2,12}+(?=[ \t]{0,8}(?:\r?\n|\Z)|[^\x00-\x7f])"
+)
 
 
 def _assignment_span(text: str, m: re.Match[str]) -> Span | None:
@@ -118,6 +137,10 @@ def _assignment_span(text: str, m: re.Match[str]) -> Span | None:
     if lower == "pwd" and not prefix and (value[:1] in "$%~" or any(c in value for c in "/\\")):
         return None  # PWD=/home/me/src, PWD=$HOME: the shell's working folder, not a password
     env_style = keyword.isupper() and (not prefix or prefix.upper() == prefix)
+    if lower == "passphrase" and index == 5 and value.isalpha():
+        words = _PASSPHRASE_WORDS.match(text, m.end())
+        if words:  # `passphrase: correct horse battery staple`: the words to the line's end
+            return m.start(index), words.end()
     if lower in _PASSWORDS:
         ok = (
             len(value) >= 4
@@ -204,7 +227,9 @@ _API_KEY = (
 def _api_key_span(text: str, m: re.Match[str]) -> Span | None:
     """``x-api-key: value``, ``--api-key value``, ``apiKey = "value"``: a random-looking value."""
     start = m.start()
-    glued = start and (text[start - 1].isalnum() or after_token(text, start))
+    # an ASCII letter or digit glues (`monkey_api_key`); a non-ASCII one ends a name
+    # (`トークンはapi_key=…`, found by a fresh user)
+    glued = start and (text[start - 1] in ALNUM or after_token(text, start))
     if glued and not m.group(1)[0].isupper():  # our token stands for the glued text it replaced
         return None
     index = m.lastindex or 0
@@ -269,7 +294,7 @@ def name_rules() -> list[Rule]:
         Rule(
             "env_secret",
             c(_ASSIGN),
-            ("passw", "passphrase", "pw"),
+            ("pass", "pw"),
             _assignment_span,
             pre=_assignment_name,
             spare=password_placeholder,

@@ -61,7 +61,9 @@ def _inside_token(text: str, run: list[re.Match[str]]) -> list[re.Match[str]]:
     first, last = _form_text(run[0].group()), _form_text(run[-1].group())
     opens = (start > 0 and _ascii_alnum(text[start - 1])) or _ascii_alnum(first[:1])
     closes = (end < len(text) and _ascii_alnum(text[end])) or _ascii_alnum(last[-1:])
-    return run if opens and closes else []
+    # a reference spelling the operator after a name: `password&#58; …` reads `password: …`
+    operator = start > 0 and _ascii_alnum(text[start - 1]) and last in (":", "=")
+    return run if opens and (closes or operator) else []
 
 
 def _ascii_alnum(ch: str) -> bool:

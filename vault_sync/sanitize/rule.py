@@ -62,9 +62,14 @@ class LazyPattern:
     that scrubs (a ``reinforce``, a one-page ``sync``). The rows' patterns are checked to
     compile by ``tests/test_secret_rules.py``; ``compiled()`` compiles on demand.
 
+    ``re.ASCII`` always: a token, a name and the boundary around them are ASCII, so the word,
+    digit and space classes are the ASCII ones. With Unicode ones a token glued to a
+    non-ASCII letter (``ghp_…です``, ``AIza…é``) failed its right boundary (a lookahead for
+    no word character) and was left whole (found by a fresh user).
+
     Attributes:
         pattern: the pattern text (``re`` syntax).
-        flags: ``re`` flags.
+        flags: ``re`` flags, besides ``re.ASCII``.
     """
 
     __slots__ = ("_compiled", "flags", "pattern")
@@ -81,7 +86,7 @@ class LazyPattern:
             re.error: the pattern does not compile.
         """
         if self._compiled is None:
-            self._compiled = re.compile(self.pattern, self.flags)
+            self._compiled = re.compile(self.pattern, self.flags | re.ASCII)
         return self._compiled
 
     def match(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
@@ -164,6 +169,18 @@ def after_token(text: str, start: int) -> bool:
         return False
     opening = text.rfind("[REDACTED:", max(0, start - 45), start)
     return opening >= 0 and TOKEN_RE.fullmatch(text, opening, start) is not None
+
+
+def cut_end(text: str, end: int) -> int:
+    """Where to cut ``text`` to keep at most ``end`` characters without cutting inside one
+    of our ``[REDACTED:…]`` tokens: ``end``, or the start of the token it falls inside (a
+    title clamped to 60 characters showed ``[REDACTED:github_toke…``, which reads as neither
+    the token nor text: found by a fresh user). Looks back at most one token's length."""
+    opening = text.rfind("[REDACTED:", max(0, end - 44), end)
+    if opening < 0:
+        return end
+    token = TOKEN_RE.match(text, opening)
+    return opening if token is not None and token.end() > end else end
 
 
 def before_token(text: str, end: int) -> bool:

@@ -1,0 +1,109 @@
+"""Passwords given to a command as an argument of their own (label ``cli_credentials``).
+
+``curl -u user:pass`` and ``mysql -pPASS`` are in :mod:`.names`; these are the commands whose
+password is a separate word after an option or in a fixed position, which no name before it
+marks (fresh-user report): ``sshpass -p PASS`` (sshpass(1)), ``docker login -u bob -p PASS``
+(docker login, podman/buildah/skopeo/helm/oras/cf login alike), ``redis-cli -a PASS``
+(redis-cli ``-a``), ``htpasswd -b FILE USER PASS`` / ``htpasswd -nb USER PASS`` (Apache
+htpasswd ``-b``), ``net user NAME PASS /add`` (Windows ``net user``).
+
+Each pattern starts with its command word (the trigger), reads a bounded number of bounded
+arguments (at most :data:`_ARGS` of at most 256 characters: each attempt is linear) and
+redacts the password argument, unless it is a placeholder (``$PASS``, ``<password>``,
+``*`` — ``net user`` then prompts). A quoted password is read to its closing quote.
+"""
+
+from __future__ import annotations
+
+import re
+
+from vault_sync.placeholders import password_placeholder
+from vault_sync.sanitize.rule import ALNUM, LazyPattern, Rule, Span
+
+#: A password argument: "double-quoted", 'single-quoted' or a bare word (groups 1-3).
+_PASSWORD = r"(?:\"([^\"\r\n]{1,256}+)\"|'([^'\r\n]{1,256}+)'|([^\s\"'][^\s]{0,255}+))"
+#: One other argument before the option (an option, a user name, a host).
+_ARG = r"[ \t]{1,8}+[^\s]{1,256}+"
+#: How many other arguments may stand between the command word and its password option.
+_ARGS = 8
+#: The arguments before the option, then the blanks before it.
+_THEN = rf"(?:{_ARG}){{0,{_ARGS}}}?[ \t]{{1,8}}"
+_BLANKS = r"[ \t]{1,8}"
+
+
+def _password_span(text: str, m: re.Match[str]) -> Span | None:
+    """The password argument (the last of groups 1-3 that matched), when it is one: 4+
+    characters, not a variable (``$PASS``, ``%PASS%``), not a true placeholder."""
+    index = m.lastindex or 0
+    value = m.group(index) if index else None
+    if value is None or len(value) < 4 or value[0] in "$%*<{":
+        return None
+    if password_placeholder(value) or value.startswith("/"):
+        return None
+    return m.span(index)
+
+
+def _htpasswd_span(text: str, m: re.Match[str]) -> Span | None:
+    """``htpasswd -b[…] FILE USER PASS`` or ``htpasswd -nb USER PASS`` (``-n``: no file, so
+    the password is one argument earlier): only with ``-b``, the password on the line."""
+    flags = m.group(1)
+    if "b" not in flags:
+        return None
+    start, end = m.span(3 if "n" in flags else 4)
+    if start < 0:
+        return None
+    value = text[start:end]
+    if len(value) < 4 or value[0] in "$%<{" or password_placeholder(value.strip("\"'")):
+        return None
+    return start, end
+
+
+def _word_start(text: str, at: int) -> bool:
+    """The command word at ``at`` begins a word (``sshpass``, not ``mysshpass``)."""
+    return at == 0 or (text[at - 1] not in ALNUM and text[at - 1] not in "_-")
+
+
+def command_rules() -> list[Rule]:
+    """The ``cli_credentials`` rules of commands taking a password argument, in order."""
+    c = LazyPattern
+    return [
+        Rule(
+            "cli_credentials",
+            c(rf"sshpass{_THEN}-p[ \t]{{0,8}}{_PASSWORD}"),
+            ("sshpass",),
+            _password_span,
+            pre=_word_start,
+        ),
+        Rule(
+            "cli_credentials",
+            c(rf"login{_THEN}(?:-p|--password)(?:{_BLANKS}|=){_PASSWORD}"),
+            ("login",),
+            _password_span,
+            pre=_word_start,
+        ),
+        Rule(
+            "cli_credentials",
+            c(rf"redis-cli{_THEN}(?:-a|--pass){_BLANKS}{_PASSWORD}"),
+            ("redis-cli",),
+            _password_span,
+            pre=_word_start,
+        ),
+        Rule(
+            "cli_credentials",
+            c(
+                r"htpasswd[ \t]{1,8}-([A-Za-z]{1,8}+)"
+                r"[ \t]{1,8}(\S{1,256}+)[ \t]{1,8}(\S{1,256}+)"
+                r"(?:[ \t]{1,8}(\S{1,256}+))?"
+            ),
+            ("htpasswd",),
+            _htpasswd_span,
+            pre=_word_start,
+        ),
+        Rule(
+            "cli_credentials",
+            c(rf"(?i:net){_BLANKS}(?i:user){_BLANKS}[^\s/]\S{{0,255}}+{_BLANKS}{_PASSWORD}"),
+            ("net user",),
+            _password_span,
+            pre=_word_start,
+        ),
+    ]
