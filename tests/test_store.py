@@ -13,7 +13,13 @@ from vault_sync import layout
 from vault_sync.config import load_config
 from vault_sync.errors import StoreError
 from vault_sync.store import RULE_LINK_TYPES, SCHEMA_VERSION, Sidecar, split_statements
-from vault_sync.store.schema import FACT_KEYS, RULE_LINKS_WHERE, _script, fact_key_sql
+from vault_sync.store.schema import (
+    EVIDENCE_SUMS,
+    FACT_KEYS,
+    RULE_LINKS_WHERE,
+    _script,
+    fact_key_sql,
+)
 
 
 def test_statements_split_where_sqlite_ends_them_not_at_every_semicolon() -> None:
@@ -145,7 +151,7 @@ def test_fact_keys_are_filled_on_write_and_by_the_migration(
     path = layout.sidecar_file(folder)
     store = Sidecar.open(path)
     try:
-        assert {r[0]: tuple(r[7:]) for r in store.fact_rows()} == _FACTS
+        assert {r[0]: tuple(r[7:10]) for r in store.fact_rows()} == _FACTS
         # the columns hold what reading the JSON gives (the SQL fact_rows ran before 006)
         read = ", ".join(fact_key_sql(key, "frontmatter") for key in FACT_KEYS)
         from_json = store.db.execute(f"SELECT path, {read} FROM pages ORDER BY path")
@@ -159,6 +165,46 @@ def test_fact_keys_are_filled_on_write_and_by_the_migration(
         store.close()
     store = Sidecar.open(path)
     try:
-        assert {r[0]: tuple(r[7:]) for r in store.fact_rows(paths=sorted(_FACTS))} == _FACTS
+        assert {r[0]: tuple(r[7:10]) for r in store.fact_rows(paths=sorted(_FACTS))} == _FACTS
+    finally:
+        store.close()
+
+
+_EVIDENCE_PAGES = {
+    "E.md": (
+        "---\nevidence:\n  - session:a @2024-01-02\n  - session:a @2025-01-01\n  - session:b\n"
+        "  - ticket:T-1 @2024-03-04T10:00:00Z\n  - doc:x @not-a-date\n---\nbody\n"
+    ),
+    "F.md": "---\nevidence: [doc:y]\n---\nundated\n",
+    "G.md": "no evidence\n",
+}
+#: (entries, sessions, other entries, newest day) of each page: a repeated source once.
+_SUMS = {"E.md": (4, 2, 2, "2024-03-04"), "F.md": (1, 0, 1, ""), "G.md": (0, 0, 0, "")}
+
+
+def test_evidence_sums_are_filled_on_write_and_by_the_migration(
+    make_vault: Callable[..., Path], cli: Callable[..., Result]
+) -> None:
+    vault = make_vault(_EVIDENCE_PAGES)
+    assert cli("--vault", str(vault), "sync").code == 0
+    folder = layout.active_set(load_config(vault).store_path)
+    assert folder is not None
+    path = layout.sidecar_file(folder)
+    store = Sidecar.open(path)
+    try:
+        assert {r[0]: tuple(r[10:]) for r in store.fact_rows()} == _SUMS
+        rows = store.db.execute("SELECT path, kind, source, at FROM evidence ORDER BY path, line")
+        assert [r[1:3] for r in rows if r[0] == "E.md"] == [
+            ("session", "a"), ("session", "b"), ("ticket", "T-1"), ("doc", "x")
+        ]  # fmt: skip
+        # a sidecar of migration 007: no sums until 008 counts the evidence rows
+        store.db.execute("DELETE FROM migrations WHERE name = '008_evidence_sums'")
+        for column in EVIDENCE_SUMS:
+            store.db.execute(f"ALTER TABLE pages DROP COLUMN {column}")
+    finally:
+        store.close()
+    store = Sidecar.open(path)
+    try:
+        assert {r[0]: tuple(r[10:]) for r in store.fact_rows(paths=sorted(_SUMS))} == _SUMS
     finally:
         store.close()

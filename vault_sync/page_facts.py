@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,7 +33,12 @@ class PageFacts:
         date: its day (DESIGN §5.6: ``date`` key, else newest evidence ``at``, else
             ``valid_from``), ``YYYY-MM-DD`` or ``None``.
         agent, summary: the ``agent`` and ``summary`` keys when they are strings.
-        evidence: ``(kind, source, at)`` per evidence entry, in the page's order.
+        evidence_count: its evidence entries (a repeated ``kind:source`` once).
+        sessions: distinct ``session`` evidence sources.
+        other_evidence: distinct evidence entries that are not sessions.
+        newest_evidence: the newest dated evidence day, or ``""``.
+        (The four kept in the page's row at write time:
+        :func:`vault_sync.store.records.evidence_sums`.)
     """
 
     path: str
@@ -46,62 +51,38 @@ class PageFacts:
     date: str | None
     agent: str | None = None
     summary: str | None = None
-    evidence: tuple[tuple[str, str, str | None], ...] = ()
-
-    @property
-    def sessions(self) -> int:
-        """Distinct ``session`` evidence sources."""
-        return len({source for kind, source, _ in self.evidence if kind == "session"})
-
-    @property
-    def other_evidence(self) -> int:
-        """Distinct evidence entries that are not sessions."""
-        return len({(k, s) for k, s, _ in self.evidence if k != "session"})
-
-    @functools.cached_property
-    def newest_evidence(self) -> str:
-        """The newest dated evidence day, or ``""``."""
-        return max((d for d in (day_of(at) for _, _, at in self.evidence) if d), default="")
+    evidence_count: int = 0
+    sessions: int = 0
+    other_evidence: int = 0
+    newest_evidence: str = ""
 
 
-def facts_from_rows(rows: Iterable[Any], evidence: Iterable[Any]) -> dict[str, PageFacts]:
-    """``{path: PageFacts}`` from :meth:`Sidecar.fact_rows` and :meth:`Sidecar.evidence_rows`
-    (or ``evidence_for``) rows, read by position in the order those select their columns;
-    evidence of other pages is ignored."""
-    found: dict[str, list[tuple[str, str, str | None]]] = {}
-    for path, kind, source, at in evidence:
-        found.setdefault(path, []).append((kind, source, at))
+def facts_from_rows(rows: Iterable[Sequence[Any]]) -> dict[str, PageFacts]:
+    """``{path: PageFacts}`` from :meth:`Sidecar.fact_rows` tuples, read by position in the
+    order it selects its columns (those of :class:`PageFacts`, the ``date`` key's value in
+    place of the page's day)."""
     pages = {}
     # Built past the frozen dataclass's __init__ (one object.__setattr__ per field): ``brief``
     # builds every page's facts, 10,000 at 10k pages (13 -> 8 ms there); same fields, same
     # equality and hash.
     new, fields = object.__new__, _FIELDS
-    for path, title, kind, status, project, valid_from, valid_to, date_key, agent, summary in rows:
-        mine = tuple(found.get(path, ()))
-        newest = max((d for _, _, at in mine if (d := day_of(at))), default="")
-        date = day_of(date_key) or newest or day_of(valid_from)  # page_date's order
+    for row in rows:
         facts = new(PageFacts)
-        facts.__dict__.update(
-            zip(
-                fields,
-                (path, title, kind, status, project, valid_from, valid_to, date, agent, summary),
-                strict=True,
-            ),
-            evidence=mine,
-            newest_evidence=newest,  # the cached property, filled from the same pass
-        )
-        pages[path] = facts
+        values = facts.__dict__
+        values.update(zip(fields, row, strict=True))
+        # page_date's order: the date key, else the newest evidence, else valid_from
+        values["date"] = day_of(row[7]) or row[13] or day_of(row[5])
+        pages[row[0]] = facts
     return pages
 
 
-#: The fields of :class:`PageFacts` before ``evidence``, in order (for :func:`facts_from_rows`).
-_FIELDS = tuple(f.name for f in dataclasses.fields(PageFacts))[:-1]
+#: The fields of :class:`PageFacts`, in order (for :func:`facts_from_rows`).
+_FIELDS = tuple(f.name for f in dataclasses.fields(PageFacts))
 
 
 def read_facts(sidecar: Sidecar, paths: Iterable[str]) -> dict[str, PageFacts]:
-    """The facts of the pages at ``paths`` that exist (two queries)."""
-    wanted = sorted(set(paths))
-    return facts_from_rows(sidecar.fact_rows(paths=wanted), sidecar.evidence_for(wanted))
+    """The facts of the pages at ``paths`` that exist (one query)."""
+    return facts_from_rows(sidecar.fact_rows(paths=sorted(set(paths))))
 
 
 def in_window(page: PageFacts, day: str | None) -> bool:
@@ -169,7 +150,7 @@ def page_confidence(page: PageFacts, day: str | None, open_edges: int) -> float:
     date) aged to ``day``, with ``open_edges`` unresolved contradictions."""
     newest = page.newest_evidence or page.date
     age = days_between(newest, day) if newest and day else None
-    if not page.evidence:  # most pages: no support to count
+    if not page.evidence_count:  # most pages: no support to count
         return _confidence(0, 0, age, open_edges)
     return _confidence(page.sessions, page.other_evidence, age, open_edges)
 

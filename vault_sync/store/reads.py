@@ -6,13 +6,14 @@ engine's checks need is a named method here, so a schema change touches the stor
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vault_sync.store.schema import FACT_KEYS, RULE_LINKS_WHERE
+from vault_sync.store.schema import EVIDENCE_SUMS, FACT_KEYS, RULE_LINKS_WHERE
 
 if TYPE_CHECKING:  # link resolution and records load with the first write, not for a query
     from vault_sync.links import NameTable
@@ -21,6 +22,12 @@ if TYPE_CHECKING:  # link resolution and records load with the first write, not 
 #: Below this many links to resolve, names are looked up by SQL (indexed, ~20 µs each)
 #: instead of loading every page's names (~60 ms at 10k pages): measured on a 10k-page vault.
 SQL_LOOKUP_MAX_LINKS = 2000
+#: The columns of :meth:`SidecarReads.fact_rows`, in order.
+_FACT_SQL = (
+    "SELECT path, title, kind, status, project, valid_from, valid_to, "
+    + ", ".join([*(f"{key}_key" for key in FACT_KEYS), *EVIDENCE_SUMS])
+    + " FROM pages"
+)
 
 
 def _chunks(paths: Sequence[str]) -> Iterator[list[str]]:
@@ -321,39 +328,24 @@ class SidecarReads:
 
     def fact_rows(
         self, project: str | None = None, paths: Sequence[str] | None = None
-    ) -> list[sqlite3.Row]:
-        """Rows (path, title, kind, status, project, valid_from, valid_to, and the string
-        values of the frontmatter keys ``date``, ``agent`` and ``summary`` as ``date_key``,
-        ``agent_key``, ``summary_key``, else NULL) by path: of every page, of one project's,
-        or of those at ``paths`` (what ``brief`` and the ranking read,
-        :mod:`vault_sync.page_facts`), the keys' columns filled at write time
-        (:func:`~vault_sync.store.schema.fact_key_sql`)."""
-        sql = (
-            "SELECT path, title, kind, status, project, valid_from, valid_to, "
-            + ", ".join(f"{key}_key" for key in FACT_KEYS)
-            + " FROM pages"
-        )
+    ) -> list[tuple[Any, ...]]:
+        """Tuples (path, title, kind, status, project, valid_from, valid_to; the string
+        values of the frontmatter keys ``date``, ``agent`` and ``summary``, else NULL; then
+        the page's :data:`~vault_sync.store.schema.EVIDENCE_SUMS`: evidence entries,
+        sessions, other entries, newest evidence day or ``""``) by path: of every page, of one
+        project's, or of those at ``paths`` (what ``brief`` and the ranking read,
+        :mod:`vault_sync.page_facts`), the keys' and sums' columns filled at write time
+        (:func:`~vault_sync.store.schema.fact_key_sql`,
+        :func:`~vault_sync.store.records.evidence_sums`)."""
+        params: tuple[str, ...] = ()
         if paths is not None:
-            return self._in_paths(sql + " WHERE path IN ({marks}) ORDER BY path", paths)
-        if project is None:
-            return self.query(sql + " ORDER BY path")
-        return self.query(sql + " WHERE project = ? ORDER BY path", (project,))
-
-    def _in_paths(self, sql: str, paths: Sequence[str]) -> list[sqlite3.Row]:
-        """Run ``sql`` with ``{marks}`` standing for one ``?`` per path, in chunks under
-        SQLite's variable limit (:func:`_chunks`)."""
-        rows: list[sqlite3.Row] = []
-        for chunk in _chunks(paths):
-            rows += self.query(sql.format(marks=_marks(chunk)), chunk)
-        return rows
-
-    def evidence_for(self, paths: Sequence[str]) -> list[sqlite3.Row]:
-        """Evidence rows (path, kind, source, at) of the pages at ``paths``, by path, line."""
-        return self._in_paths(
-            "SELECT path, kind, source, at FROM evidence WHERE path IN ({marks})"
-            " ORDER BY path, line",
-            paths,
-        )
+            # one statement whatever the number of paths (its plan cached by the connection)
+            where, params = "path IN (SELECT value FROM json_each(?))", (json.dumps(paths),)
+        elif project is not None:
+            where, params = "project = ?", (project,)
+        else:
+            where = "1"
+        return self.db.execute(f"{_FACT_SQL} WHERE {where} ORDER BY path", params).fetchall()
 
     def resolved_links_touching(self, paths: Sequence[str]) -> list[tuple[str, str, str]]:
         """Resolved links ``(source, type, target_path)`` from or into the pages at ``paths``,
@@ -388,10 +380,6 @@ class SidecarReads:
             (kind, source),
         )
         return [str(row[0]) for row in rows]
-
-    def evidence_rows(self) -> list[sqlite3.Row]:
-        """Every evidence row (path, kind, source, at), by path and line."""
-        return self.query("SELECT path, kind, source, at FROM evidence ORDER BY path, line")
 
     def typed_edges(self, types: Sequence[str]) -> list[tuple[str, str, str, str | None]]:
         """:meth:`typed_links` as plain ``(source, type, target_text, target_path)`` tuples,

@@ -6,8 +6,11 @@ Part of :mod:`vault_sync.store`; no SQL here, so worker processes build records 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from vault_sync.page_dates import day_of
 
 if TYPE_CHECKING:  # the page model: with the parser, off the query path
     from vault_sync.page import Page
@@ -28,6 +31,32 @@ class FileState:
 Row = tuple[Any, ...]
 
 
+def evidence_sums(rows: Iterable[Row]) -> tuple[int, int, int, str]:
+    """``(entries, sessions, other, newest)`` of one page's evidence rows ``(path, kind,
+    source, at, ...)``, as the ``evidence`` table keeps them (its ``UNIQUE (path, kind,
+    source)`` and ``INSERT OR IGNORE``: the first of a repeated ``kind:source`` counts):
+    entries kept, distinct ``session`` sources, other distinct entries, and the newest ISO
+    day their ``at`` starts with (:func:`vault_sync.page_dates.day_of`), else ``""``. The
+    ``pages`` columns of migration ``008_evidence_sums``: what ranking and ``brief`` read of
+    a page's evidence (:class:`vault_sync.page_facts.PageFacts`)."""
+    seen: set[tuple[Any, Any]] = set()
+    sessions = other = 0
+    newest = ""
+    for row in rows:
+        key = (row[1], row[2])
+        if key in seen:
+            continue
+        seen.add(key)
+        if row[1] == "session":
+            sessions += 1
+        else:
+            other += 1
+        day = day_of(row[3])
+        if day is not None and day > newest:
+            newest = day
+    return len(seen), sessions, other, newest
+
+
 @dataclass(frozen=True, slots=True)
 class PageRecord:
     """A page as the sidecar stores it: its file state and its rows, ready to insert.
@@ -44,6 +73,7 @@ class PageRecord:
         page_row: the ``pages`` row up to its frontmatter: without ``generation`` and the
             ``*_key`` columns of ``store.schema.FACT_KEYS`` (the insert fills them).
         alias_rows, tag_rows, evidence_rows, issue_rows: rows of those tables.
+        evidence_sums: :func:`evidence_sums` of ``evidence_rows`` (``pages`` columns).
         link_rows: ``links`` rows for (source, target_text, target_key, target_last_key,
             type, anchor, display, line, origin).
     """
@@ -58,6 +88,7 @@ class PageRecord:
     evidence_rows: tuple[Row, ...]
     issue_rows: tuple[Row, ...]
     link_rows: tuple[Row, ...]
+    evidence_sums: tuple[int, int, int, str] = (0, 0, 0, "")
 
     @classmethod
     def of(cls, page: Page, disk_path: str, state: FileState) -> PageRecord:
@@ -66,6 +97,7 @@ class PageRecord:
         from vault_sync.page import name_key, path_id, path_stem
 
         path = page.path
+        evidence = tuple((path, e.kind, e.source, e.at, e.note, e.line) for e in page.evidence)
         return cls(
             path=path,
             title=page.title,
@@ -93,9 +125,7 @@ class PageRecord:
             ),
             alias_rows=tuple((path, a, name_key(a)) for a in page.aliases),
             tag_rows=tuple((path, t) for t in page.tags),
-            evidence_rows=tuple(
-                (path, e.kind, e.source, e.at, e.note, e.line) for e in page.evidence
-            ),
+            evidence_rows=evidence,
             issue_rows=tuple(
                 (path, i.severity.value, i.code, i.message, i.line, i.key) for i in page.issues
             ),
@@ -112,4 +142,5 @@ class PageRecord:
                 )
                 for link in page.links
             ),
+            evidence_sums=evidence_sums(evidence),
         )

@@ -220,6 +220,38 @@ def _m007_brief_reads(db: sqlite3.Connection) -> None:
     )
 
 
+#: The ``pages`` columns of :func:`_m008_evidence_sums`, in order: the values of
+#: :func:`vault_sync.store.records.evidence_sums`.
+EVIDENCE_SUMS = ("evidence_count", "sessions", "other_evidence", "newest_evidence")
+
+
+def _m008_evidence_sums(db: sqlite3.Connection) -> None:
+    """What ranking and ``brief`` read of a page's evidence, kept in its ``pages`` row
+    (:data:`EVIDENCE_SUMS`, filled on write from the page's evidence rows): the entries, the
+    distinct sessions, the other entries and the newest day. A ranked query read the
+    evidence rows of ~150 pages and counted them (~0.3 ms of ~7 at 10k pages), ``brief``
+    every page's."""
+    from vault_sync.store.records import evidence_sums
+
+    _script(
+        db,
+        """
+        ALTER TABLE pages ADD COLUMN evidence_count INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE pages ADD COLUMN sessions INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE pages ADD COLUMN other_evidence INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE pages ADD COLUMN newest_evidence TEXT NOT NULL DEFAULT '';
+        """,
+    )
+    found: dict[str, list[tuple[str, str, str, str | None]]] = {}
+    for row in db.execute("SELECT path, kind, source, at FROM evidence ORDER BY path, line"):
+        found.setdefault(row[0], []).append(row)
+    sets = ", ".join(f"{column} = ?" for column in EVIDENCE_SUMS)
+    db.executemany(
+        f"UPDATE pages SET {sets} WHERE path = ?",
+        ((*evidence_sums(rows), path) for path, rows in found.items()),
+    )
+
+
 #: Ordered, named migrations; append only. The schema version is the list's length.
 MIGRATIONS: tuple[tuple[str, Callable[[sqlite3.Connection], None]], ...] = (
     ("001_initial", _m001_initial),
@@ -229,6 +261,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[sqlite3.Connection], None]], ...] = (
     ("005_generations", _m005_generations),
     ("006_fact_keys", _m006_fact_keys),
     ("007_brief_reads", _m007_brief_reads),
+    ("008_evidence_sums", _m008_evidence_sums),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
