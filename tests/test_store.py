@@ -116,6 +116,9 @@ def test_rule_links_come_from_their_own_index_and_match_the_resolved_links(
             every = store.resolved_links_touching(paths)
             rules = [edge for edge in every if edge[1] in RULE_LINK_TYPES]
             assert store.rule_links_touching(paths) == sorted(rules), paths
+            rows, links = store.facts_and_rule_links(paths)
+            assert links == sorted(rules), paths
+            assert [row[:-2] for row in rows] == store.fact_rows(paths=paths)
         plan = store.db.execute(
             f"EXPLAIN QUERY PLAN SELECT source, type, target_path FROM links"
             f" WHERE {RULE_LINKS_WHERE} AND source != target_path AND target_path IN (?)",

@@ -40,6 +40,7 @@ from vault_sync.page_dates import ISO_DATE_SAID, iso_day
 from vault_sync.page_facts import (
     PageFacts,
     contradiction_open,
+    facts_from_rows,
     in_window,
     page_confidence,
     read_facts,
@@ -60,7 +61,7 @@ from vault_sync.retrieve import (
     snippet_of,
 )
 from vault_sync.snippets import Snippet
-from vault_sync.store import RULE_LINK_TYPES, Sidecar
+from vault_sync.store import Sidecar
 from vault_sync.time_phrases import TimeSpan, closeness, time_spans
 
 #: The pipeline's own switches for ``eval --ablate`` (each turns a stage off, or ``chain``
@@ -79,9 +80,6 @@ SWITCHES: dict[str, str] = {**LEXICAL_SWITCHES, **STAGE_SWITCHES}
 #: Untyped edges (DESIGN §2): they lift a page the lexical stream found, never bring in one
 #: it did not (a page that links to a hit, or that it links to, is no answer by itself).
 UNTYPED = frozenset({"references", "embeds"})
-#: Typed edges whose far ends the rules read (supersession and contradiction; the sidecar
-#: indexes them apart for this: :meth:`vault_sync.store.Sidecar.rule_links_touching`).
-RULE_TYPES = frozenset(RULE_LINK_TYPES)
 #: How many times deeper the lexical stream reads when a filter the index cannot apply
 #: (``--status``, ``--as-of``) may leave pages out after it.
 FILTERED_DEPTH_FACTOR = 4
@@ -256,15 +254,6 @@ class _Run:
                     self.edges[end].append(edge)
         return sorted({e for p in wanted for e in self.edges[p]})
 
-    def rule_edges_of(self, paths: Iterable[str]) -> list[tuple[str, str, str]]:
-        """The :data:`RULE_TYPES` links of :meth:`edges_of`, sorted: from the links already
-        read, and for the other paths from the sidecar's index of these links alone."""
-        wanted = set(paths)
-        known = wanted & self.edges.keys()
-        found = {e for p in known for e in self.edges[p] if e[1] in RULE_TYPES}
-        found.update(self.sidecar.rule_links_touching(sorted(wanted - known)))
-        return sorted(found)
-
 
 def _lexical(
     index: PageIndex, searcher: tantivy.Searcher, plan: RankPlan
@@ -303,10 +292,13 @@ def _graph(run: _Run) -> None:
 def _read_facts(run: _Run) -> None:
     """The facts of every candidate and of the far ends of their rule edges; a candidate the
     sidecar does not hold (the stores disagree for a moment) is dropped."""
-    paths = set(run.candidates)
-    rule_edges = run.rule_edges_of(paths)
-    ends = {end for edge in rule_edges for end in (edge[0], edge[2])}
-    run.facts = read_facts(run.sidecar, paths | ends)
+    rows, rule_edges = run.sidecar.facts_and_rule_links(sorted(run.candidates))
+    run.facts = facts_from_rows(rows)
+    if missing := sorted(run.candidates.keys() - run.facts.keys()):  # the rules still read
+        rule_edges = sorted({*rule_edges, *run.sidecar.rule_links_touching(missing)})
+    ends = {end for edge in rule_edges for end in (edge[0], edge[2])} - run.candidates.keys()
+    if ends:
+        run.facts.update(read_facts(run.sidecar, ends))
     for path in [p for p in run.candidates if p not in run.facts]:
         del run.candidates[path]
     plan = run.plan

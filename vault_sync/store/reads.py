@@ -23,11 +23,10 @@ if TYPE_CHECKING:  # link resolution and records load with the first write, not 
 #: instead of loading every page's names (~60 ms at 10k pages): measured on a 10k-page vault.
 SQL_LOOKUP_MAX_LINKS = 2000
 #: The columns of :meth:`SidecarReads.fact_rows`, in order.
-_FACT_SQL = (
-    "SELECT path, title, kind, status, project, valid_from, valid_to, "
-    + ", ".join([*(f"{key}_key" for key in FACT_KEYS), *EVIDENCE_SUMS])
-    + " FROM pages"
+_FACT_COLUMNS = "path, title, kind, status, project, valid_from, valid_to, " + ", ".join(
+    [*(f"{key}_key" for key in FACT_KEYS), *EVIDENCE_SUMS]
 )
+_FACT_SQL = f"SELECT {_FACT_COLUMNS} FROM pages"
 
 
 def _chunks(paths: Sequence[str]) -> Iterator[list[str]]:
@@ -346,6 +345,34 @@ class SidecarReads:
         else:
             where = "1"
         return self.db.execute(f"{_FACT_SQL} WHERE {where} ORDER BY path", params).fetchall()
+
+    def facts_and_rule_links(
+        self, paths: Sequence[str]
+    ) -> tuple[list[tuple[Any, ...]], list[tuple[str, str, str]]]:
+        """``(rows, links)`` in one statement: the :meth:`fact_rows` of the pages at ``paths``
+        (each row then holds two more columns, read by nothing but this method), and what
+        :meth:`rule_links_touching` gives for those of them that are stored, each once,
+        sorted. The ranking reads both for every candidate page (~80 a query): one pass over
+        the pages, each page's rule links from the covering partial indexes beside its row
+        (one statement instead of three: ~0.2 ms of ~0.9 at 10k pages)."""
+        rule = f"{RULE_LINKS_WHERE} AND source != target_path"
+        sql = (
+            f"SELECT {_FACT_COLUMNS},"
+            " (SELECT json_group_array(json_array(type, target_path)) FROM links"
+            f" WHERE source = pages.path AND {rule}),"
+            " (SELECT json_group_array(json_array(type, source)) FROM links"
+            f" WHERE target_path = pages.path AND {rule})"
+            " FROM pages WHERE path IN (SELECT value FROM json_each(?)) ORDER BY path"
+        )
+        rows = self.db.execute(sql, (json.dumps(paths),)).fetchall()
+        found: set[tuple[str, str, str]] = set()
+        for row in rows:
+            path, out, into = row[0], row[-2], row[-1]
+            if out != "[]":
+                found.update((path, kind, other) for kind, other in json.loads(out))
+            if into != "[]":
+                found.update((other, kind, path) for kind, other in json.loads(into))
+        return rows, sorted(found)
 
     def resolved_links_touching(self, paths: Sequence[str]) -> list[tuple[str, str, str]]:
         """Resolved links ``(source, type, target_path)`` from or into the pages at ``paths``,
