@@ -277,16 +277,20 @@ def _graph(run: _Run) -> None:
     """Stage 2: neighbours of the best ``graph_seeds`` lexical pages (DESIGN §5.2)."""
     settings = run.plan.settings
     seeds = [(c.path, c.lexical_norm) for c in run.candidates.values()]
+    candidates = run.candidates
     found = graph_scores(
         seeds[: settings.graph_seeds],
         run.edges_of,
         settings,
         chain="chain" in run.plan.stages,
+        lifts_only=UNTYPED,  # a plain link only lifts a page the words found; brings none in
+        found=candidates,
     )
     for path, hit in found.items():
-        if path not in run.candidates and hit.via.type in UNTYPED:
-            continue  # a plain link only lifts a page the words found; it brings none in
-        run.candidates.setdefault(path, Candidate(path)).graph = hit
+        if path in candidates:
+            candidates[path].graph = hit
+        else:
+            candidates[path] = Candidate(path, graph=hit)
 
 
 def _read_facts(run: _Run) -> None:
