@@ -335,7 +335,7 @@ class SidecarReads:
         project's, or of those at ``paths`` (what ``brief`` and the ranking read,
         :mod:`vault_sync.page_facts`), the keys' and sums' columns filled at write time
         (:func:`~vault_sync.store.schema.fact_key_sql`,
-        :func:`~vault_sync.store.records.evidence_sums`)."""
+        :func:`~vault_sync.store.schema.evidence_sums`)."""
         params: tuple[str, ...] = ()
         if paths is not None:
             # one statement whatever the number of paths (its plan cached by the connection)

@@ -6,11 +6,10 @@ Part of :mod:`vault_sync.store`; no SQL here, so worker processes build records 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from vault_sync.page_dates import day_of
+from vault_sync.store.schema import evidence_sums
 
 if TYPE_CHECKING:  # the page model: with the parser, off the query path
     from vault_sync.page import Page
@@ -31,32 +30,6 @@ class FileState:
 Row = tuple[Any, ...]
 
 
-def evidence_sums(rows: Iterable[Row]) -> tuple[int, int, int, str]:
-    """``(entries, sessions, other, newest)`` of one page's evidence rows ``(path, kind,
-    source, at, ...)``, as the ``evidence`` table keeps them (its ``UNIQUE (path, kind,
-    source)`` and ``INSERT OR IGNORE``: the first of a repeated ``kind:source`` counts):
-    entries kept, distinct ``session`` sources, other distinct entries, and the newest ISO
-    day their ``at`` starts with (:func:`vault_sync.page_dates.day_of`), else ``""``. The
-    ``pages`` columns of migration ``008_evidence_sums``: what ranking and ``brief`` read of
-    a page's evidence (:class:`vault_sync.page_facts.PageFacts`)."""
-    seen: set[tuple[Any, Any]] = set()
-    sessions = other = 0
-    newest = ""
-    for row in rows:
-        key = (row[1], row[2])
-        if key in seen:
-            continue
-        seen.add(key)
-        if row[1] == "session":
-            sessions += 1
-        else:
-            other += 1
-        day = day_of(row[3])
-        if day is not None and day > newest:
-            newest = day
-    return len(seen), sessions, other, newest
-
-
 @dataclass(frozen=True, slots=True)
 class PageRecord:
     """A page as the sidecar stores it: its file state and its rows, ready to insert.
@@ -73,7 +46,8 @@ class PageRecord:
         page_row: the ``pages`` row up to its frontmatter: without ``generation`` and the
             ``*_key`` columns of ``store.schema.FACT_KEYS`` (the insert fills them).
         alias_rows, tag_rows, evidence_rows, issue_rows: rows of those tables.
-        evidence_sums: :func:`evidence_sums` of ``evidence_rows`` (``pages`` columns).
+        evidence_sums: :func:`~vault_sync.store.schema.evidence_sums` of ``evidence_rows``
+            (``pages`` columns).
         link_rows: ``links`` rows for (source, target_text, target_key, target_last_key,
             type, anchor, display, line, origin).
     """

@@ -8,10 +8,12 @@ version is refused.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from vault_sync.errors import StoreError
+from vault_sync.page_dates import day_of
 
 
 def split_statements(sql: str) -> Iterator[str]:
@@ -221,8 +223,34 @@ def _m007_brief_reads(db: sqlite3.Connection) -> None:
 
 
 #: The ``pages`` columns of :func:`_m008_evidence_sums`, in order: the values of
-#: :func:`vault_sync.store.records.evidence_sums`.
+#: :func:`evidence_sums`.
 EVIDENCE_SUMS = ("evidence_count", "sessions", "other_evidence", "newest_evidence")
+
+
+def evidence_sums(rows: Iterable[tuple[Any, ...]]) -> tuple[int, int, int, str]:
+    """``(entries, sessions, other, newest)`` of one page's evidence rows ``(path, kind,
+    source, at, ...)``, as the ``evidence`` table keeps them (its ``UNIQUE (path, kind,
+    source)`` and ``INSERT OR IGNORE``: the first of a repeated ``kind:source`` counts):
+    entries kept, distinct ``session`` sources, other distinct entries, and the newest ISO
+    day their ``at`` starts with (:func:`vault_sync.page_dates.day_of`), else ``""``. The
+    ``pages`` columns of migration ``008_evidence_sums``: what ranking and ``brief`` read of
+    a page's evidence (:class:`vault_sync.page_facts.PageFacts`)."""
+    seen: set[tuple[Any, Any]] = set()
+    sessions = other = 0
+    newest = ""
+    for row in rows:
+        key = (row[1], row[2])
+        if key in seen:
+            continue
+        seen.add(key)
+        if row[1] == "session":
+            sessions += 1
+        else:
+            other += 1
+        day = day_of(row[3])
+        if day is not None and day > newest:
+            newest = day
+    return len(seen), sessions, other, newest
 
 
 def _m008_evidence_sums(db: sqlite3.Connection) -> None:
@@ -231,8 +259,6 @@ def _m008_evidence_sums(db: sqlite3.Connection) -> None:
     distinct sessions, the other entries and the newest day. A ranked query read the
     evidence rows of ~150 pages and counted them (~0.3 ms of ~7 at 10k pages), ``brief``
     every page's."""
-    from vault_sync.store.records import evidence_sums
-
     _script(
         db,
         """
