@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from tests.conftest import REPO, Result, query_paths
 from vault_sync.confidence import Support, confidence
 from vault_sync.config import load_config
+from vault_sync.engine import open_reader
 
 Cli = Callable[..., Result]
 
@@ -103,6 +104,28 @@ def test_pages_the_graph_brings_obey_the_filters_as_the_index_does(
     assert query_paths(cli, vault, query) == ["Bug flood.md", "Rate limit.md", "Cron.md"]
     assert query_paths(cli, vault, query, "--tag", "#OPS") == ["Bug flood.md", "Rate limit.md"]
     assert query_paths(cli, vault, query, "--kind", "Bug") == ["Bug flood.md"]
+
+
+def test_a_page_the_index_lacks_is_never_returned_though_the_sidecar_holds_it(
+    make_vault: Callable[..., Path], cli: Cli
+) -> None:
+    """The stores disagree for a moment (the index lost a page the sidecar still holds):
+    the graph brings the page in from the sidecar's links, and the ranking, reading index
+    documents only for the pages it returns, ranks again without it, as a page deleted."""
+    cause = '---\nkind: note\ncauses: "[[Bug flood]]"\n---\nA cron job at midnight.\n'
+    vault = make_vault({"Bug flood.md": BUG, "Rate limit.md": FIX, "Cron.md": cause})
+    query = "worker floods queue"
+    assert query_paths(cli, vault, query) == ["Bug flood.md", "Rate limit.md", "Cron.md"]
+    reader = open_reader(load_config(vault))
+    try:
+        with reader.index.batch() as writer:
+            writer.delete("Rate limit.md")
+        reader.index.reload()
+        hits = reader.search(query, explain=True)
+        assert [hit.path for hit in hits] == ["Bug flood.md", "Cron.md"]
+        assert hits[1].explain is not None and hits[1].explain["rules"] == []
+    finally:
+        reader.close()
 
 
 @pytest.mark.parametrize(

@@ -93,7 +93,10 @@ def test_rule_links_come_from_their_own_index_and_match_the_resolved_links(
     vault = make_vault(
         {
             "A.md": "---\nsuperseded_by: '[[B]]'\nrelated: '[[C]]'\n---\nold\n",
-            "B.md": "---\nsupersedes: ['[[A]]', '[[B]]', '[[Gone]]']\n---\nnew [[A]]\n",
+            "B.md": (
+                "---\nsupersedes: ['[[A]]', '[[B]]', '[[Gone]]']\ntags: [b1, b2]\n---\n"
+                "new [[A]] #b3\n"
+            ),
             "C.md": "---\ncontradicts: '[[B]]'\nfixes: '[[A]]'\n---\nno\n",
             "D.md": "---\ncauses: '[[C]]'\n---\n![[C]]\n",
         }
@@ -116,9 +119,10 @@ def test_rule_links_come_from_their_own_index_and_match_the_resolved_links(
             every = store.resolved_links_touching(paths)
             rules = [edge for edge in every if edge[1] in RULE_LINK_TYPES]
             assert store.rule_links_touching(paths) == sorted(rules), paths
-            rows, links = store.facts_and_rule_links(paths)
+            rows, links, tags = store.facts_and_rule_links(paths, tags_of=paths[1:])
             assert links == sorted(rules), paths
-            assert [row[:-2] for row in rows] == store.fact_rows(paths=paths)
+            assert [row[:-3] for row in rows] == store.fact_rows(paths=paths)
+            assert tags == {path: store.tags_of(path) for path in paths[1:]}, paths
         plan = store.db.execute(
             f"EXPLAIN QUERY PLAN SELECT source, type, target_path FROM links"
             f" WHERE {RULE_LINKS_WHERE} AND source != target_path AND target_path IN (?)",

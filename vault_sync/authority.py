@@ -10,13 +10,12 @@ from :class:`vault_sync.ranking_settings.RankingSettings`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from vault_sync.ranking_settings import RankingSettings
 
 
-@dataclass(frozen=True)
-class Authority:
+class Authority(NamedTuple):
     """The multiplier and why: ``reasons`` like ``kind decision x1.2``, ``status superseded:
     cap 0.65``, ``superseded by adr/New.md: cap 0.65``, ``contradicted by obs/X.md (open):
     cap 0.75``, ``clamped to 0.55``, in the order they were applied."""
@@ -57,9 +56,10 @@ def authority(
     value = settings.kind_authority.get(kind, 1.0)
     if value != 1.0:
         reasons.append(f"kind {kind} x{value:g}")
-    for tag in sorted({t.lower().lstrip("#") for t in tags}):
-        factor = settings.tag_authority.get(tag)
-        if factor is not None and factor != 1.0:
+    weighed = {t.lower().lstrip("#") for t in tags} & settings.tag_authority.keys()
+    for tag in sorted(weighed) if weighed else ():  # most pages: no tag with a factor
+        factor = settings.tag_authority[tag]
+        if factor != 1.0:
             value *= factor
             reasons.append(f"tag {tag} x{factor:g}")
     caps: list[tuple[float, str]] = []
@@ -69,7 +69,7 @@ def authority(
         caps.append((settings.status_caps[status], f"status {status}"))
     if superseded_by is not None:
         caps.append((settings.superseded_cap, f"superseded by {superseded_by}"))
-    for challenger in sorted(contradicted_by):
+    for challenger in sorted(contradicted_by) if contradicted_by else ():
         caps.append((settings.contradicted_cap, f"contradicted by {challenger} (open)"))
     for cap, why in caps:
         if value > cap:

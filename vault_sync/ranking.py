@@ -238,6 +238,7 @@ class _Run:
     candidates: dict[str, Candidate]
     edges: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)
     facts: dict[str, PageFacts] = field(default_factory=dict)
+    tags: dict[str, list[str]] = field(default_factory=dict)
     superseded: dict[str, str] = field(default_factory=dict)
     open_against: dict[str, list[str]] = field(default_factory=dict)
     open_edges: dict[str, int] = field(default_factory=dict)
@@ -296,7 +297,8 @@ def _graph(run: _Run) -> None:
 def _read_facts(run: _Run) -> None:
     """The facts of every candidate and of the far ends of their rule edges; a candidate the
     sidecar does not hold (the stores disagree for a moment) is dropped."""
-    rows, rule_edges = run.sidecar.facts_and_rule_links(sorted(run.candidates))
+    unread = [path for path, candidate in run.candidates.items() if candidate.doc is None]
+    rows, rule_edges, run.tags = run.sidecar.facts_and_rule_links(sorted(run.candidates), unread)
     run.facts = facts_from_rows(rows)
     if missing := sorted(run.candidates.keys() - run.facts.keys()):  # the rules still read
         rule_edges = sorted({*rule_edges, *run.sidecar.rule_links_touching(missing)})
@@ -333,6 +335,14 @@ def _unlink_as_of(run: _Run, candidates: list[Candidate]) -> None:
             candidate.graph = None
 
 
+def _tags(run: _Run, candidate: Candidate) -> list[str]:
+    """The candidate's tags: from its index document once read, else from the sidecar (the
+    same tags, read with its facts: :meth:`~vault_sync.store.Sidecar.facts_and_rule_links`)."""
+    if candidate.doc is not None:
+        return candidate.doc.get_all("tags")
+    return run.tags.get(candidate.path, [])
+
+
 def _keep(run: _Run, candidate: Candidate) -> bool:
     """The filters: ``--status`` and ``--as-of`` for every page, and the exact filters for
     pages the graph brought (the index applied them to the lexical stream, with the same
@@ -352,38 +362,44 @@ def _keep(run: _Run, candidate: Candidate) -> bool:
     if "project" in terms and facts.project != terms["project"]:
         return False
     if "tag_filter" in terms:
-        tags = candidate.doc.get_all("tags") if candidate.doc is not None else []
-        return terms["tag_filter"] in {t.lower() for t in tag_ancestors(tags)}
+        return terms["tag_filter"] in {t.lower() for t in tag_ancestors(_tags(run, candidate))}
     return True
 
 
-def _score(run: _Run, candidate: Candidate) -> None:
-    """Stages 3-4: fusion, then authority, confidence and date multipliers."""
+def _score(run: _Run, candidates: list[Candidate]) -> None:
+    """Stages 3-4 for each candidate: fusion, then authority, confidence and date
+    multipliers."""
     plan, settings = run.plan, run.plan.settings
-    facts = run.facts[candidate.path]
-    graph = candidate.graph.score if candidate.graph and "graph" in plan.stages else 0.0
-    candidate.fused = candidate.lexical_norm + settings.graph_weight * graph
-    multiplier = 1.0
-    if "authority" in plan.stages:
-        tags = candidate.doc.get_all("tags") if candidate.doc is not None else []
-        candidate.authority = authority(
-            facts.kind,
-            facts.status,
-            tags,
-            settings,
-            superseded_by=run.superseded.get(candidate.path),
-            contradicted_by=run.open_against.get(candidate.path, []),
-            current_on=plan.as_of if candidate.path not in run.superseded else None,
-        )
-        multiplier *= candidate.authority.multiplier
-    if "confidence" in plan.stages and settings.confidence_weight:  # else the factor is 1
-        _confidence(run, candidate)
-        candidate.confidence_factor = 1 + settings.confidence_weight * (candidate.confidence - 0.5)
-    if plan.spans and facts.date is not None:
-        near = closeness(plan.spans, facts.date, settings.date_slack_days)
-        candidate.date_factor = 1 + settings.date_weight * near
-    multiplier *= candidate.confidence_factor * candidate.date_factor
-    candidate.final = round(candidate.fused * multiplier, 6)
+    graph_on, graph_weight = "graph" in plan.stages, settings.graph_weight
+    authority_on = "authority" in plan.stages
+    confidence_on = "confidence" in plan.stages and settings.confidence_weight  # else 1
+    superseded, open_against = run.superseded, run.open_against
+    for candidate in candidates:
+        path, facts = candidate.path, run.facts[candidate.path]
+        graph = candidate.graph.score if candidate.graph and graph_on else 0.0
+        candidate.fused = candidate.lexical_norm + graph_weight * graph
+        multiplier = 1.0
+        if authority_on:
+            candidate.authority = authority(
+                facts.kind,
+                facts.status,
+                _tags(run, candidate),
+                settings,
+                superseded_by=superseded.get(path),
+                contradicted_by=open_against.get(path, ()),
+                current_on=plan.as_of if path not in superseded else None,
+            )
+            multiplier *= candidate.authority.multiplier
+        if confidence_on:
+            _confidence(run, candidate)
+            candidate.confidence_factor = 1 + settings.confidence_weight * (
+                candidate.confidence - 0.5
+            )
+        if plan.spans and facts.date is not None:
+            near = closeness(plan.spans, facts.date, settings.date_slack_days)
+            candidate.date_factor = 1 + settings.date_weight * near
+        multiplier *= candidate.confidence_factor * candidate.date_factor
+        candidate.final = round(candidate.fused * multiplier, 6)
 
 
 def _confidence(run: _Run, candidate: Candidate) -> None:
@@ -455,20 +471,35 @@ def run_plan(
         if "graph" in plan.stages:
             _graph(run)
         _read_facts(run)
-        missing = [p for p, c in run.candidates.items() if c.doc is None]
-        for path, doc in index.documents(searcher, missing).items():
+        chosen = _rank(run, list(run.candidates.values()))
+        # Index documents only for the pages returned that the lexical stream did not read
+        # (their tags came from the sidecar): most of the graph's pages are never shown.
+        unread = [c.path for c in chosen if c.doc is None]
+        docs = index.documents(searcher, unread)
+        for path, doc in docs.items():
             run.candidates[path].doc = doc
-        found = [c for c in run.candidates.values() if c.doc is not None]
-        _unlink_as_of(run, found)
-        kept = [c for c in found if _keep(run, c)]
-        for candidate in kept:
-            _score(run, candidate)
-        kept.sort(key=lambda c: (-c.final, c.path))
-        _rules(run, kept)
-        chosen = kept[: plan.limit]
+        if len(docs) < len(unread):  # the index lacks a page the sidecar holds (the stores
+            # disagree for a moment): rank again only the pages the index holds, as read
+            rest = [p for p, c in run.candidates.items() if c.doc is None and p not in unread]
+            for path, doc in index.documents(searcher, rest).items():
+                run.candidates[path].doc = doc
+            for candidate in run.candidates.values():
+                candidate.rules = []
+            chosen = _rank(run, [c for c in run.candidates.values() if c.doc is not None])
         for candidate in chosen:
             _confidence(run, candidate)
         return _hits(run, searcher, chosen, explain=explain, snippets=snippets)
+
+
+def _rank(run: _Run, found: list[Candidate]) -> list[Candidate]:
+    """The filters, the scores, their order and the rules over the candidates ``found``;
+    the best ``limit`` of them."""
+    _unlink_as_of(run, found)
+    kept = [c for c in found if _keep(run, c)]
+    _score(run, kept)
+    kept.sort(key=lambda c: (-c.final, c.path))
+    _rules(run, kept)
+    return kept[: run.plan.limit]
 
 
 def _hits(

@@ -347,32 +347,39 @@ class SidecarReads:
         return self.db.execute(f"{_FACT_SQL} WHERE {where} ORDER BY path", params).fetchall()
 
     def facts_and_rule_links(
-        self, paths: Sequence[str]
-    ) -> tuple[list[tuple[Any, ...]], list[tuple[str, str, str]]]:
-        """``(rows, links)`` in one statement: the :meth:`fact_rows` of the pages at ``paths``
-        (each row then holds two more columns, read by nothing but this method), and what
-        :meth:`rule_links_touching` gives for those of them that are stored, each once,
-        sorted. The ranking reads both for every candidate page (~80 a query): one pass over
-        the pages, each page's rule links from the covering partial indexes beside its row
-        (one statement instead of three: ~0.2 ms of ~0.9 at 10k pages)."""
+        self, paths: Sequence[str], tags_of: Sequence[str] = ()
+    ) -> tuple[list[tuple[Any, ...]], list[tuple[str, str, str]], dict[str, list[str]]]:
+        """``(rows, links, tags)`` in one statement: the :meth:`fact_rows` of the pages at
+        ``paths`` (each row then holds three more columns, read by nothing but this method),
+        what :meth:`rule_links_touching` gives for those of them that are stored, each once,
+        sorted, and ``{path: its tags}`` (as :meth:`tags_of`) for those also in ``tags_of``.
+        The ranking reads these for every candidate page (~80 a query; tags for those whose
+        index document it has not read): one pass over the pages, each page's rule links
+        from the covering partial indexes beside its row (one statement instead of three:
+        ~0.2 ms of ~0.9 at 10k pages)."""
         rule = f"{RULE_LINKS_WHERE} AND source != target_path"
         sql = (
             f"SELECT {_FACT_COLUMNS},"
+            " CASE WHEN path IN (SELECT value FROM json_each(?2)) THEN"
+            " (SELECT json_group_array(tag) FROM tags WHERE tags.path = pages.path) END,"
             " (SELECT json_group_array(json_array(type, target_path)) FROM links"
             f" WHERE source = pages.path AND {rule}),"
             " (SELECT json_group_array(json_array(type, source)) FROM links"
             f" WHERE target_path = pages.path AND {rule})"
-            " FROM pages WHERE path IN (SELECT value FROM json_each(?)) ORDER BY path"
+            " FROM pages WHERE path IN (SELECT value FROM json_each(?1)) ORDER BY path"
         )
-        rows = self.db.execute(sql, (json.dumps(paths),)).fetchall()
+        rows = self.db.execute(sql, (json.dumps(paths), json.dumps(tags_of))).fetchall()
         found: set[tuple[str, str, str]] = set()
+        tags: dict[str, list[str]] = {}
         for row in rows:
-            path, out, into = row[0], row[-2], row[-1]
+            path, kept, out, into = row[0], row[-3], row[-2], row[-1]
+            if kept is not None:
+                tags[path] = json.loads(kept)
             if out != "[]":
                 found.update((path, kind, other) for kind, other in json.loads(out))
             if into != "[]":
                 found.update((other, kind, path) for kind, other in json.loads(into))
-        return rows, sorted(found)
+        return rows, sorted(found), tags
 
     def resolved_links_touching(self, paths: Sequence[str]) -> list[tuple[str, str, str]]:
         """Resolved links ``(source, type, target_path)`` from or into the pages at ``paths``,
