@@ -124,11 +124,12 @@ def test_rule_links_come_from_their_own_index_and_match_the_resolved_links(
             assert [row[:-3] for row in rows] == store.fact_rows(paths=paths)
             assert tags == {path: store.tags_of(path) for path in paths[1:]}, paths
         plan = store.db.execute(
-            f"EXPLAIN QUERY PLAN SELECT source, type, target_path FROM links"
-            f" WHERE {RULE_LINKS_WHERE} AND source != target_path AND target_path IN (?)",
+            f"EXPLAIN QUERY PLAN SELECT source, type, target_path FROM links INDEXED BY"
+            f" links_rule_into WHERE {RULE_LINKS_WHERE} AND source != target_path"
+            " AND target_path IN (?)",
             ["A.md"],
         ).fetchall()
-        assert "USING COVERING INDEX links_rule_target" in plan[0][3]
+        assert plan[0][3].endswith("USING COVERING INDEX links_rule_into (target_path=?)")
     finally:
         store.close()
 

@@ -13,7 +13,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vault_sync.store.schema import EVIDENCE_SUMS, FACT_KEYS, RULE_LINKS_WHERE
+from vault_sync.store.schema import (
+    EVIDENCE_SUMS,
+    FACT_KEYS,
+    RULE_LINKS_FROM,
+    RULE_LINKS_INTO,
+    RULE_LINKS_WHERE,
+)
 
 if TYPE_CHECKING:  # link resolution and records load with the first write, not for a query
     from vault_sync.links import NameTable
@@ -362,10 +368,10 @@ class SidecarReads:
             f"SELECT {_FACT_COLUMNS},"
             " CASE WHEN path IN (SELECT value FROM json_each(?2)) THEN"
             " (SELECT json_group_array(tag) FROM tags WHERE tags.path = pages.path) END,"
-            " (SELECT json_group_array(json_array(type, target_path)) FROM links"
-            f" WHERE source = pages.path AND {rule}),"
-            " (SELECT json_group_array(json_array(type, source)) FROM links"
-            f" WHERE target_path = pages.path AND {rule})"
+            " (SELECT json_group_array(json_array(type, target_path))"
+            f" FROM links INDEXED BY {RULE_LINKS_FROM} WHERE source = pages.path AND {rule}),"
+            " (SELECT json_group_array(json_array(type, source))"
+            f" FROM links INDEXED BY {RULE_LINKS_INTO} WHERE target_path = pages.path AND {rule})"
             " FROM pages WHERE path IN (SELECT value FROM json_each(?1)) ORDER BY path"
         )
         rows = self.db.execute(sql, (json.dumps(paths), json.dumps(tags_of))).fetchall()
@@ -387,13 +393,17 @@ class SidecarReads:
         rules. Unresolved links (no page) never appear; a link to itself neither."""
         return self._links_touching("target_path IS NOT NULL", paths)
 
-    def _links_touching(self, where: str, paths: Sequence[str]) -> list[tuple[str, str, str]]:
+    def _links_touching(
+        self, where: str, paths: Sequence[str], indexes: tuple[str, str] | None = None
+    ) -> list[tuple[str, str, str]]:
         """``(source, type, target_path)`` of the links matching ``where`` from or into the
-        pages at ``paths``, each once, sorted; no link to itself."""
+        pages at ``paths``, each once, sorted; no link to itself (``indexes``: the index to
+        read from each end, else the planner's choice)."""
         found: set[tuple[str, str, str]] = set()
-        for end in ("source", "target_path"):
+        for n, end in enumerate(("source", "target_path")):
+            table = f"links INDEXED BY {indexes[n]}" if indexes else "links"
             sql = (
-                f"SELECT source, type, target_path FROM links WHERE {where}"
+                f"SELECT source, type, target_path FROM {table} WHERE {where}"
                 f" AND source != target_path AND {end} IN ({{marks}})"
             )
             for chunk in _chunks(paths):
@@ -405,7 +415,7 @@ class SidecarReads:
         ``superseded_by`` and ``contradicts`` links, read from the covering partial indexes
         of :data:`~vault_sync.store.schema.RULE_LINKS_WHERE` alone: the ranking's rules read
         them for every candidate page."""
-        return self._links_touching(RULE_LINKS_WHERE, paths)
+        return self._links_touching(RULE_LINKS_WHERE, paths, (RULE_LINKS_FROM, RULE_LINKS_INTO))
 
     def pages_with_evidence(self, kind: str, source: str) -> list[str]:
         """Paths of the pages citing evidence ``kind:source`` (``session:ID``), by path."""

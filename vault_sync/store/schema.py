@@ -278,6 +278,29 @@ def _m008_evidence_sums(db: sqlite3.Connection) -> None:
     )
 
 
+#: The partial indexes of the resolved rule links (:data:`RULE_LINKS_WHERE`) from each end
+#: (:func:`_m009_rule_links_by_page`): a query names them (``INDEXED BY``), since SQLite's
+#: planner prefers ``links_typed`` for ``type IN (...)``.
+RULE_LINKS_FROM, RULE_LINKS_INTO = "links_rule_from", "links_rule_into"
+
+
+def _m009_rule_links_by_page(db: sqlite3.Connection) -> None:
+    """The indexes of :func:`_m004_rule_links` ordered by both ends first, then the type: a
+    page's rule links are one range of each (one seek from each end, not one per rule type:
+    the ranking reads them for ~80 pages a query, 0.31 -> 0.20 ms at 10k pages)."""
+    _script(
+        db,
+        f"""
+        DROP INDEX links_rule_source;
+        DROP INDEX links_rule_target;
+        CREATE INDEX {RULE_LINKS_FROM} ON links(source, target_path, type)
+            WHERE {RULE_LINKS_WHERE};
+        CREATE INDEX {RULE_LINKS_INTO} ON links(target_path, source, type)
+            WHERE {RULE_LINKS_WHERE};
+        """,
+    )
+
+
 #: Ordered, named migrations; append only. The schema version is the list's length.
 MIGRATIONS: tuple[tuple[str, Callable[[sqlite3.Connection], None]], ...] = (
     ("001_initial", _m001_initial),
@@ -288,6 +311,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[sqlite3.Connection], None]], ...] = (
     ("006_fact_keys", _m006_fact_keys),
     ("007_brief_reads", _m007_brief_reads),
     ("008_evidence_sums", _m008_evidence_sums),
+    ("009_rule_links_by_page", _m009_rule_links_by_page),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
