@@ -286,3 +286,15 @@ def test_as_of_shows_a_superseded_page_as_it_was_while_current(
     now = cli("--vault", str(vault), "query", "retry policy", "--explain", "--json").json()
     reasons = {h["path"]: h["explain"]["authority"]["reasons"] for h in now["hits"]}
     assert reasons["V1.md"][1] == "status superseded: cap 0.65"
+
+
+def test_the_rules_read_the_facts_of_successors_and_of_both_sides_of_a_contradiction() -> None:
+    from vault_sync.page_facts import read_by_rules
+
+    edges = [
+        ("New.md", "supersedes", "Old.md"),
+        ("Old2.md", "superseded_by", "New2.md"),
+        ("Obs.md", "contradicts", "Rule.md"),
+        ("Bug.md", "fixes", "Fix.md"),
+    ]
+    assert read_by_rules(edges) == {"New.md", "New2.md", "Obs.md", "Rule.md"}

@@ -126,6 +126,21 @@ def superseded_by_edges(
     return out
 
 
+def read_by_rules(edges: Iterable[tuple[str, str, str]]) -> set[str]:
+    """The pages whose facts :func:`superseded_by_edges` and :func:`contradiction_open` read
+    over ``(source, type, target_path)`` edges: each successor, and both sides of each
+    ``contradicts`` edge (the page a successor replaces is only named)."""
+    out: set[str] = set()
+    for source, edge, target in edges:
+        if edge == "supersedes":
+            out.add(source)
+        elif edge == "superseded_by":
+            out.add(target)
+        elif edge == "contradicts":
+            out.update((source, target))
+    return out
+
+
 def contradiction_open(
     source: PageFacts | None,
     target: PageFacts | None,

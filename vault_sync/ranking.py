@@ -43,6 +43,7 @@ from vault_sync.page_facts import (
     facts_from_rows,
     in_window,
     page_confidence,
+    read_by_rules,
     read_facts,
     superseded_by_edges,
 )
@@ -295,14 +296,15 @@ def _graph(run: _Run) -> None:
 
 
 def _read_facts(run: _Run) -> None:
-    """The facts of every candidate and of the far ends of their rule edges; a candidate the
-    sidecar does not hold (the stores disagree for a moment) is dropped."""
+    """The facts of every candidate and of the far ends of their rule edges that the rules
+    read (:func:`~vault_sync.page_facts.read_by_rules`); a candidate the sidecar does not
+    hold (the stores disagree for a moment) is dropped."""
     unread = [path for path, candidate in run.candidates.items() if candidate.doc is None]
     rows, rule_edges, run.tags = run.sidecar.facts_and_rule_links(sorted(run.candidates), unread)
     run.facts = facts_from_rows(rows)
     if missing := sorted(run.candidates.keys() - run.facts.keys()):  # the rules still read
         rule_edges = sorted({*rule_edges, *run.sidecar.rule_links_touching(missing)})
-    ends = {end for edge in rule_edges for end in (edge[0], edge[2])} - run.candidates.keys()
+    ends = read_by_rules(rule_edges) - run.candidates.keys()
     if ends:
         run.facts.update(read_facts(run.sidecar, ends))
     for path in [p for p in run.candidates if p not in run.facts]:
