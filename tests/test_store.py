@@ -166,7 +166,8 @@ def test_fact_keys_are_filled_on_write_and_by_the_migration(
         assert {row[0]: tuple(row[1:]) for row in from_json} == _FACTS
         # a sidecar of migration 005: the columns empty until 006 fills them from the JSON
         store.db.execute("UPDATE pages SET date_key = NULL, agent_key = NULL, summary_key = NULL")
-        store.db.execute("DELETE FROM migrations WHERE name = '006_fact_keys'")
+        store.db.execute("DELETE FROM migrations WHERE name IN ('006_fact_keys', '010_page_facts')")
+        store.db.execute("DROP INDEX pages_facts")  # an indexed column cannot be dropped
         for key in ("date", "agent", "summary"):
             store.db.execute(f"ALTER TABLE pages DROP COLUMN {key}_key")
     finally:
@@ -206,7 +207,10 @@ def test_evidence_sums_are_filled_on_write_and_by_the_migration(
             ("session", "a"), ("session", "b"), ("ticket", "T-1"), ("doc", "x")
         ]  # fmt: skip
         # a sidecar of migration 007: no sums until 008 counts the evidence rows
-        store.db.execute("DELETE FROM migrations WHERE name = '008_evidence_sums'")
+        store.db.execute(
+            "DELETE FROM migrations WHERE name IN ('008_evidence_sums', '010_page_facts')"
+        )
+        store.db.execute("DROP INDEX pages_facts")  # an indexed column cannot be dropped
         for column in EVIDENCE_SUMS:
             store.db.execute(f"ALTER TABLE pages DROP COLUMN {column}")
     finally:

@@ -301,6 +301,26 @@ def _m009_rule_links_by_page(db: sqlite3.Connection) -> None:
     )
 
 
+#: The columns of a page's facts (:meth:`~vault_sync.store.Sidecar.fact_rows`), in order:
+#: the key of the index :func:`_m010_page_facts` makes of them (a migration that changes
+#: them makes that index again).
+FACT_COLUMNS = (
+    "path", "title", "kind", "status", "project", "valid_from", "valid_to",
+    *(f"{key}_key" for key in FACT_KEYS), *EVIDENCE_SUMS,
+)  # fmt: skip
+#: That index, named by the queries that read it (``INDEXED BY``: for a list of paths the
+#: planner picks the primary key's index and reads each row from the table).
+PAGE_FACTS_INDEX = "pages_facts"
+
+
+def _m010_page_facts(db: sqlite3.Connection) -> None:
+    """A covering index of :data:`FACT_COLUMNS`: a page's facts in one index entry, in path
+    order, instead of an entry of the primary key and a row of the table (which holds the
+    frontmatter JSON too): ~80 candidate pages of a ranked query 0.30 -> 0.23 ms, and
+    ``brief``'s read of every page's facts ~20 -> ~15 ms at 10k pages; +1.5 MB."""
+    db.execute(f"CREATE INDEX {PAGE_FACTS_INDEX} ON pages({', '.join(FACT_COLUMNS)})")
+
+
 #: Ordered, named migrations; append only. The schema version is the list's length.
 MIGRATIONS: tuple[tuple[str, Callable[[sqlite3.Connection], None]], ...] = (
     ("001_initial", _m001_initial),
@@ -312,6 +332,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[sqlite3.Connection], None]], ...] = (
     ("007_brief_reads", _m007_brief_reads),
     ("008_evidence_sums", _m008_evidence_sums),
     ("009_rule_links_by_page", _m009_rule_links_by_page),
+    ("010_page_facts", _m010_page_facts),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
