@@ -128,6 +128,37 @@ def test_a_page_the_index_lacks_is_never_returned_though_the_sidecar_holds_it(
         reader.close()
 
 
+def test_a_long_lived_reader_ranks_on_what_each_write_changed(
+    make_vault: Callable[..., Path], cli: Cli
+) -> None:
+    """The reads a reader keeps between queries (page_facts.ranked_facts) are read again
+    once a batch has been written: the supersedes edge added, then the status changed."""
+    plain = NEW.replace('supersedes: "[[Deploy old]]"\n', "") + "Deploy policy.\n"
+    vault = make_vault({"Deploy old.md": OLD, "Deploy new.md": plain})
+    reader = open_reader(load_config(vault))
+    try:
+        assert [h.path for h in reader.search("deploy policy")] == [
+            "Deploy old.md", "Deploy new.md"
+        ]  # fmt: skip
+        (vault / "Deploy new.md").write_text(NEW + "Deploy policy.\n")
+        assert cli("--vault", str(vault), "sync").code == 0
+        reader.index.reload()
+        hits = reader.search("deploy policy", explain=True)
+        assert [h.path for h in hits] == ["Deploy new.md", "Deploy old.md"]
+        assert hits[1].explain is not None
+        assert "superseded by Deploy new.md: cap 0.65" in hits[1].explain["authority"]["reasons"]
+        (vault / "Deploy new.md").write_text(NEW.replace("kind: decision", "status: archived"))
+        assert cli("--vault", str(vault), "sync").code == 0
+        reader.index.reload()
+        hits = reader.search("deploy policy", explain=True)
+        assert [h.path for h in hits] == ["Deploy old.md", "Deploy new.md"]  # through its edge
+        assert hits[0].explain is not None and hits[0].explain["authority"]["reasons"] == [
+            "kind decision x1.2"
+        ]
+    finally:
+        reader.close()
+
+
 @pytest.mark.parametrize(
     ("page", "edit"),
     [

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -83,6 +84,68 @@ _FIELDS = tuple(f.name for f in dataclasses.fields(PageFacts))
 def read_facts(sidecar: Sidecar, paths: Iterable[str]) -> dict[str, PageFacts]:
     """The facts of the pages at ``paths`` that exist (one query)."""
     return facts_from_rows(sidecar.fact_rows(paths=sorted(set(paths))))
+
+
+#: Most pages whose sidecar reads one open sidecar keeps for the ranking (:func:`ranked_facts`;
+#: ~1 kB a page): past it the kept reads are dropped and read again as asked.
+KEPT_PAGES_MAX = 20_000
+
+
+@dataclass
+class _Kept:
+    """What the ranking read of one open sidecar at one ``generation``: facts, rule links
+    (pages whose links were read) and tags (pages whose tags were read), by path."""
+
+    generation: int
+    facts: dict[str, PageFacts] = dataclasses.field(default_factory=dict)
+    links: dict[str, tuple[tuple[str, str, str], ...]] = dataclasses.field(default_factory=dict)
+    tags: dict[str, list[str]] = dataclasses.field(default_factory=dict)
+
+
+_KEPT: weakref.WeakKeyDictionary[Sidecar, _Kept] = weakref.WeakKeyDictionary()
+
+
+def _kept(sidecar: Sidecar) -> _Kept:
+    """The reads kept for ``sidecar``, emptied when a batch has been recorded complete since
+    they were read (its ``generation`` moved: every write of the sidecar is a batch that
+    moves it, :meth:`~vault_sync.store.Sidecar.apply_batch`) or when they grew too many."""
+    kept = _KEPT.get(sidecar)
+    generation = sidecar.generation
+    if kept is None or kept.generation != generation or len(kept.facts) > KEPT_PAGES_MAX:
+        kept = _KEPT[sidecar] = _Kept(generation)
+    return kept
+
+
+def ranked_facts(
+    sidecar: Sidecar, paths: Iterable[str], tags_of: Iterable[str] = ()
+) -> tuple[dict[str, PageFacts], list[tuple[str, str, str]], dict[str, list[str]]]:
+    """``(facts, rule links, tags)`` of the pages at ``paths`` that are stored
+    (:meth:`~vault_sync.store.Sidecar.facts_and_rule_links`: the links sorted, each once;
+    tags of those in ``tags_of``), read once per page while the sidecar's generation stays:
+    a long-lived reader (the MCP server) reads again only the pages no query read since
+    the last write."""
+    kept = _kept(sidecar)
+    wanted, tagged = set(paths), set(tags_of)
+    need = sorted(p for p in wanted if p not in kept.links or (p in tagged and p not in kept.tags))
+    if need:
+        read = sidecar.facts_and_rule_links(need, sorted(tagged.intersection(need)))
+        kept.facts.update(facts_from_rows(row for row, _, _ in read))
+        for row, touching, tags in read:
+            kept.links[row[0]] = touching
+            if tags is not None:
+                kept.tags[row[0]] = tags
+    facts = {p: kept.facts[p] for p in sorted(wanted) if p in kept.links}
+    links = sorted({link for p in facts for link in kept.links[p]})
+    return facts, links, {p: kept.tags[p] for p in tagged if p in kept.tags}
+
+
+def kept_facts(sidecar: Sidecar, paths: Iterable[str]) -> dict[str, PageFacts]:
+    """:func:`read_facts`, kept as :func:`ranked_facts` keeps its reads."""
+    kept = _kept(sidecar)
+    wanted = set(paths)
+    if need := wanted - kept.facts.keys():
+        kept.facts.update(read_facts(sidecar, need))
+    return {p: kept.facts[p] for p in sorted(wanted) if p in kept.facts}
 
 
 def in_window(page: PageFacts, day: str | None) -> bool:

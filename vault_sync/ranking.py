@@ -40,11 +40,11 @@ from vault_sync.page_dates import ISO_DATE_SAID, iso_day
 from vault_sync.page_facts import (
     PageFacts,
     contradiction_open,
-    facts_from_rows,
     in_window,
+    kept_facts,
     page_confidence,
+    ranked_facts,
     read_by_rules,
-    read_facts,
     superseded_by_edges,
 )
 from vault_sync.query_fields import QueryPlan
@@ -300,13 +300,12 @@ def _read_facts(run: _Run) -> None:
     read (:func:`~vault_sync.page_facts.read_by_rules`); a candidate the sidecar does not
     hold (the stores disagree for a moment) is dropped."""
     unread = [path for path, candidate in run.candidates.items() if candidate.doc is None]
-    rows, rule_edges, run.tags = run.sidecar.facts_and_rule_links(sorted(run.candidates), unread)
-    run.facts = facts_from_rows(rows)
+    run.facts, rule_edges, run.tags = ranked_facts(run.sidecar, run.candidates, unread)
     if missing := sorted(run.candidates.keys() - run.facts.keys()):  # the rules still read
         rule_edges = sorted({*rule_edges, *run.sidecar.rule_links_touching(missing)})
     ends = read_by_rules(rule_edges) - run.candidates.keys()
     if ends:
-        run.facts.update(read_facts(run.sidecar, ends))
+        run.facts.update(kept_facts(run.sidecar, ends))
     for path in [p for p in run.candidates if p not in run.facts]:
         del run.candidates[path]
     plan = run.plan

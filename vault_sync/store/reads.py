@@ -352,15 +352,14 @@ class SidecarReads:
 
     def facts_and_rule_links(
         self, paths: Sequence[str], tags_of: Sequence[str] = ()
-    ) -> tuple[list[tuple[Any, ...]], list[tuple[str, str, str]], dict[str, list[str]]]:
-        """``(rows, links, tags)`` in one statement: the :meth:`fact_rows` of the pages at
-        ``paths`` (each row then holds three more columns, read by nothing but this method),
-        what :meth:`rule_links_touching` gives for those of them that are stored, each once,
-        sorted, and ``{path: its tags}`` (as :meth:`tags_of`) for those also in ``tags_of``.
-        The ranking reads these for every candidate page (~80 a query; tags for those whose
-        index document it has not read): one pass over the pages, each page's rule links
-        from the covering partial indexes beside its row (one statement instead of three:
-        ~0.2 ms of ~0.9 at 10k pages)."""
+    ) -> list[tuple[tuple[Any, ...], tuple[tuple[str, str, str], ...], list[str] | None]]:
+        """``(fact row, rule links, tags)`` of each page at ``paths`` that is stored, by path,
+        in one statement: its :meth:`fact_rows` row, what :meth:`rule_links_touching` gives
+        for it (sorted), and its tags (as :meth:`tags_of`) when it is in ``tags_of``, else
+        ``None``. The ranking reads these for every candidate page (~80 a query; tags for
+        those whose index document it has not read): one pass over the pages, each page's
+        rule links from the covering partial indexes beside its row (one statement instead
+        of three)."""
         rule = f"{RULE_LINKS_WHERE} AND source != target_path"
         sql = (
             f"SELECT {_FACT_COLUMNS},"
@@ -373,18 +372,18 @@ class SidecarReads:
             f" FROM pages INDEXED BY {PAGE_FACTS_INDEX}"
             " WHERE path IN (SELECT value FROM json_each(?1)) ORDER BY path"
         )
-        rows = self.db.execute(sql, (json.dumps(paths), json.dumps(tags_of))).fetchall()
-        found: set[tuple[str, str, str]] = set()
-        tags: dict[str, list[str]] = {}
-        for row in rows:
-            path, kept, out, into = row[0], row[-3], row[-2], row[-1]
-            if kept is not None:
-                tags[path] = json.loads(kept)
-            if out != "[]":
-                found.update((path, kind, other) for kind, other in json.loads(out))
-            if into != "[]":
-                found.update((other, kind, path) for kind, other in json.loads(into))
-        return rows, sorted(found), tags
+        out = []
+        width = len(FACT_COLUMNS)
+        for row in self.db.execute(sql, (json.dumps(paths), json.dumps(tags_of))):
+            path, kept, out_links, in_links = row[0], row[width], row[width + 1], row[width + 2]
+            links: set[tuple[str, str, str]] = set()
+            if out_links != "[]":
+                links.update((path, kind, other) for kind, other in json.loads(out_links))
+            if in_links != "[]":
+                links.update((other, kind, path) for kind, other in json.loads(in_links))
+            tags = json.loads(kept) if kept is not None else None
+            out.append((row[:width], tuple(sorted(links)), tags))
+        return out
 
     def resolved_links_touching(self, paths: Sequence[str]) -> list[tuple[str, str, str]]:
         """Resolved links ``(source, type, target_path)`` from or into the pages at ``paths``,
