@@ -372,17 +372,18 @@ class SidecarReads:
             f" FROM pages INDEXED BY {PAGE_FACTS_INDEX}"
             " WHERE path IN (SELECT value FROM json_each(?1)) ORDER BY path"
         )
-        out = []
         width = len(FACT_COLUMNS)
-        for row in self.db.execute(sql, (json.dumps(paths), json.dumps(tags_of))):
-            path, kept, out_links, in_links = row[0], row[width], row[width + 1], row[width + 2]
-            links: set[tuple[str, str, str]] = set()
-            if out_links != "[]":
-                links.update((path, kind, other) for kind, other in json.loads(out_links))
-            if in_links != "[]":
-                links.update((other, kind, path) for kind, other in json.loads(in_links))
-            tags = json.loads(kept) if kept is not None else None
-            out.append((row[:width], tuple(sorted(links)), tags))
+        rows = self.db.execute(sql, (json.dumps(paths), json.dumps(tags_of))).fetchall()
+        # every page's JSON arrays decoded in one call (most pages have none)
+        texts = [text for row in rows for text in row[width:] if text is not None]
+        decoded = iter(json.loads(f"[{','.join(texts)}]"))
+        out = []
+        for row in rows:
+            path = row[0]
+            tags = next(decoded) if row[width] is not None else None
+            links = [(path, kind, other) for kind, other in next(decoded)]
+            links += [(other, kind, path) for kind, other in next(decoded)]
+            out.append((row[:width], tuple(sorted(set(links))) if links else (), tags))
         return out
 
     def resolved_links_touching(self, paths: Sequence[str]) -> list[tuple[str, str, str]]:
