@@ -205,7 +205,8 @@ class Candidate:
             score over the best one; ``None`` / 0 when only the graph found it.
         graph: its graph stream score and way in, or ``None``.
         fused: the fused score.
-        authority: the authority stage's multiplier and reasons, or ``None`` when off.
+        authority: the authority stage's multiplier (with its reasons for the hits
+            ``--explain`` shows), or ``None`` when off.
         confidence: from its evidence (:func:`_confidence`: for the hits returned, and for
             every candidate when the score reads it); ``confidence_factor`` its multiplier.
         date_factor: the date stage's multiplier.
@@ -374,22 +375,13 @@ def _score(run: _Run, candidates: list[Candidate]) -> None:
     graph_on, graph_weight = "graph" in plan.stages, settings.graph_weight
     authority_on = "authority" in plan.stages
     confidence_on = "confidence" in plan.stages and settings.confidence_weight  # else 1
-    superseded, open_against = run.superseded, run.open_against
     for candidate in candidates:
-        path, facts = candidate.path, run.facts[candidate.path]
+        facts = run.facts[candidate.path]
         graph = candidate.graph.score if candidate.graph and graph_on else 0.0
         candidate.fused = candidate.lexical_norm + graph_weight * graph
         multiplier = 1.0
         if authority_on:
-            candidate.authority = authority(
-                facts.kind,
-                facts.status,
-                _tags(run, candidate),
-                settings,
-                superseded_by=superseded.get(path),
-                contradicted_by=open_against.get(path, ()),
-                current_on=plan.as_of if path not in superseded else None,
-            )
+            candidate.authority = _authority(run, candidate, explain=False)
             multiplier *= candidate.authority.multiplier
         if confidence_on:
             _confidence(run, candidate)
@@ -401,6 +393,22 @@ def _score(run: _Run, candidates: list[Candidate]) -> None:
             candidate.date_factor = 1 + settings.date_weight * near
         multiplier *= candidate.confidence_factor * candidate.date_factor
         candidate.final = round(candidate.fused * multiplier, 6)
+
+
+def _authority(run: _Run, candidate: Candidate, *, explain: bool) -> Authority:
+    """The authority stage's multiplier of a candidate, and its reasons when ``explain``
+    (asked again for the hits ``--explain`` shows: the same multiplier)."""
+    path, facts = candidate.path, run.facts[candidate.path]
+    return authority(
+        facts.kind,
+        facts.status,
+        _tags(run, candidate),
+        run.plan.settings,
+        superseded_by=run.superseded.get(path),
+        contradicted_by=run.open_against.get(path, ()),
+        current_on=run.plan.as_of if path not in run.superseded else None,
+        explain=explain,
+    )
 
 
 def _confidence(run: _Run, candidate: Candidate) -> None:
@@ -515,6 +523,8 @@ def _hits(
         snippet = snippet_of(generator, doc, lexical) if generator else Snippet("", ())
         details = None
         if explain:
+            if candidate.authority is not None:
+                candidate.authority = _authority(run, candidate, explain=True)
             words = (
                 lexical_explain(lexical, searcher, candidate.addr, candidate.lexical_score or 0.0)
                 if candidate.addr is not None
