@@ -9,10 +9,11 @@ the vault's ``[ranking]`` settings) and prints median CPU milliseconds (``time.t
 1), each repeated ``--n`` times after one unmeasured call (``repeated``, what ``run.py``
 measures); with ``--queries`` (one JSON string per line) or ``--sample N`` (N queries drawn,
 seeded, from the vault's own pages: :func:`sample_queries`), each query once after a warm-up pass
-(``varied``), and once more with any per-process passage cache of older code emptied before
-each query (``varied, new pages``: a query on pages not seen before). Run the old and the new
-code alternately, each on its own sync of the same vault: wall time on a loaded machine mostly
-measures waiting for a core (docs/performance.md).
+(``varied``), and once more with what the process keeps between queries emptied before each
+(:func:`forget`: ``varied, new pages``, a query on pages not seen before; the repeated
+queries are measured that way too). Run the old and the new code alternately, each on its own
+sync of the same vault: wall time on a loaded machine mostly measures waiting for a core
+(docs/performance.md).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from vault_sync import passages
+from vault_sync import page_facts, passages
 from vault_sync.config import load_config
 from vault_sync.readers import open_reader
 
@@ -73,13 +74,22 @@ def cpu_ms(call: Callable[[], object]) -> float:
     return (time.thread_time() - start) * 1000
 
 
+def forget() -> None:
+    """Empty what a process keeps between queries: an older code's passage cache, and the
+    sidecar reads the ranking keeps while no write happens (``page_facts.ranked_facts``),
+    so the next query reads like one on pages never searched in this process."""
+    for module, name in ((passages, "_CACHE"), (page_facts, "_KEPT")):
+        cache = getattr(module, name, None)
+        if cache is not None:
+            cache.clear()
+
+
 def varied(search: Callable[[str], object], queries: Sequence[str], *, fresh: bool) -> float:
-    """Median CPU ms of each query once; ``fresh`` empties an older passage cache first."""
-    cache = getattr(passages, "_CACHE", None)
+    """Median CPU ms of each query once; ``fresh`` empties what the process kept first."""
     out = []
     for query in queries:
-        if fresh and cache is not None:
-            cache.clear()
+        if fresh:
+            forget()
         out.append(cpu_ms(lambda q=query: search(q)))
     return statistics.median(out)
 
@@ -100,7 +110,14 @@ def main() -> None:
     for kind, query in QUERIES.items():
         search(query)
         runs = [cpu_ms(lambda q=query: search(q)) for _ in range(args.n)]
-        print(f"repeated {kind} {query!r}: {statistics.median(runs):.2f} ms")
+        cold = []
+        for _ in range(args.n):
+            forget()
+            cold.append(cpu_ms(lambda q=query: search(q)))
+        print(
+            f"repeated {kind} {query!r}: {statistics.median(runs):.2f} ms"
+            f" (kept reads emptied each time: {statistics.median(cold):.2f} ms)"
+        )
     queries: list[str] = []
     if args.queries is not None:
         lines = args.queries.read_text(encoding="utf-8").splitlines()

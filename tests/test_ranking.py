@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from tests.conftest import REPO, Result, query_paths
 from vault_sync.confidence import Support, confidence
 from vault_sync.config import load_config
+from vault_sync.engine import open_reader
 
 Cli = Callable[..., Result]
 
@@ -103,6 +104,59 @@ def test_pages_the_graph_brings_obey_the_filters_as_the_index_does(
     assert query_paths(cli, vault, query) == ["Bug flood.md", "Rate limit.md", "Cron.md"]
     assert query_paths(cli, vault, query, "--tag", "#OPS") == ["Bug flood.md", "Rate limit.md"]
     assert query_paths(cli, vault, query, "--kind", "Bug") == ["Bug flood.md"]
+
+
+def test_a_page_the_index_lacks_is_never_returned_though_the_sidecar_holds_it(
+    make_vault: Callable[..., Path], cli: Cli
+) -> None:
+    """The stores disagree for a moment (the index lost a page the sidecar still holds):
+    the graph brings the page in from the sidecar's links, and the ranking, reading index
+    documents only for the pages it returns, ranks again without it, as a page deleted."""
+    cause = '---\nkind: note\ncauses: "[[Bug flood]]"\n---\nA cron job at midnight.\n'
+    vault = make_vault({"Bug flood.md": BUG, "Rate limit.md": FIX, "Cron.md": cause})
+    query = "worker floods queue"
+    assert query_paths(cli, vault, query) == ["Bug flood.md", "Rate limit.md", "Cron.md"]
+    reader = open_reader(load_config(vault))
+    try:
+        with reader.index.batch() as writer:
+            writer.delete("Rate limit.md")
+        reader.index.reload()
+        hits = reader.search(query, explain=True)
+        assert [hit.path for hit in hits] == ["Bug flood.md", "Cron.md"]
+        assert hits[1].explain is not None and hits[1].explain["rules"] == []
+    finally:
+        reader.close()
+
+
+def test_a_long_lived_reader_ranks_on_what_each_write_changed(
+    make_vault: Callable[..., Path], cli: Cli
+) -> None:
+    """The reads a reader keeps between queries (page_facts.ranked_facts) are read again
+    once a batch has been written: the supersedes edge added, then the status changed."""
+    plain = NEW.replace('supersedes: "[[Deploy old]]"\n', "") + "Deploy policy.\n"
+    vault = make_vault({"Deploy old.md": OLD, "Deploy new.md": plain})
+    reader = open_reader(load_config(vault))
+    try:
+        assert [h.path for h in reader.search("deploy policy")] == [
+            "Deploy old.md", "Deploy new.md"
+        ]  # fmt: skip
+        (vault / "Deploy new.md").write_text(NEW + "Deploy policy.\n")
+        assert cli("--vault", str(vault), "sync").code == 0
+        reader.index.reload()
+        hits = reader.search("deploy policy", explain=True)
+        assert [h.path for h in hits] == ["Deploy new.md", "Deploy old.md"]
+        assert hits[1].explain is not None
+        assert "superseded by Deploy new.md: cap 0.65" in hits[1].explain["authority"]["reasons"]
+        (vault / "Deploy new.md").write_text(NEW.replace("kind: decision", "status: archived"))
+        assert cli("--vault", str(vault), "sync").code == 0
+        reader.index.reload()
+        hits = reader.search("deploy policy", explain=True)
+        assert [h.path for h in hits] == ["Deploy old.md", "Deploy new.md"]  # through its edge
+        assert hits[0].explain is not None and hits[0].explain["authority"]["reasons"] == [
+            "kind decision x1.2"
+        ]
+    finally:
+        reader.close()
 
 
 @pytest.mark.parametrize(
@@ -263,3 +317,15 @@ def test_as_of_shows_a_superseded_page_as_it_was_while_current(
     now = cli("--vault", str(vault), "query", "retry policy", "--explain", "--json").json()
     reasons = {h["path"]: h["explain"]["authority"]["reasons"] for h in now["hits"]}
     assert reasons["V1.md"][1] == "status superseded: cap 0.65"
+
+
+def test_the_rules_read_the_facts_of_successors_and_of_both_sides_of_a_contradiction() -> None:
+    from vault_sync.page_facts import read_by_rules
+
+    edges = [
+        ("New.md", "supersedes", "Old.md"),
+        ("Old2.md", "superseded_by", "New2.md"),
+        ("Obs.md", "contradicts", "Rule.md"),
+        ("Bug.md", "fixes", "Fix.md"),
+    ]
+    assert read_by_rules(edges) == {"New.md", "New2.md", "Obs.md", "Rule.md"}

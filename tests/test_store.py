@@ -13,7 +13,13 @@ from vault_sync import layout
 from vault_sync.config import load_config
 from vault_sync.errors import StoreError
 from vault_sync.store import RULE_LINK_TYPES, SCHEMA_VERSION, Sidecar, split_statements
-from vault_sync.store.schema import FACT_KEYS, RULE_LINKS_WHERE, _script, fact_key_sql
+from vault_sync.store.schema import (
+    EVIDENCE_SUMS,
+    FACT_KEYS,
+    RULE_LINKS_WHERE,
+    _script,
+    fact_key_sql,
+)
 
 
 def test_statements_split_where_sqlite_ends_them_not_at_every_semicolon() -> None:
@@ -87,7 +93,10 @@ def test_rule_links_come_from_their_own_index_and_match_the_resolved_links(
     vault = make_vault(
         {
             "A.md": "---\nsuperseded_by: '[[B]]'\nrelated: '[[C]]'\n---\nold\n",
-            "B.md": "---\nsupersedes: ['[[A]]', '[[B]]', '[[Gone]]']\n---\nnew [[A]]\n",
+            "B.md": (
+                "---\nsupersedes: ['[[A]]', '[[B]]', '[[Gone]]']\ntags: [b1, b2]\n---\n"
+                "new [[A]] #b3\n"
+            ),
             "C.md": "---\ncontradicts: '[[B]]'\nfixes: '[[A]]'\n---\nno\n",
             "D.md": "---\ncauses: '[[C]]'\n---\n![[C]]\n",
         }
@@ -110,12 +119,19 @@ def test_rule_links_come_from_their_own_index_and_match_the_resolved_links(
             every = store.resolved_links_touching(paths)
             rules = [edge for edge in every if edge[1] in RULE_LINK_TYPES]
             assert store.rule_links_touching(paths) == sorted(rules), paths
+            read = store.facts_and_rule_links(paths, tags_of=paths[1:])
+            assert sorted({link for _, links, _ in read for link in links}) == sorted(rules)
+            for row, links, tags in read:
+                assert list(links) == store.rule_links_touching([row[0]]), paths
+                assert tags == (store.tags_of(row[0]) if row[0] in paths[1:] else None)
+            assert [row for row, _, _ in read] == store.fact_rows(paths=paths)
         plan = store.db.execute(
-            f"EXPLAIN QUERY PLAN SELECT source, type, target_path FROM links"
-            f" WHERE {RULE_LINKS_WHERE} AND source != target_path AND target_path IN (?)",
+            f"EXPLAIN QUERY PLAN SELECT source, type, target_path FROM links INDEXED BY"
+            f" links_rule_into WHERE {RULE_LINKS_WHERE} AND source != target_path"
+            " AND target_path IN (?)",
             ["A.md"],
         ).fetchall()
-        assert "USING COVERING INDEX links_rule_target" in plan[0][3]
+        assert plan[0][3].endswith("USING COVERING INDEX links_rule_into (target_path=?)")
     finally:
         store.close()
 
@@ -145,20 +161,64 @@ def test_fact_keys_are_filled_on_write_and_by_the_migration(
     path = layout.sidecar_file(folder)
     store = Sidecar.open(path)
     try:
-        assert {r[0]: tuple(r[7:]) for r in store.fact_rows()} == _FACTS
+        assert {r[0]: tuple(r[7:10]) for r in store.fact_rows()} == _FACTS
         # the columns hold what reading the JSON gives (the SQL fact_rows ran before 006)
         read = ", ".join(fact_key_sql(key, "frontmatter") for key in FACT_KEYS)
         from_json = store.db.execute(f"SELECT path, {read} FROM pages ORDER BY path")
         assert {row[0]: tuple(row[1:]) for row in from_json} == _FACTS
         # a sidecar of migration 005: the columns empty until 006 fills them from the JSON
         store.db.execute("UPDATE pages SET date_key = NULL, agent_key = NULL, summary_key = NULL")
-        store.db.execute("DELETE FROM migrations WHERE name = '006_fact_keys'")
+        store.db.execute("DELETE FROM migrations WHERE name IN ('006_fact_keys', '010_page_facts')")
+        store.db.execute("DROP INDEX pages_facts")  # an indexed column cannot be dropped
         for key in ("date", "agent", "summary"):
             store.db.execute(f"ALTER TABLE pages DROP COLUMN {key}_key")
     finally:
         store.close()
     store = Sidecar.open(path)
     try:
-        assert {r[0]: tuple(r[7:]) for r in store.fact_rows(paths=sorted(_FACTS))} == _FACTS
+        assert {r[0]: tuple(r[7:10]) for r in store.fact_rows(paths=sorted(_FACTS))} == _FACTS
+    finally:
+        store.close()
+
+
+_EVIDENCE_PAGES = {
+    "E.md": (
+        "---\nevidence:\n  - session:a @2024-01-02\n  - session:a @2025-01-01\n  - session:b\n"
+        "  - ticket:T-1 @2024-03-04T10:00:00Z\n  - doc:x @not-a-date\n---\nbody\n"
+    ),
+    "F.md": "---\nevidence: [doc:y]\n---\nundated\n",
+    "G.md": "no evidence\n",
+}
+#: (entries, sessions, other entries, newest day) of each page: a repeated source once.
+_SUMS = {"E.md": (4, 2, 2, "2024-03-04"), "F.md": (1, 0, 1, ""), "G.md": (0, 0, 0, "")}
+
+
+def test_evidence_sums_are_filled_on_write_and_by_the_migration(
+    make_vault: Callable[..., Path], cli: Callable[..., Result]
+) -> None:
+    vault = make_vault(_EVIDENCE_PAGES)
+    assert cli("--vault", str(vault), "sync").code == 0
+    folder = layout.active_set(load_config(vault).store_path)
+    assert folder is not None
+    path = layout.sidecar_file(folder)
+    store = Sidecar.open(path)
+    try:
+        assert {r[0]: tuple(r[10:]) for r in store.fact_rows()} == _SUMS
+        rows = store.db.execute("SELECT path, kind, source, at FROM evidence ORDER BY path, line")
+        assert [r[1:3] for r in rows if r[0] == "E.md"] == [
+            ("session", "a"), ("session", "b"), ("ticket", "T-1"), ("doc", "x")
+        ]  # fmt: skip
+        # a sidecar of migration 007: no sums until 008 counts the evidence rows
+        store.db.execute(
+            "DELETE FROM migrations WHERE name IN ('008_evidence_sums', '010_page_facts')"
+        )
+        store.db.execute("DROP INDEX pages_facts")  # an indexed column cannot be dropped
+        for column in EVIDENCE_SUMS:
+            store.db.execute(f"ALTER TABLE pages DROP COLUMN {column}")
+    finally:
+        store.close()
+    store = Sidecar.open(path)
+    try:
+        assert {r[0]: tuple(r[10:]) for r in store.fact_rows(paths=sorted(_SUMS))} == _SUMS
     finally:
         store.close()

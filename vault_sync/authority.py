@@ -10,13 +10,12 @@ from :class:`vault_sync.ranking_settings.RankingSettings`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from vault_sync.ranking_settings import RankingSettings
 
 
-@dataclass(frozen=True)
-class Authority:
+class Authority(NamedTuple):
     """The multiplier and why: ``reasons`` like ``kind decision x1.2``, ``status superseded:
     cap 0.65``, ``superseded by adr/New.md: cap 0.65``, ``contradicted by obs/X.md (open):
     cap 0.75``, ``clamped to 0.55``, in the order they were applied."""
@@ -34,6 +33,7 @@ def authority(
     superseded_by: str | None = None,
     contradicted_by: Sequence[str] = (),
     current_on: str | None = None,
+    explain: bool = True,
 ) -> Authority:
     """The authority of one page.
 
@@ -52,32 +52,38 @@ def authority(
         current_on: the ``--as-of`` day when no successor had started by then: a page whose
             status says ``superseded`` was still current that day, so that status sets no
             cap (issue 10, item 7: shown as of the date it was current); ``None`` otherwise.
+        explain: give the reasons (else none: the same multiplier, for a page that may not
+            be shown).
     """
     reasons: list[str] = []
     value = settings.kind_authority.get(kind, 1.0)
-    if value != 1.0:
+    if value != 1.0 and explain:
         reasons.append(f"kind {kind} x{value:g}")
-    for tag in sorted({t.lower().lstrip("#") for t in tags}):
-        factor = settings.tag_authority.get(tag)
-        if factor is not None and factor != 1.0:
+    weighed = {t.lower().lstrip("#") for t in tags} & settings.tag_authority.keys()
+    for tag in sorted(weighed) if weighed else ():  # most pages: no tag with a factor
+        factor = settings.tag_authority[tag]
+        if factor != 1.0:
             value *= factor
-            reasons.append(f"tag {tag} x{factor:g}")
+            if explain:
+                reasons.append(f"tag {tag} x{factor:g}")
     caps: list[tuple[float, str]] = []
     if status == "superseded" and current_on is not None:
-        reasons.append(f"status superseded: still current on {current_on}, no cap")
+        if explain:
+            reasons.append(f"status superseded: still current on {current_on}, no cap")
     elif status in settings.status_caps:
-        caps.append((settings.status_caps[status], f"status {status}"))
+        caps.append((settings.status_caps[status], f"status {status}" if explain else ""))
     if superseded_by is not None:
         caps.append((settings.superseded_cap, f"superseded by {superseded_by}"))
-    for challenger in sorted(contradicted_by):
+    for challenger in sorted(contradicted_by) if contradicted_by else ():
         caps.append((settings.contradicted_cap, f"contradicted by {challenger} (open)"))
     for cap, why in caps:
         if value > cap:
             value = cap
-            reasons.append(f"{why}: cap {cap:g}")
-        else:
+            if explain:
+                reasons.append(f"{why}: cap {cap:g}")
+        elif explain:
             reasons.append(f"{why}: cap {cap:g} (already below)")
     clamped = min(max(value, settings.authority_min), settings.authority_max)
-    if clamped != value:
+    if clamped != value and explain:
         reasons.append(f"clamped to {clamped:g}")
     return Authority(round(clamped, 6), tuple(reasons))

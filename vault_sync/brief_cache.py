@@ -2,11 +2,11 @@
 briefing's sections are cut from (issue 12: a refresh adds at most 100 ms to a batch at
 10,000 pages).
 
-A briefing reads every page's facts (:func:`vault_sync.briefing.gather`: ~10,000 rows, their
-evidence and a :class:`~vault_sync.page_facts.PageFacts` each) and orders them
+A briefing reads every page's facts (:func:`vault_sync.briefing.gather`: ~10,000 rows and a
+:class:`~vault_sync.page_facts.PageFacts` each) and orders them
 (:func:`vault_sync.briefing.lists`: confidence of every standing answer, the open bugs, the
-dated pages newest first). A page's facts come from its own ``pages`` row and evidence rows
-only, which a sync writes together, stamping the row with the batch's generation. So after
+dated pages newest first). A page's facts come from its own ``pages`` row only (its evidence
+summed there), written with its evidence, stamped with the batch's generation. So after
 the first refresh only the pages written since (generation above the one last read) are read
 again; when fewer pages are stored than that leaves, the full list of paths says which went.
 The typed links likewise: each link row carries the generation that inserted or last
@@ -126,7 +126,7 @@ class FactsCache:
     def _pages_now(self, sidecar: Sidecar) -> dict[str, PageFacts]:
         if sidecar.path != self._sidecar:
             generation = sidecar.generation  # first: a batch committed meanwhile is read again
-            self._pages = facts_from_rows(sidecar.fact_rows(), sidecar.evidence_rows())
+            self._pages = facts_from_rows(sidecar.fact_rows())
             self._links.read(sidecar)
             self._sidecar, self._generation = sidecar.path, generation
             self._version += 1

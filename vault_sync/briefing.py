@@ -64,7 +64,7 @@ LINK_TYPES = ("contradicts", "fixes", "supersedes", "superseded_by")
 
 def gather(sidecar: Sidecar, project: str | None = None) -> Facts:
     """Read what a briefing needs from the sidecar (one project's pages, or all)."""
-    pages = facts_from_rows(sidecar.fact_rows(project), sidecar.evidence_rows())
+    pages = facts_from_rows(sidecar.fact_rows(project))
     return assemble(pages, sidecar.typed_edges(LINK_TYPES))
 
 
@@ -363,7 +363,7 @@ def _answer(page: PageFacts, said: str, challengers: list[PageFacts]) -> str:
     target of an open contradiction says by whom, so an agent reading only this section
     does not follow it unwarned (the pair is under "Open contradictions" too)."""
     against = "".join(f"; contradicted by {wikilink(c)}" for c in challengers)
-    head = f"- {wikilink(page)} ({page.kind}, {len(page.evidence)} evidence{against})"
+    head = f"- {wikilink(page)} ({page.kind}, {page.evidence_count} evidence{against})"
     return f"{head}: {said}" if said else head
 
 

@@ -11,8 +11,8 @@ the sidecar does not hold).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Container, Iterable, Sequence
+from typing import NamedTuple
 
 from vault_sync.ranking_settings import RankingSettings
 
@@ -25,8 +25,7 @@ Edge = tuple[str, str, str]  # (source, type, target_path)
 EdgesOf = Callable[[Sequence[str]], Iterable[Edge]]
 
 
-@dataclass(frozen=True)
-class Via:
+class Via(NamedTuple):
     """How the graph stream reached a page: from ``page`` (a top lexical hit, or at depth 2
     the page reached at depth 1) over an edge of ``type``, ``direction`` ``out`` (``page``
     links to it) or ``in`` (it links to ``page``), at ``depth`` hops."""
@@ -37,8 +36,7 @@ class Via:
     depth: int
 
 
-@dataclass(frozen=True)
-class GraphHit:
+class GraphHit(NamedTuple):
     """A page the graph stream scored: ``score`` = the seed's normalised lexical score times
     the edge weight (times ``chain_decay`` and the second edge's weight at depth 2), the best
     over every way in; ``via`` that best way (ties: the earlier seed, then type, path)."""
@@ -64,6 +62,8 @@ def graph_scores(
     settings: RankingSettings,
     *,
     chain: bool = False,
+    lifts_only: Container[str] = (),
+    found: Container[str] = (),
 ) -> dict[str, GraphHit]:
     """Score the neighbours of ``seeds``.
 
@@ -72,6 +72,9 @@ def graph_scores(
         edges_of: resolved edges touching the given paths.
         settings: edge weights, ``chain_decay``.
         chain: also walk one more ``fixes`` / ``causes`` hop from pages reached by one.
+        lifts_only, found: edge types that only lift a page already ``found`` (the
+            ranking's untyped links): a page not in ``found`` whose best way in is one of
+            them is left out.
 
     Returns:
         ``{path: GraphHit}`` for every page reached with a positive score (a seed can be
@@ -79,20 +82,29 @@ def graph_scores(
     """
     strength = dict(seeds)
     order = {path: n for n, (path, _) in enumerate(seeds)}
-    found: dict[str, tuple[tuple[float, int, str], GraphHit]] = {}
+    weights: dict[tuple[str, str], float] = {}
 
-    def offer(path: str, score: float, via: Via, rank: int) -> None:
-        key = (-score, rank, via.type)
-        if score > 0 and (path not in found or key < found[path][0]):
-            found[path] = (key, GraphHit(round(score, 6), via))
+    def weight(edge_type: str, direction: str) -> float:
+        key = (edge_type, direction)
+        if key not in weights:
+            weights[key] = settings.edge_weight(edge_type, direction)
+        return weights[key]
+
+    # {path: (key, score, way in)}: the objects built at the end, once per page kept
+    ways: dict[str, tuple[tuple[float, int, str], float, tuple[str, str, str, int]]] = {}
+
+    def offer(path: str, score: float, via: tuple[str, str, str, int], rank: int) -> None:
+        key = (-score, rank, via[1])
+        if score > 0 and (path not in ways or key < ways[path][0]):
+            ways[path] = (key, score, via)
 
     first = _steps(edges_of(list(strength)), set(strength))
     reached: dict[str, tuple[float, int]] = {}
     for origin, edge_type, direction, to in sorted(first):
         if to == origin:
             continue
-        score = strength[origin] * settings.edge_weight(edge_type, direction)
-        offer(to, score, Via(origin, edge_type, direction, 1), order[origin])
+        score = strength[origin] * weight(edge_type, direction)
+        offer(to, score, (origin, edge_type, direction, 1), order[origin])
         if chain and edge_type in CHAIN_TYPES and to not in strength:
             best = reached.get(to, (0.0, 0))
             reached[to] = max(best, (score, -order[origin]))
@@ -103,6 +115,10 @@ def graph_scores(
             if edge_type not in CHAIN_TYPES or to == origin or to in strength:
                 continue
             base, rank = reached[origin]
-            score = base * settings.chain_decay * settings.edge_weight(edge_type, direction)
-            offer(to, score, Via(origin, edge_type, direction, MAX_CHAIN_DEPTH), -rank)
-    return {path: hit for path, (_, hit) in found.items()}
+            score = base * settings.chain_decay * weight(edge_type, direction)
+            offer(to, score, (origin, edge_type, direction, MAX_CHAIN_DEPTH), -rank)
+    return {
+        path: GraphHit(round(score, 6), Via(*via))
+        for path, (_, score, via) in ways.items()
+        if path in found or via[1] not in lifts_only
+    }

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Iterable, Mapping
+import weakref
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,7 +34,12 @@ class PageFacts:
         date: its day (DESIGN §5.6: ``date`` key, else newest evidence ``at``, else
             ``valid_from``), ``YYYY-MM-DD`` or ``None``.
         agent, summary: the ``agent`` and ``summary`` keys when they are strings.
-        evidence: ``(kind, source, at)`` per evidence entry, in the page's order.
+        evidence_count: its evidence entries (a repeated ``kind:source`` once).
+        sessions: distinct ``session`` evidence sources.
+        other_evidence: distinct evidence entries that are not sessions.
+        newest_evidence: the newest dated evidence day, or ``""``.
+        (The four kept in the page's row at write time:
+        :func:`vault_sync.store.schema.evidence_sums`.)
     """
 
     path: str
@@ -46,62 +52,100 @@ class PageFacts:
     date: str | None
     agent: str | None = None
     summary: str | None = None
-    evidence: tuple[tuple[str, str, str | None], ...] = ()
-
-    @property
-    def sessions(self) -> int:
-        """Distinct ``session`` evidence sources."""
-        return len({source for kind, source, _ in self.evidence if kind == "session"})
-
-    @property
-    def other_evidence(self) -> int:
-        """Distinct evidence entries that are not sessions."""
-        return len({(k, s) for k, s, _ in self.evidence if k != "session"})
-
-    @functools.cached_property
-    def newest_evidence(self) -> str:
-        """The newest dated evidence day, or ``""``."""
-        return max((d for d in (day_of(at) for _, _, at in self.evidence) if d), default="")
+    evidence_count: int = 0
+    sessions: int = 0
+    other_evidence: int = 0
+    newest_evidence: str = ""
 
 
-def facts_from_rows(rows: Iterable[Any], evidence: Iterable[Any]) -> dict[str, PageFacts]:
-    """``{path: PageFacts}`` from :meth:`Sidecar.fact_rows` and :meth:`Sidecar.evidence_rows`
-    (or ``evidence_for``) rows, read by position in the order those select their columns;
-    evidence of other pages is ignored."""
-    found: dict[str, list[tuple[str, str, str | None]]] = {}
-    for path, kind, source, at in evidence:
-        found.setdefault(path, []).append((kind, source, at))
+def facts_from_rows(rows: Iterable[Sequence[Any]]) -> dict[str, PageFacts]:
+    """``{path: PageFacts}`` from :meth:`Sidecar.fact_rows` tuples, read by position in the
+    order it selects its columns (those of :class:`PageFacts`, the ``date`` key's value in
+    place of the page's day); columns after those are ignored."""
     pages = {}
     # Built past the frozen dataclass's __init__ (one object.__setattr__ per field): ``brief``
     # builds every page's facts, 10,000 at 10k pages (13 -> 8 ms there); same fields, same
     # equality and hash.
     new, fields = object.__new__, _FIELDS
-    for path, title, kind, status, project, valid_from, valid_to, date_key, agent, summary in rows:
-        mine = tuple(found.get(path, ()))
-        newest = max((d for _, _, at in mine if (d := day_of(at))), default="")
-        date = day_of(date_key) or newest or day_of(valid_from)  # page_date's order
+    for row in rows:
         facts = new(PageFacts)
-        facts.__dict__.update(
-            zip(
-                fields,
-                (path, title, kind, status, project, valid_from, valid_to, date, agent, summary),
-                strict=True,
-            ),
-            evidence=mine,
-            newest_evidence=newest,  # the cached property, filled from the same pass
-        )
-        pages[path] = facts
+        values = facts.__dict__
+        values.update(zip(fields, row))  # noqa: B905 (rows may hold more columns)
+        # page_date's order: the date key, else the newest evidence, else valid_from
+        values["date"] = day_of(row[7]) or row[13] or day_of(row[5])
+        pages[row[0]] = facts
     return pages
 
 
-#: The fields of :class:`PageFacts` before ``evidence``, in order (for :func:`facts_from_rows`).
-_FIELDS = tuple(f.name for f in dataclasses.fields(PageFacts))[:-1]
+#: The fields of :class:`PageFacts`, in order (for :func:`facts_from_rows`).
+_FIELDS = tuple(f.name for f in dataclasses.fields(PageFacts))
 
 
 def read_facts(sidecar: Sidecar, paths: Iterable[str]) -> dict[str, PageFacts]:
-    """The facts of the pages at ``paths`` that exist (two queries)."""
-    wanted = sorted(set(paths))
-    return facts_from_rows(sidecar.fact_rows(paths=wanted), sidecar.evidence_for(wanted))
+    """The facts of the pages at ``paths`` that exist (one query)."""
+    return facts_from_rows(sidecar.fact_rows(paths=sorted(set(paths))))
+
+
+#: Most pages whose sidecar reads one open sidecar keeps for the ranking (:func:`ranked_facts`;
+#: ~1 kB a page): past it the kept reads are dropped and read again as asked.
+KEPT_PAGES_MAX = 20_000
+
+
+@dataclass
+class _Kept:
+    """What the ranking read of one open sidecar at one ``generation``: facts, rule links
+    (pages whose links were read) and tags (pages whose tags were read), by path."""
+
+    generation: int
+    facts: dict[str, PageFacts] = dataclasses.field(default_factory=dict)
+    links: dict[str, tuple[tuple[str, str, str], ...]] = dataclasses.field(default_factory=dict)
+    tags: dict[str, list[str]] = dataclasses.field(default_factory=dict)
+
+
+_KEPT: weakref.WeakKeyDictionary[Sidecar, _Kept] = weakref.WeakKeyDictionary()
+
+
+def _kept(sidecar: Sidecar) -> _Kept:
+    """The reads kept for ``sidecar``, emptied when a batch has been recorded complete since
+    they were read (its ``generation`` moved: every write of the sidecar is a batch that
+    moves it, :meth:`~vault_sync.store.Sidecar.apply_batch`) or when they grew too many."""
+    kept = _KEPT.get(sidecar)
+    generation = sidecar.generation
+    if kept is None or kept.generation != generation or len(kept.facts) > KEPT_PAGES_MAX:
+        kept = _KEPT[sidecar] = _Kept(generation)
+    return kept
+
+
+def ranked_facts(
+    sidecar: Sidecar, paths: Iterable[str], tags_of: Iterable[str] = ()
+) -> tuple[dict[str, PageFacts], list[tuple[str, str, str]], dict[str, list[str]]]:
+    """``(facts, rule links, tags)`` of the pages at ``paths`` that are stored
+    (:meth:`~vault_sync.store.Sidecar.facts_and_rule_links`: the links sorted, each once;
+    tags of those in ``tags_of``), read once per page while the sidecar's generation stays:
+    a long-lived reader (the MCP server) reads again only the pages no query read since
+    the last write."""
+    kept = _kept(sidecar)
+    wanted, tagged = set(paths), set(tags_of)
+    need = sorted(p for p in wanted if p not in kept.links or (p in tagged and p not in kept.tags))
+    if need:
+        read = sidecar.facts_and_rule_links(need, sorted(tagged.intersection(need)))
+        kept.facts.update(facts_from_rows(row for row, _, _ in read))
+        for row, touching, tags in read:
+            kept.links[row[0]] = touching
+            if tags is not None:
+                kept.tags[row[0]] = tags
+    facts = {p: kept.facts[p] for p in sorted(wanted) if p in kept.links}
+    links = sorted({link for p in facts for link in kept.links[p]})
+    return facts, links, {p: kept.tags[p] for p in tagged if p in kept.tags}
+
+
+def kept_facts(sidecar: Sidecar, paths: Iterable[str]) -> dict[str, PageFacts]:
+    """:func:`read_facts`, kept as :func:`ranked_facts` keeps its reads."""
+    kept = _kept(sidecar)
+    wanted = set(paths)
+    if need := wanted - kept.facts.keys():
+        kept.facts.update(read_facts(sidecar, need))
+    return {p: kept.facts[p] for p in sorted(wanted) if p in kept.facts}
 
 
 def in_window(page: PageFacts, day: str | None) -> bool:
@@ -145,6 +189,21 @@ def superseded_by_edges(
     return out
 
 
+def read_by_rules(edges: Iterable[tuple[str, str, str]]) -> set[str]:
+    """The pages whose facts :func:`superseded_by_edges` and :func:`contradiction_open` read
+    over ``(source, type, target_path)`` edges: each successor, and both sides of each
+    ``contradicts`` edge (the page a successor replaces is only named)."""
+    out: set[str] = set()
+    for source, edge, target in edges:
+        if edge == "supersedes":
+            out.add(source)
+        elif edge == "superseded_by":
+            out.add(target)
+        elif edge == "contradicts":
+            out.update((source, target))
+    return out
+
+
 def contradiction_open(
     source: PageFacts | None,
     target: PageFacts | None,
@@ -169,7 +228,7 @@ def page_confidence(page: PageFacts, day: str | None, open_edges: int) -> float:
     date) aged to ``day``, with ``open_edges`` unresolved contradictions."""
     newest = page.newest_evidence or page.date
     age = days_between(newest, day) if newest and day else None
-    if not page.evidence:  # most pages: no support to count
+    if not page.evidence_count:  # most pages: no support to count
         return _confidence(0, 0, age, open_edges)
     return _confidence(page.sessions, page.other_evidence, age, open_edges)
 

@@ -65,7 +65,7 @@ def explain_of(
             if candidate.authority is not None
             else None
         ),
-        "evidence": len(facts.evidence),
+        "evidence": facts.evidence_count,
         "sessions": facts.sessions,
         "confidence": candidate.confidence,
         "confidence_factor": round(candidate.confidence_factor, 6),

@@ -41,8 +41,10 @@ from vault_sync.page_facts import (
     PageFacts,
     contradiction_open,
     in_window,
+    kept_facts,
     page_confidence,
-    read_facts,
+    ranked_facts,
+    read_by_rules,
     superseded_by_edges,
 )
 from vault_sync.query_fields import QueryPlan
@@ -60,7 +62,7 @@ from vault_sync.retrieve import (
     snippet_of,
 )
 from vault_sync.snippets import Snippet
-from vault_sync.store import RULE_LINK_TYPES, Sidecar
+from vault_sync.store import Sidecar
 from vault_sync.time_phrases import TimeSpan, closeness, time_spans
 
 #: The pipeline's own switches for ``eval --ablate`` (each turns a stage off, or ``chain``
@@ -79,9 +81,6 @@ SWITCHES: dict[str, str] = {**LEXICAL_SWITCHES, **STAGE_SWITCHES}
 #: Untyped edges (DESIGN §2): they lift a page the lexical stream found, never bring in one
 #: it did not (a page that links to a hit, or that it links to, is no answer by itself).
 UNTYPED = frozenset({"references", "embeds"})
-#: Typed edges whose far ends the rules read (supersession and contradiction; the sidecar
-#: indexes them apart for this: :meth:`vault_sync.store.Sidecar.rule_links_touching`).
-RULE_TYPES = frozenset(RULE_LINK_TYPES)
 #: How many times deeper the lexical stream reads when a filter the index cannot apply
 #: (``--status``, ``--as-of``) may leave pages out after it.
 FILTERED_DEPTH_FACTOR = 4
@@ -206,7 +205,8 @@ class Candidate:
             score over the best one; ``None`` / 0 when only the graph found it.
         graph: its graph stream score and way in, or ``None``.
         fused: the fused score.
-        authority: the authority stage's multiplier and reasons, or ``None`` when off.
+        authority: the authority stage's multiplier (with its reasons for the hits
+            ``--explain`` shows), or ``None`` when off.
         confidence: from its evidence (:func:`_confidence`: for the hits returned, and for
             every candidate when the score reads it); ``confidence_factor`` its multiplier.
         date_factor: the date stage's multiplier.
@@ -240,6 +240,7 @@ class _Run:
     candidates: dict[str, Candidate]
     edges: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)
     facts: dict[str, PageFacts] = field(default_factory=dict)
+    tags: dict[str, list[str]] = field(default_factory=dict)
     superseded: dict[str, str] = field(default_factory=dict)
     open_against: dict[str, list[str]] = field(default_factory=dict)
     open_edges: dict[str, int] = field(default_factory=dict)
@@ -255,15 +256,6 @@ class _Run:
                 if end in missing:
                     self.edges[end].append(edge)
         return sorted({e for p in wanted for e in self.edges[p]})
-
-    def rule_edges_of(self, paths: Iterable[str]) -> list[tuple[str, str, str]]:
-        """The :data:`RULE_TYPES` links of :meth:`edges_of`, sorted: from the links already
-        read, and for the other paths from the sidecar's index of these links alone."""
-        wanted = set(paths)
-        known = wanted & self.edges.keys()
-        found = {e for p in known for e in self.edges[p] if e[1] in RULE_TYPES}
-        found.update(self.sidecar.rule_links_touching(sorted(wanted - known)))
-        return sorted(found)
 
 
 def _lexical(
@@ -288,25 +280,33 @@ def _graph(run: _Run) -> None:
     """Stage 2: neighbours of the best ``graph_seeds`` lexical pages (DESIGN §5.2)."""
     settings = run.plan.settings
     seeds = [(c.path, c.lexical_norm) for c in run.candidates.values()]
+    candidates = run.candidates
     found = graph_scores(
         seeds[: settings.graph_seeds],
         run.edges_of,
         settings,
         chain="chain" in run.plan.stages,
+        lifts_only=UNTYPED,  # a plain link only lifts a page the words found; brings none in
+        found=candidates,
     )
     for path, hit in found.items():
-        if path not in run.candidates and hit.via.type in UNTYPED:
-            continue  # a plain link only lifts a page the words found; it brings none in
-        run.candidates.setdefault(path, Candidate(path)).graph = hit
+        if path in candidates:
+            candidates[path].graph = hit
+        else:
+            candidates[path] = Candidate(path, graph=hit)
 
 
 def _read_facts(run: _Run) -> None:
-    """The facts of every candidate and of the far ends of their rule edges; a candidate the
-    sidecar does not hold (the stores disagree for a moment) is dropped."""
-    paths = set(run.candidates)
-    rule_edges = run.rule_edges_of(paths)
-    ends = {end for edge in rule_edges for end in (edge[0], edge[2])}
-    run.facts = read_facts(run.sidecar, paths | ends)
+    """The facts of every candidate and of the far ends of their rule edges that the rules
+    read (:func:`~vault_sync.page_facts.read_by_rules`); a candidate the sidecar does not
+    hold (the stores disagree for a moment) is dropped."""
+    unread = [path for path, candidate in run.candidates.items() if candidate.doc is None]
+    run.facts, rule_edges, run.tags = ranked_facts(run.sidecar, run.candidates, unread)
+    if missing := sorted(run.candidates.keys() - run.facts.keys()):  # the rules still read
+        rule_edges = sorted({*rule_edges, *run.sidecar.rule_links_touching(missing)})
+    ends = read_by_rules(rule_edges) - run.candidates.keys()
+    if ends:
+        run.facts.update(kept_facts(run.sidecar, ends))
     for path in [p for p in run.candidates if p not in run.facts]:
         del run.candidates[path]
     plan = run.plan
@@ -337,6 +337,14 @@ def _unlink_as_of(run: _Run, candidates: list[Candidate]) -> None:
             candidate.graph = None
 
 
+def _tags(run: _Run, candidate: Candidate) -> list[str]:
+    """The candidate's tags: from its index document once read, else from the sidecar (the
+    same tags, read with its facts: :meth:`~vault_sync.store.Sidecar.facts_and_rule_links`)."""
+    if candidate.doc is not None:
+        return candidate.doc.get_all("tags")
+    return run.tags.get(candidate.path, [])
+
+
 def _keep(run: _Run, candidate: Candidate) -> bool:
     """The filters: ``--status`` and ``--as-of`` for every page, and the exact filters for
     pages the graph brought (the index applied them to the lexical stream, with the same
@@ -356,38 +364,51 @@ def _keep(run: _Run, candidate: Candidate) -> bool:
     if "project" in terms and facts.project != terms["project"]:
         return False
     if "tag_filter" in terms:
-        tags = candidate.doc.get_all("tags") if candidate.doc is not None else []
-        return terms["tag_filter"] in {t.lower() for t in tag_ancestors(tags)}
+        return terms["tag_filter"] in {t.lower() for t in tag_ancestors(_tags(run, candidate))}
     return True
 
 
-def _score(run: _Run, candidate: Candidate) -> None:
-    """Stages 3-4: fusion, then authority, confidence and date multipliers."""
+def _score(run: _Run, candidates: list[Candidate]) -> None:
+    """Stages 3-4 for each candidate: fusion, then authority, confidence and date
+    multipliers."""
     plan, settings = run.plan, run.plan.settings
-    facts = run.facts[candidate.path]
-    graph = candidate.graph.score if candidate.graph and "graph" in plan.stages else 0.0
-    candidate.fused = candidate.lexical_norm + settings.graph_weight * graph
-    multiplier = 1.0
-    if "authority" in plan.stages:
-        tags = candidate.doc.get_all("tags") if candidate.doc is not None else []
-        candidate.authority = authority(
-            facts.kind,
-            facts.status,
-            tags,
-            settings,
-            superseded_by=run.superseded.get(candidate.path),
-            contradicted_by=run.open_against.get(candidate.path, []),
-            current_on=plan.as_of if candidate.path not in run.superseded else None,
-        )
-        multiplier *= candidate.authority.multiplier
-    if "confidence" in plan.stages and settings.confidence_weight:  # else the factor is 1
-        _confidence(run, candidate)
-        candidate.confidence_factor = 1 + settings.confidence_weight * (candidate.confidence - 0.5)
-    if plan.spans and facts.date is not None:
-        near = closeness(plan.spans, facts.date, settings.date_slack_days)
-        candidate.date_factor = 1 + settings.date_weight * near
-    multiplier *= candidate.confidence_factor * candidate.date_factor
-    candidate.final = round(candidate.fused * multiplier, 6)
+    graph_on, graph_weight = "graph" in plan.stages, settings.graph_weight
+    authority_on = "authority" in plan.stages
+    confidence_on = "confidence" in plan.stages and settings.confidence_weight  # else 1
+    for candidate in candidates:
+        facts = run.facts[candidate.path]
+        graph = candidate.graph.score if candidate.graph and graph_on else 0.0
+        candidate.fused = candidate.lexical_norm + graph_weight * graph
+        multiplier = 1.0
+        if authority_on:
+            candidate.authority = _authority(run, candidate, explain=False)
+            multiplier *= candidate.authority.multiplier
+        if confidence_on:
+            _confidence(run, candidate)
+            candidate.confidence_factor = 1 + settings.confidence_weight * (
+                candidate.confidence - 0.5
+            )
+        if plan.spans and facts.date is not None:
+            near = closeness(plan.spans, facts.date, settings.date_slack_days)
+            candidate.date_factor = 1 + settings.date_weight * near
+        multiplier *= candidate.confidence_factor * candidate.date_factor
+        candidate.final = round(candidate.fused * multiplier, 6)
+
+
+def _authority(run: _Run, candidate: Candidate, *, explain: bool) -> Authority:
+    """The authority stage's multiplier of a candidate, and its reasons when ``explain``
+    (asked again for the hits ``--explain`` shows: the same multiplier)."""
+    path, facts = candidate.path, run.facts[candidate.path]
+    return authority(
+        facts.kind,
+        facts.status,
+        _tags(run, candidate),
+        run.plan.settings,
+        superseded_by=run.superseded.get(path),
+        contradicted_by=run.open_against.get(path, ()),
+        current_on=run.plan.as_of if path not in run.superseded else None,
+        explain=explain,
+    )
 
 
 def _confidence(run: _Run, candidate: Candidate) -> None:
@@ -459,20 +480,35 @@ def run_plan(
         if "graph" in plan.stages:
             _graph(run)
         _read_facts(run)
-        missing = [p for p, c in run.candidates.items() if c.doc is None]
-        for path, doc in index.documents(searcher, missing).items():
+        chosen = _rank(run, list(run.candidates.values()))
+        # Index documents only for the pages returned that the lexical stream did not read
+        # (their tags came from the sidecar): most of the graph's pages are never shown.
+        unread = [c.path for c in chosen if c.doc is None]
+        docs = index.documents(searcher, unread)
+        for path, doc in docs.items():
             run.candidates[path].doc = doc
-        found = [c for c in run.candidates.values() if c.doc is not None]
-        _unlink_as_of(run, found)
-        kept = [c for c in found if _keep(run, c)]
-        for candidate in kept:
-            _score(run, candidate)
-        kept.sort(key=lambda c: (-c.final, c.path))
-        _rules(run, kept)
-        chosen = kept[: plan.limit]
+        if len(docs) < len(unread):  # the index lacks a page the sidecar holds (the stores
+            # disagree for a moment): rank again only the pages the index holds, as read
+            rest = [p for p, c in run.candidates.items() if c.doc is None and p not in unread]
+            for path, doc in index.documents(searcher, rest).items():
+                run.candidates[path].doc = doc
+            for candidate in run.candidates.values():
+                candidate.rules = []
+            chosen = _rank(run, [c for c in run.candidates.values() if c.doc is not None])
         for candidate in chosen:
             _confidence(run, candidate)
         return _hits(run, searcher, chosen, explain=explain, snippets=snippets)
+
+
+def _rank(run: _Run, found: list[Candidate]) -> list[Candidate]:
+    """The filters, the scores, their order and the rules over the candidates ``found``;
+    the best ``limit`` of them."""
+    _unlink_as_of(run, found)
+    kept = [c for c in found if _keep(run, c)]
+    _score(run, kept)
+    kept.sort(key=lambda c: (-c.final, c.path))
+    _rules(run, kept)
+    return kept[: run.plan.limit]
 
 
 def _hits(
@@ -487,6 +523,8 @@ def _hits(
         snippet = snippet_of(generator, doc, lexical) if generator else Snippet("", ())
         details = None
         if explain:
+            if candidate.authority is not None:
+                candidate.authority = _authority(run, candidate, explain=True)
             words = (
                 lexical_explain(lexical, searcher, candidate.addr, candidate.lexical_score or 0.0)
                 if candidate.addr is not None

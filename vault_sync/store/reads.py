@@ -6,13 +6,20 @@ engine's checks need is a named method here, so a schema change touches the stor
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vault_sync.store.schema import FACT_KEYS, RULE_LINKS_WHERE
+from vault_sync.store.schema import (
+    FACT_COLUMNS,
+    PAGE_FACTS_INDEX,
+    RULE_LINKS_FROM,
+    RULE_LINKS_INTO,
+    RULE_LINKS_WHERE,
+)
 
 if TYPE_CHECKING:  # link resolution and records load with the first write, not for a query
     from vault_sync.links import NameTable
@@ -21,6 +28,9 @@ if TYPE_CHECKING:  # link resolution and records load with the first write, not 
 #: Below this many links to resolve, names are looked up by SQL (indexed, ~20 µs each)
 #: instead of loading every page's names (~60 ms at 10k pages): measured on a 10k-page vault.
 SQL_LOOKUP_MAX_LINKS = 2000
+#: The columns of :meth:`SidecarReads.fact_rows`, in order, and where they are read from.
+_FACT_COLUMNS = ", ".join(FACT_COLUMNS)
+_FACT_SQL = f"SELECT {_FACT_COLUMNS} FROM pages INDEXED BY {PAGE_FACTS_INDEX}"
 
 
 def _chunks(paths: Sequence[str]) -> Iterator[list[str]]:
@@ -331,39 +341,60 @@ class SidecarReads:
 
     def fact_rows(
         self, project: str | None = None, paths: Sequence[str] | None = None
-    ) -> list[sqlite3.Row]:
-        """Rows (path, title, kind, status, project, valid_from, valid_to, and the string
-        values of the frontmatter keys ``date``, ``agent`` and ``summary`` as ``date_key``,
-        ``agent_key``, ``summary_key``, else NULL) by path: of every page, of one project's,
-        or of those at ``paths`` (what ``brief`` and the ranking read,
-        :mod:`vault_sync.page_facts`), the keys' columns filled at write time
-        (:func:`~vault_sync.store.schema.fact_key_sql`)."""
-        sql = (
-            "SELECT path, title, kind, status, project, valid_from, valid_to, "
-            + ", ".join(f"{key}_key" for key in FACT_KEYS)
-            + " FROM pages"
-        )
+    ) -> list[tuple[Any, ...]]:
+        """Tuples (path, title, kind, status, project, valid_from, valid_to; the string
+        values of the frontmatter keys ``date``, ``agent`` and ``summary``, else NULL; then
+        the page's :data:`~vault_sync.store.schema.EVIDENCE_SUMS`: evidence entries,
+        sessions, other entries, newest evidence day or ``""``) by path: of every page, of one
+        project's, or of those at ``paths`` (what ``brief`` and the ranking read,
+        :mod:`vault_sync.page_facts`), the keys' and sums' columns filled at write time
+        (:func:`~vault_sync.store.schema.fact_key_sql`,
+        :func:`~vault_sync.store.schema.evidence_sums`)."""
+        params: tuple[str, ...] = ()
         if paths is not None:
-            return self._in_paths(sql + " WHERE path IN ({marks}) ORDER BY path", paths)
-        if project is None:
-            return self.query(sql + " ORDER BY path")
-        return self.query(sql + " WHERE project = ? ORDER BY path", (project,))
+            # one statement whatever the number of paths (its plan cached by the connection)
+            where, params = "path IN (SELECT value FROM json_each(?))", (json.dumps(paths),)
+        elif project is not None:
+            where, params = "project = ?", (project,)
+        else:
+            where = "1"
+        return self.db.execute(f"{_FACT_SQL} WHERE {where} ORDER BY path", params).fetchall()
 
-    def _in_paths(self, sql: str, paths: Sequence[str]) -> list[sqlite3.Row]:
-        """Run ``sql`` with ``{marks}`` standing for one ``?`` per path, in chunks under
-        SQLite's variable limit (:func:`_chunks`)."""
-        rows: list[sqlite3.Row] = []
-        for chunk in _chunks(paths):
-            rows += self.query(sql.format(marks=_marks(chunk)), chunk)
-        return rows
-
-    def evidence_for(self, paths: Sequence[str]) -> list[sqlite3.Row]:
-        """Evidence rows (path, kind, source, at) of the pages at ``paths``, by path, line."""
-        return self._in_paths(
-            "SELECT path, kind, source, at FROM evidence WHERE path IN ({marks})"
-            " ORDER BY path, line",
-            paths,
+    def facts_and_rule_links(
+        self, paths: Sequence[str], tags_of: Sequence[str] = ()
+    ) -> list[tuple[tuple[Any, ...], tuple[tuple[str, str, str], ...], list[str] | None]]:
+        """``(fact row, rule links, tags)`` of each page at ``paths`` that is stored, by path,
+        in one statement: its :meth:`fact_rows` row, what :meth:`rule_links_touching` gives
+        for it (sorted), and its tags (as :meth:`tags_of`) when it is in ``tags_of``, else
+        ``None``. The ranking reads these for every candidate page (~80 a query; tags for
+        those whose index document it has not read): one pass over the pages, each page's
+        rule links from the covering partial indexes beside its row (one statement instead
+        of three)."""
+        rule = f"{RULE_LINKS_WHERE} AND source != target_path"
+        sql = (
+            f"SELECT {_FACT_COLUMNS},"
+            " CASE WHEN path IN (SELECT value FROM json_each(?2)) THEN"
+            " (SELECT json_group_array(tag) FROM tags WHERE tags.path = pages.path) END,"
+            " (SELECT json_group_array(json_array(type, target_path))"
+            f" FROM links INDEXED BY {RULE_LINKS_FROM} WHERE source = pages.path AND {rule}),"
+            " (SELECT json_group_array(json_array(type, source))"
+            f" FROM links INDEXED BY {RULE_LINKS_INTO} WHERE target_path = pages.path AND {rule})"
+            f" FROM pages INDEXED BY {PAGE_FACTS_INDEX}"
+            " WHERE path IN (SELECT value FROM json_each(?1)) ORDER BY path"
         )
+        width = len(FACT_COLUMNS)
+        rows = self.db.execute(sql, (json.dumps(paths), json.dumps(tags_of))).fetchall()
+        # every page's JSON arrays decoded in one call (most pages have none)
+        texts = [text for row in rows for text in row[width:] if text is not None]
+        decoded = iter(json.loads(f"[{','.join(texts)}]"))
+        out = []
+        for row in rows:
+            path = row[0]
+            tags = next(decoded) if row[width] is not None else None
+            links = [(path, kind, other) for kind, other in next(decoded)]
+            links += [(other, kind, path) for kind, other in next(decoded)]
+            out.append((row[:width], tuple(sorted(set(links))) if links else (), tags))
+        return out
 
     def resolved_links_touching(self, paths: Sequence[str]) -> list[tuple[str, str, str]]:
         """Resolved links ``(source, type, target_path)`` from or into the pages at ``paths``,
@@ -371,13 +402,17 @@ class SidecarReads:
         rules. Unresolved links (no page) never appear; a link to itself neither."""
         return self._links_touching("target_path IS NOT NULL", paths)
 
-    def _links_touching(self, where: str, paths: Sequence[str]) -> list[tuple[str, str, str]]:
+    def _links_touching(
+        self, where: str, paths: Sequence[str], indexes: tuple[str, str] | None = None
+    ) -> list[tuple[str, str, str]]:
         """``(source, type, target_path)`` of the links matching ``where`` from or into the
-        pages at ``paths``, each once, sorted; no link to itself."""
+        pages at ``paths``, each once, sorted; no link to itself (``indexes``: the index to
+        read from each end, else the planner's choice)."""
         found: set[tuple[str, str, str]] = set()
-        for end in ("source", "target_path"):
+        for n, end in enumerate(("source", "target_path")):
+            table = f"links INDEXED BY {indexes[n]}" if indexes else "links"
             sql = (
-                f"SELECT source, type, target_path FROM links WHERE {where}"
+                f"SELECT source, type, target_path FROM {table} WHERE {where}"
                 f" AND source != target_path AND {end} IN ({{marks}})"
             )
             for chunk in _chunks(paths):
@@ -389,7 +424,7 @@ class SidecarReads:
         ``superseded_by`` and ``contradicts`` links, read from the covering partial indexes
         of :data:`~vault_sync.store.schema.RULE_LINKS_WHERE` alone: the ranking's rules read
         them for every candidate page."""
-        return self._links_touching(RULE_LINKS_WHERE, paths)
+        return self._links_touching(RULE_LINKS_WHERE, paths, (RULE_LINKS_FROM, RULE_LINKS_INTO))
 
     def pages_with_evidence(self, kind: str, source: str) -> list[str]:
         """Paths of the pages citing evidence ``kind:source`` (``session:ID``), by path."""
@@ -398,10 +433,6 @@ class SidecarReads:
             (kind, source),
         )
         return [str(row[0]) for row in rows]
-
-    def evidence_rows(self) -> list[sqlite3.Row]:
-        """Every evidence row (path, kind, source, at), by path and line."""
-        return self.query("SELECT path, kind, source, at FROM evidence ORDER BY path, line")
 
     def typed_edges(self, types: Sequence[str]) -> list[tuple[str, str, str, str | None]]:
         """:meth:`typed_links` as plain ``(source, type, target_text, target_path)`` tuples,

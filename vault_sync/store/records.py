@@ -9,6 +9,8 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from vault_sync.store.schema import evidence_sums
+
 if TYPE_CHECKING:  # the page model: with the parser, off the query path
     from vault_sync.page import Page
 
@@ -44,6 +46,8 @@ class PageRecord:
         page_row: the ``pages`` row up to its frontmatter: without ``generation`` and the
             ``*_key`` columns of ``store.schema.FACT_KEYS`` (the insert fills them).
         alias_rows, tag_rows, evidence_rows, issue_rows: rows of those tables.
+        evidence_sums: :func:`~vault_sync.store.schema.evidence_sums` of ``evidence_rows``
+            (``pages`` columns).
         link_rows: ``links`` rows for (source, target_text, target_key, target_last_key,
             type, anchor, display, line, origin).
     """
@@ -58,6 +62,7 @@ class PageRecord:
     evidence_rows: tuple[Row, ...]
     issue_rows: tuple[Row, ...]
     link_rows: tuple[Row, ...]
+    evidence_sums: tuple[int, int, int, str] = (0, 0, 0, "")
 
     @classmethod
     def of(cls, page: Page, disk_path: str, state: FileState) -> PageRecord:
@@ -66,6 +71,7 @@ class PageRecord:
         from vault_sync.page import name_key, path_id, path_stem
 
         path = page.path
+        evidence = tuple((path, e.kind, e.source, e.at, e.note, e.line) for e in page.evidence)
         return cls(
             path=path,
             title=page.title,
@@ -93,9 +99,7 @@ class PageRecord:
             ),
             alias_rows=tuple((path, a, name_key(a)) for a in page.aliases),
             tag_rows=tuple((path, t) for t in page.tags),
-            evidence_rows=tuple(
-                (path, e.kind, e.source, e.at, e.note, e.line) for e in page.evidence
-            ),
+            evidence_rows=evidence,
             issue_rows=tuple(
                 (path, i.severity.value, i.code, i.message, i.line, i.key) for i in page.issues
             ),
@@ -112,4 +116,5 @@ class PageRecord:
                 )
                 for link in page.links
             ),
+            evidence_sums=evidence_sums(evidence),
         )

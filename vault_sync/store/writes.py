@@ -13,7 +13,7 @@ from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from vault_sync.store.reads import SQL_LOOKUP_MAX_LINKS, SidecarReads, SqlNames
-from vault_sync.store.schema import FACT_KEYS, fact_key_sql
+from vault_sync.store.schema import EVIDENCE_SUMS, FACT_KEYS, fact_key_sql
 
 if TYPE_CHECKING:  # link resolution and records load with the first write, not for a query
     from vault_sync.links import NameTable
@@ -21,11 +21,13 @@ if TYPE_CHECKING:  # link resolution and records load with the first write, not 
 
 _PAGE_TABLES = ("pages", "aliases", "tags", "evidence", "issues")
 #: A ``pages`` row: ``PageRecord.page_row`` and the generation (``?1``-``?19``; the
-#: frontmatter JSON is ``?18``), then the :data:`FACT_KEYS` columns read out of that JSON.
+#: frontmatter JSON is ``?18``), then the :data:`FACT_KEYS` columns read out of that JSON,
+#: then ``PageRecord.evidence_sums`` (``?20``-``?23``, :data:`EVIDENCE_SUMS`).
 _INSERT_PAGE = (
     "INSERT INTO pages VALUES ("
     + ", ".join(f"?{n}" for n in range(1, 20))
     + "".join(f", {fact_key_sql(key, '?18')}" for key in FACT_KEYS)
+    + "".join(f", ?{n}" for n in range(20, 20 + len(EVIDENCE_SUMS)))
     + ")"
 )
 
@@ -85,7 +87,7 @@ class SidecarWrites(SidecarReads):
         """Insert a batch's pages and their rows, one ``executemany`` per table for the whole
         batch."""
         db = self.db
-        db.executemany(_INSERT_PAGE, [(*r.page_row, generation) for r in records])
+        db.executemany(_INSERT_PAGE, [(*r.page_row, generation, *r.evidence_sums) for r in records])
         db.executemany(
             "INSERT INTO aliases VALUES (?,?,?)", chain(*(r.alias_rows for r in records))
         )
