@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from tests.conftest import REPO, Result, query_paths
 from vault_sync.confidence import Support, confidence
 from vault_sync.config import load_config
-from vault_sync.engine import open_reader
+from vault_sync.readers import open_reader
 
 Cli = Callable[..., Result]
 
@@ -104,6 +104,20 @@ def test_pages_the_graph_brings_obey_the_filters_as_the_index_does(
     assert query_paths(cli, vault, query) == ["Bug flood.md", "Rate limit.md", "Cron.md"]
     assert query_paths(cli, vault, query, "--tag", "#OPS") == ["Bug flood.md", "Rate limit.md"]
     assert query_paths(cli, vault, query, "--kind", "Bug") == ["Bug flood.md"]
+
+
+def test_pages_the_graph_brings_obey_the_excluded_words_as_the_index_does(
+    make_vault: Callable[..., Path], cli: Cli
+) -> None:
+    """``retry -storm`` brought pages holding "storm" through their links (fresh user)."""
+    fix = FIX.replace("Rate limit at the source.", "Rate limit at the source after the storm.")
+    cause = '---\nkind: note\ncauses: "[[Bug flood]]"\n---\nA cron job at midnight.\n'
+    vault = make_vault({"Bug flood.md": BUG, "Rate limit.md": fix, "Cron.md": cause})
+    query = "worker floods queue"
+    assert query_paths(cli, vault, query) == ["Bug flood.md", "Rate limit.md", "Cron.md"]
+    assert query_paths(cli, vault, f"{query} -storm") == ["Bug flood.md", "Cron.md"]
+    assert query_paths(cli, vault, f'{query} -"after the storm"') == ["Bug flood.md", "Cron.md"]
+    assert query_paths(cli, vault, f"{query} -cron") == ["Bug flood.md", "Rate limit.md"]
 
 
 def test_a_page_the_index_lacks_is_never_returned_though_the_sidecar_holds_it(

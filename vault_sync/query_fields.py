@@ -135,6 +135,9 @@ class QueryPlan:
             (:mod:`vault_sync.passages`; 0 leaves the ranking to tantivy).
         body_terms: every term the query looks for in ``body`` (what tantivy's snippet
             generator highlights), or ``None`` when not known (a query that excludes words).
+        exclude: the excluded clauses (``-word``, ``-"a phrase"``) as one query a page
+            matches when it holds any of them, or ``None``: pages that other streams bring
+            in (the graph's) are held to them too.
     """
 
     query: tantivy.Query
@@ -143,6 +146,7 @@ class QueryPlan:
     boosts: Mapping[str, float]
     passage_weight: float = 0.0
     body_terms: frozenset[str] | None = None
+    exclude: tantivy.Query | None = None
 
 
 @dataclass(frozen=True)

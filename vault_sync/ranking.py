@@ -296,6 +296,18 @@ def _graph(run: _Run) -> None:
             candidates[path] = Candidate(path, graph=hit)
 
 
+def _exclude(run: _Run, index: PageIndex, searcher: tantivy.Searcher) -> None:
+    """The graph's pages that hold an excluded word or phrase (``-storm``) leave: the
+    lexical stream's query already left out its own (a fresh user saw ``retry -storm``
+    bring back pages holding "storm" through their links)."""
+    exclude = run.lexical.exclude
+    if exclude is None:
+        return
+    brought = [p for p, c in run.candidates.items() if c.doc is None]
+    for path in index.documents(searcher, brought, where=exclude):
+        del run.candidates[path]
+
+
 def _read_facts(run: _Run) -> None:
     """The facts of every candidate and of the far ends of their rule edges that the rules
     read (:func:`~vault_sync.page_facts.read_by_rules`); a candidate the sidecar does not
@@ -479,6 +491,7 @@ def run_plan(
             return []
         if "graph" in plan.stages:
             _graph(run)
+            _exclude(run, index, searcher)
         _read_facts(run)
         chosen = _rank(run, list(run.candidates.values()))
         # Index documents only for the pages returned that the lexical stream did not read

@@ -182,7 +182,15 @@ def build_query(
         MappingProxyType(used),
         weight,
         None if clauses.must_not else body,  # the generator also highlights excluded words
+        _excluded(clauses),
     )
+
+
+def _excluded(clauses: Clauses) -> tantivy.Query | None:
+    """The excluded clauses as one query (any of them matches), or ``None``."""
+    if not clauses.must_not:
+        return None
+    return tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in clauses.must_not])
 
 
 # --------------------------------------------------------------------------- hits

@@ -373,15 +373,20 @@ class PageIndex:
         return out
 
     def documents(
-        self, searcher: tantivy.Searcher, paths: Iterable[str]
+        self,
+        searcher: tantivy.Searcher,
+        paths: Iterable[str],
+        where: tantivy.Query | None = None,
     ) -> dict[str, tantivy.Document]:
-        """``{path: stored document}`` for each of ``paths`` the index holds, in one search
-        (a disjunction of the path terms): the ranking's graph neighbours and the pages its
-        rules move, which the lexical stream did not fetch.
+        """``{path: stored document}`` for each of ``paths`` the index holds (and whose
+        document matches ``where``, when given), in one search (a disjunction of the path
+        terms): the ranking's graph neighbours and the pages its rules move, which the
+        lexical stream did not fetch; with ``where``, those holding an excluded word.
 
         Args:
             searcher: from :meth:`searching` (errors inside it are damage).
             paths: vault-relative page paths.
+            where: a query the documents must match too, or ``None``.
         """
         wanted = sorted(set(paths))
         if not wanted:
@@ -391,7 +396,11 @@ class PageIndex:
             (tantivy.Occur.Should, tantivy.Query.term_query(schema, "path", path))
             for path in wanted
         ]
-        hits = searcher.search(tantivy.Query.boolean_query(terms), limit=len(wanted)).hits
+        query = tantivy.Query.boolean_query(terms)
+        if where is not None:
+            occur = tantivy.Occur.Must
+            query = tantivy.Query.boolean_query([(occur, query), (occur, where)])
+        hits = searcher.search(query, limit=len(wanted)).hits
         docs = (searcher.doc(addr) for _, addr in hits)
         return {stored_text(doc, "path"): doc for doc in docs}
 
