@@ -575,6 +575,46 @@ def test_damage_a_reader_meets_is_flagged_and_repaired(cli: CLI, vault: Path) ->
     assert active(vault) != folder
 
 
+def _empty_the_index(vault: Path, how: str) -> None:
+    index = layout.index_dir(active(vault))
+    if how == "folder-gone":
+        shutil.rmtree(index)
+        return
+    for file in index.iterdir():  # "rm -rf index/*": tantivy's hidden files stay
+        if how == "all-files" or not file.name.startswith("."):
+            file.unlink()
+
+
+@pytest.mark.parametrize("how", ["visible-files", "all-files", "folder-gone"])
+@pytest.mark.parametrize("command", ["query", "status"])
+def test_an_emptied_index_is_damage_never_zero_hits(
+    cli: CLI, vault: Path, command: str, how: str
+) -> None:
+    """A reader meeting an index folder emptied or gone made a new empty index there
+    (tantivy creates one in an empty folder): ``query`` said "no pages found" (exit 0) and
+    ``status`` took every page for drift, until a ``sync``. A reader never makes an index:
+    it flags the set, which is rebuilt with a one-line notice, and answers (issue 14 fault 4)."""
+    assert cli("--vault", str(vault), "sync").code == 0
+    folder = active(vault)
+    _empty_the_index(vault, how)
+    args = ("query", "common", "--limit", "100") if command == "query" else ("status",)
+    result = cli("--vault", str(vault), *args, "--json")
+    assert result.code == 0, result.err
+    assert result.err == (
+        "vault-sync: stores rebuilt from the vault: a reader found the store damaged:"
+        " damaged store found while reading: index at"
+        f" {layout.index_dir(folder)} is damaged: its meta.json is missing\n"
+    )
+    if command == "query":
+        assert len(result.json()["hits"]) == 30
+    else:
+        assert result.json()["pages"] == 30
+        drift = {"new": 0, "changed": 0, "deleted": 0, "unreadable": 0}
+        assert result.json()["drift"] == drift
+    assert active(vault) != folder
+    assert len(hits(cli, vault, "common")) == 30
+
+
 @pytest.mark.parametrize("first", ["sync", "query"])
 def test_an_index_of_another_version_is_rebuilt_though_no_file_changed(
     cli: CLI, vault: Path, first: str

@@ -137,7 +137,7 @@ class _Stores:
             raise StoreError("no store yet")  # the engine's search syncs first
         if self.index is None or self.sidecar is None or folder != self.folder:
             self._close()
-            self.index = PageIndex.open(layout.index_dir(folder))
+            self.index = PageIndex.open(layout.index_dir(folder), create=False)
             self.sidecar = Sidecar.open(layout.sidecar_file(folder), readonly=True)
             self.folder = folder
         else:

@@ -81,7 +81,7 @@ def _open_set(config: Config, *, check_sidecar: bool) -> Reader:
             verdict = sidecar.quick_check_problem()
             if verdict is not None:
                 raise StoreError(verdict)
-        index = PageIndex.open(layout.index_dir(folder))
+        index = PageIndex.open(layout.index_dir(folder), create=False)  # never make one
     except BaseException:
         sidecar.close()
         raise
@@ -110,6 +110,9 @@ def open_reader(config: Config, *, check_sidecar: bool = False) -> Reader:
     """
     try:
         return _open_set(config, check_sidecar=check_sidecar)
+    except IndexCorruptError as exc:  # an index gone or emptied: the next writer rebuilds
+        reason = "damaged store found while reading: " + " ".join(str(exc).split())
+        _flag(config, reason)
     except (StoreError, ValueError, OSError, sqlite3.DatabaseError) as exc:
         reason = str(exc)
     report, rebuilt = _sync_for_reader(config, reason)

@@ -74,7 +74,20 @@ def _nothing_to_search(text: str, clauses: Clauses) -> QuerySyntaxError:
             f"words of {MAX_TOKEN_BYTES} bytes or more are not indexed:"
             f" {word[:40]!r}... ({len(word.encode())} bytes)"
         )
-    return QuerySyntaxError(f"no searchable words in query: {text.strip()!r}")
+    return QuerySyntaxError(f"no searchable words in query: {_quoted(text.strip())}")
+
+
+#: How much of a query an error message quotes, in characters: a query of 20,000 ``<!--``
+#: was echoed whole (80 KB on one line of stderr).
+QUOTED_MAX_CHARS = 60
+
+
+def _quoted(text: str) -> str:
+    """``text`` quoted for a message, cut to :data:`QUOTED_MAX_CHARS` characters (then
+    followed by ``…`` and its length)."""
+    if len(text) <= QUOTED_MAX_CHARS:
+        return repr(text)
+    return f"{text[:QUOTED_MAX_CHARS]!r}… ({len(text)} characters)"
 
 
 def filter_terms(kind: str | None, project: str | None, tag: str | None) -> dict[str, str]:

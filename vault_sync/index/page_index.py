@@ -187,12 +187,21 @@ class PageIndex:
 
     @classmethod
     def open(
-        cls, path: Path, *, verify: bool = False, busy_wait_s: float = WRITER_BUSY_WAIT_S
+        cls,
+        path: Path,
+        *,
+        verify: bool = False,
+        busy_wait_s: float = WRITER_BUSY_WAIT_S,
+        create: bool = True,
     ) -> PageIndex:
         """Open the index at ``path``, creating it (and its parents) when missing.
 
         Args:
             path: the index folder.
+            create: make the index when ``path`` holds none (a writer's open). Readers pass
+                ``False``: a set whose index folder is gone or emptied is damage, never an
+                empty index that answers every query with no hit (issue 14 fault 4; tantivy
+                would make a new empty index in an empty folder).
             verify: also check every segment file's CRC32 footer (reads the whole index:
                 about 10 ms for 10k pages; worth it for writers and ``status``, not for each
                 query).
@@ -202,9 +211,12 @@ class PageIndex:
 
         Raises:
             IndexSchemaMismatch: the index was written with another schema or analyzers.
-            IndexCorruptError: a file is missing, truncated or damaged.
+            IndexCorruptError: a file is missing, truncated or damaged; with ``create``
+                false, also when the index (its ``meta.json``) is missing.
         """
         existing = (path / "meta.json").exists()
+        if not existing and not create:
+            raise IndexCorruptError(f"index at {path} is damaged: its meta.json is missing")
         if not existing and path.is_dir():
             strays = [p.name for p in path.iterdir() if _SEGMENT_FILE.match(p.name)]
             if strays:
