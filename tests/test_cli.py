@@ -190,6 +190,27 @@ def test_system_folder_and_empty_vault_are_one_line_exit_2(cli: CLI, vault: Path
     assert not (vault / ".vault-sync").exists()
 
 
+def test_a_store_folder_or_a_folder_inside_one_is_refused_as_a_vault(cli: CLI, vault: Path) -> None:
+    """Fresh-user report: `--vault ex/.vault-sync sync` made a store inside the store."""
+    assert cli("--vault", str(vault), "sync").code == 0
+    store = (vault / ".vault-sync").resolve()
+    before = sorted(p.name for p in store.iterdir())
+    inner = next(store.glob("set-*"))
+    for folder, where in ((store, "it is"), (inner, f"it is inside {store},")):
+        for args in (("--vault", str(folder), "sync"), ("init", "--vault", str(folder))):
+            result = cli(*args)
+            assert (result.code, result.out, result.err) == (
+                2,
+                "",
+                f"Error: refusing {folder} as a vault: {where} a vault-sync store folder (pass"
+                " the vault, not its store)\n",
+            ), args
+        found = cli("status", cwd=folder)  # found by looking upward: the vault holding it
+        assert found.code == 0 and found.out.startswith(f"vault: {vault.resolve()}\n"), found.err
+    assert sorted(p.name for p in store.iterdir()) == before
+    assert not (store / ".vault-sync").exists() and not (inner / "vault-sync.toml").exists()
+
+
 def test_empty_folder_is_refused_outside_a_vault(cli: CLI, tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
