@@ -60,6 +60,8 @@ class EditReport:
             value had, which is no business of the output).
         dry_run: nothing was written.
         notice: why the stores were synced or rebuilt first (a line for stderr), or ``None``.
+        warnings: one line each, for what was written as asked but may be a slip (a
+            relation type that is not a known one).
     """
 
     command: str
@@ -67,6 +69,7 @@ class EditReport:
     redacted: list[str] = field(default_factory=list)
     dry_run: bool = False
     notice: str | None = None
+    warnings: list[str] = field(default_factory=list)
 
     def note(self, labels: Iterable[str]) -> None:
         """Add the ``labels`` of secrets redacted from the input, each label once."""
@@ -86,6 +89,7 @@ class EditReport:
             "dry_run": self.dry_run,
             "pages": self.pages,
             "redacted": self.redacted,
+            "warnings": self.warnings,
         }
 
 
