@@ -572,16 +572,27 @@ def test_two_concurrent_syncs_never_both_report_the_same_changes(make_vault: Mak
 
 
 def _second_writer_gets_the_lock(config: Config) -> bool:
-    """Whether another writer could take the writer lock right now (no waiting)."""
+    """Whether another writer could take the writer lock right now (no waiting). It tries
+    from another thread: in this one the lock is re-entrant (one per store folder in a
+    process), so a try here would succeed while this thread holds it."""
+    import threading
+
     from vault_sync.errors import LockTimeoutError
     from vault_sync.lock import WriterLock
 
-    other = WriterLock(config.store_path, timeout_s=0)
-    try:
-        with other:
-            return True
-    except LockTimeoutError:
-        return False
+    got: list[bool] = []
+
+    def attempt() -> None:
+        try:
+            with WriterLock(config.store_path, timeout_s=0):
+                got.append(True)
+        except LockTimeoutError:
+            got.append(False)
+
+    thread = threading.Thread(target=attempt)
+    thread.start()
+    thread.join()
+    return got == [True]
 
 
 def test_pages_are_prepared_outside_the_writer_lock(
