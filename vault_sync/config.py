@@ -22,6 +22,9 @@ CONFIG_NAME = "vault-sync.toml"
 #: The uncommitted per-clone (or per-user) overrides beside it: only ``[brief]`` (issue 12).
 LOCAL_CONFIG_NAME = "vault-sync.local.toml"
 DEFAULT_STORE_DIR = ".vault-sync"
+#: The file marking a store folder as vault-sync's own (``layout.claim`` writes it; discovery
+#: refuses a vault that is, or lies inside, a folder holding it). Here, below both.
+STORE_MARKER_NAME = "VAULT_SYNC_STORE"
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from vault_sync.config import CONFIG_NAME, DEFAULT_STORE_DIR
+from vault_sync.config import CONFIG_NAME, DEFAULT_STORE_DIR, STORE_MARKER_NAME
 from vault_sync.errors import NotAVaultError
-from vault_sync.layout import MARKER_NAME
 
 ENV_VAULT = "VAULT_SYNC_VAULT"
 
@@ -107,7 +106,7 @@ def refuse_system_folder(path: Path) -> Path:
 
 def refuse_store_folder(path: Path) -> Path:
     """Refuse a vault root that is a store folder or lies inside one (it holds the marker
-    file :data:`~vault_sync.layout.MARKER_NAME`, or a folder above it does): a sync there
+    file :data:`~vault_sync.config.STORE_MARKER_NAME`, or a folder above it does): a sync there
     would make a store inside the store.
 
     Args:
@@ -121,7 +120,7 @@ def refuse_store_folder(path: Path) -> Path:
     """
     for folder in (path, *path.parents):
         try:
-            marked = (folder / MARKER_NAME).is_file()
+            marked = (folder / STORE_MARKER_NAME).is_file()
         except OSError:  # a folder this user cannot search: not known to be a store
             marked = False
         if marked:
