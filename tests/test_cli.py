@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import NOBODY, REPO, give_to_nobody, run_cli, write_pages
 
 CLI = Callable[..., Any]
 COMMANDS = ["init", "sync", "rebuild", "watch", "query", "show", "status", "lint", "redact", "eval"]
@@ -188,6 +188,44 @@ def test_system_folder_and_empty_vault_are_one_line_exit_2(cli: CLI, vault: Path
         assert result.code == 2, args
         assert "must name a folder, not empty text" in result.err and "Traceback" not in result.err
     assert not (vault / ".vault-sync").exists()
+
+
+def test_a_store_folder_or_a_folder_inside_one_is_refused_as_a_vault(cli: CLI, vault: Path) -> None:
+    """Fresh-user report: `--vault ex/.vault-sync sync` made a store inside the store."""
+    assert cli("--vault", str(vault), "sync").code == 0
+    store = (vault / ".vault-sync").resolve()
+    before = sorted(p.name for p in store.iterdir())
+    inner = next(store.glob("set-*"))
+    for folder, where in ((store, "it is"), (inner, f"it is inside {store},")):
+        for args in (("--vault", str(folder), "sync"), ("init", "--vault", str(folder))):
+            result = cli(*args)
+            assert (result.code, result.out, result.err) == (
+                2,
+                "",
+                f"Error: refusing {folder} as a vault: {where} a vault-sync store folder (pass"
+                " the vault, not its store)\n",
+            ), args
+        found = cli("status", cwd=folder)  # found by looking upward: the vault holding it
+        assert found.code == 0 and found.out.startswith(f"vault: {vault.resolve()}\n"), found.err
+    assert sorted(p.name for p in store.iterdir()) == before
+    assert not (store / ".vault-sync").exists() and not (inner / "vault-sync.toml").exists()
+
+
+def test_an_unreadable_vault_is_one_line_without_usage_text(open_folder: Path) -> None:
+    """Fresh-user report: `status` on a vault of mode 000 (as nobody) printed click's usage
+    text before the error (click's own readability check of --vault)."""
+    vault = write_pages(open_folder / "vault", {"a.md": "alpha\n"})
+    give_to_nobody(vault)
+    vault.chmod(0o000)
+    line = f"Error: cannot read the vault folder {vault.resolve()}: Permission denied\n"
+    for args in (
+        ("--vault", str(vault), "status"),
+        ("status", "--vault", str(vault)),
+        ("--vault", str(vault), "sync"),
+        ("--vault", str(vault), "query", "alpha"),
+    ):
+        result = run_cli(*args, user=NOBODY, env={"HOME": str(open_folder)})
+        assert (result.code, result.out, result.err) == (1, "", line), args
 
 
 def test_empty_folder_is_refused_outside_a_vault(cli: CLI, tmp_path: Path) -> None:

@@ -5,11 +5,13 @@ Read from the real click objects, so a new option without docs fails here."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from pathlib import Path
 
 import click
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import REPO, query_paths, run_cli
 from vault_sync.cli import cli
 
 DOC = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
@@ -85,3 +87,34 @@ def test_every_help_summary_is_quoted_in_its_docs_section(
     label = section if section == command.name else f"{section} {command.name}"
     _, text = SECTIONS[section]
     assert f"> `{label} --help`: {summary}\n" in text, f"docs/cli.md: quote it under {section}"
+
+
+def test_query_tag_filter_help_and_docs_say_what_the_code_does(
+    make_vault: Callable[..., Path],
+) -> None:
+    """Fresh-user report: `query --help` said `--tag '#incident'` works, docs/cli.md said
+    "without `#`". Both now say what the CLI does, checked here on a real vault."""
+    help_text = " ".join((_top_commands()["query"].help or "").split())
+    docs_text = " ".join(SECTIONS["query"][1].split())
+    assert "--tag incident (also '#incident' or Incident: a leading # and case are ignored;" in (
+        help_text
+    )
+    assert "`--tag incident` (also `#incident` or `Incident`: a leading `#` and case" in docs_text
+    assert "without `#`" not in docs_text
+    for said in (help_text, docs_text.replace("`", "")):
+        assert "--tag ops finds ops/deploy" in said
+    vault = make_vault(
+        {
+            "a.md": "---\ntags: [incident]\n---\nlantern\n",
+            "b.md": "---\ntags: [ops/deploy]\n---\nlantern\n",
+            "c.md": "lantern #other\n",
+        }
+    )
+    for tag, paths in (
+        ("incident", ["a.md"]),
+        ("#incident", ["a.md"]),
+        ("Incident", ["a.md"]),
+        ("ops", ["b.md"]),
+        ("#ops/deploy", ["b.md"]),
+    ):
+        assert query_paths(run_cli, vault, "lantern", "--tag", tag) == paths, tag

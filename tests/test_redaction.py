@@ -155,7 +155,7 @@ def test_redact_write_removes_secrets_and_keeps_every_other_byte(
         'token: "[REDACTED:github_token]"\r\n'
         "aliases:\r\n"
         '  - "[REDACTED:github_token] and more"  # why\r\n'
-        '  - "quoted [REDACTED:github_token]"\r\n'
+        "  - 'quoted [REDACTED:github_token]'\r\n"
         "---\r\n"
         "Body with [REDACTED:github_token] inside.\r\n"
         "Untouched line.\r\n"
@@ -230,11 +230,12 @@ def test_redacted_names_never_match_each_other(cli: CLI, make_vault: Callable[..
     ("line", "written"),
     [
         ("aliases: [{t}, deploy]", 'aliases: ["[REDACTED:github_token]", deploy]'),
-        ("k: prefix-{t}", 'k: "prefix-[REDACTED:github_token]"'),
+        ("k: prefix-{t}", "k: prefix-[REDACTED:github_token]"),
         ("m: {{a: {t}}}", 'm: {{a: "[REDACTED:github_token]"}}'),
         ("tags: [secret-{t}, ok]", 'tags: ["secret-[REDACTED:github_token]", ok]'),
         ("? {t}\n: v", '? "[REDACTED:github_token]"\n: v'),
-        ("n: |\n  line {t}\n  two", 'n: "line [REDACTED:github_token]\\ntwo\\n"\n'),
+        ("n: |\n  line {t}\n  two", "n: |\n  line [REDACTED:github_token]\n  two\n"),
+        ("k: {t}", 'k: "[REDACTED:github_token]"'),
     ],
 )
 def test_redact_write_keeps_what_the_frontmatter_means(
@@ -251,6 +252,41 @@ def test_redact_write_keeps_what_the_frontmatter_means(
     assert text.endswith("---\nbody [REDACTED:github_token]\n")
     after = cli("--vault", str(root), "show", "p", "--json").json()["frontmatter"]
     assert after == before  # the stores already showed the redacted values: nothing moved
+
+
+@pytest.mark.parametrize("style", ["|", "|-", ">", ">+", "|2"])
+def test_redact_write_in_a_block_scalar_changes_only_the_secrets_bytes(
+    cli: CLI, make_vault: Callable[..., Path], style: str
+) -> None:
+    """Fresh-user report: a token alone on a line of a ``notes: |`` block scalar turned the
+    whole block into one double-quoted line. Only the token's bytes change now, and the
+    frontmatter reads back as before with the token's text replaced."""
+    import yaml
+
+    token = POSITIVE["github_token"][1]
+    original = (
+        "---\n"
+        "title: Deploy notes\n"
+        f"notes: {style}  # kept\n"
+        "  first line of notes\n"
+        f"  {token}\n"
+        "\n"
+        "  last: line, [not] a list\n"
+        "tags: [ops]\n"
+        "---\n"
+        "Body here.\n"
+    )
+    root = make_vault({"p.md": original})
+    done = cli("--vault", str(root), "redact", "p", "--write")
+    assert (done.code, done.err) == (0, ""), done.out
+    assert done.out == "p.md:5: github_token\nredacted 1 of 1 secret in 1 of 1 page\n"
+    after = (root / "p.md").read_text(encoding="utf-8")
+    assert after == original.replace(token, "[REDACTED:github_token]")
+    front = lambda text: yaml.safe_load(text.split("---\n")[1])  # noqa: E731
+    expected = front(original)
+    expected["notes"] = expected["notes"].replace(token, "[REDACTED:github_token]")
+    assert front(after) == expected
+    assert "[REDACTED:github_token]" in front(after)["notes"]
 
 
 def _secret_words(secret: str) -> list[str]:

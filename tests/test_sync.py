@@ -572,16 +572,27 @@ def test_two_concurrent_syncs_never_both_report_the_same_changes(make_vault: Mak
 
 
 def _second_writer_gets_the_lock(config: Config) -> bool:
-    """Whether another writer could take the writer lock right now (no waiting)."""
+    """Whether another writer could take the writer lock right now (no waiting). It tries
+    from another thread: in this one the lock is re-entrant (one per store folder in a
+    process), so a try here would succeed while this thread holds it."""
+    import threading
+
     from vault_sync.errors import LockTimeoutError
     from vault_sync.lock import WriterLock
 
-    other = WriterLock(config.store_path, timeout_s=0)
-    try:
-        with other:
-            return True
-    except LockTimeoutError:
-        return False
+    got: list[bool] = []
+
+    def attempt() -> None:
+        try:
+            with WriterLock(config.store_path, timeout_s=0):
+                got.append(True)
+        except LockTimeoutError:
+            got.append(False)
+
+    thread = threading.Thread(target=attempt)
+    thread.start()
+    thread.join()
+    return got == [True]
 
 
 def test_pages_are_prepared_outside_the_writer_lock(
@@ -691,6 +702,20 @@ def test_a_page_file_without_read_permission_is_reported_and_kept(open_folder: P
     assert code == 1
     assert [(p["path"], p["code"]) for p in lint["problems"]] == [("p2.md", "unreadable")]
     assert cli("status")[1]["drift"] == {"new": 0, "changed": 0, "deleted": 0, "unreadable": 1}
+    # fresh-user report: the text said "0 new, 0 changed, 0 deleted … (run vault-sync sync)"
+    # though a sync changes nothing for an unreadable page
+    status = run_cli("--vault", str(vault), "status", user=NOBODY)
+    drift = [line for line in status.out.splitlines() if line.startswith("drift:")]
+    assert drift == [
+        "drift: nothing for a sync to change; 1 stored page cannot be read now (kept; see lint)"
+    ], status.err
+    (vault / "p3.md").write_text("gamma\n", encoding="utf-8")
+    status = run_cli("--vault", str(vault), "status", user=NOBODY)
+    assert [line for line in status.out.splitlines() if line.startswith("drift:")] == [
+        "drift: 1 new, 0 changed, 0 deleted on disk since the last sync (run vault-sync sync);"
+        " 1 stored page cannot be read now (kept; see lint)"
+    ]
+    (vault / "p3.md").unlink()
     os.utime(vault / "p2.md")
     code, report = cli("sync")
     assert code == 0

@@ -698,3 +698,25 @@ def test_a_page_is_never_linked_to_itself(vault: Path, cli: Cli) -> None:
     out = cli("--vault", str(vault), "link", "Bug A", "fixes", "Bug A")
     assert (out.code, out.err) == (2, "Error: bugs/Bug A.md cannot be linked to itself\n")
     assert before is None or (vault / "Bug A.md").read_bytes() == before
+
+
+def test_an_unknown_relation_type_is_written_with_one_warning(vault: Path, cli: Cli) -> None:
+    """Fresh-user report: `link A blorfs B` wrote the key without a word. Custom types are
+    allowed (DESIGN §2), so it is written, with a warning until a page of the vault uses it."""
+    warning = (
+        "warning: 'blorfs' is not a known relation type (causes, fixes, contradicts,"
+        " supersedes, superseded_by, related, references); written as a custom type (no"
+        " warning once a page of the vault uses it)\n"
+    )
+    first = cli("--vault", str(vault), "link", "Bug A", "blorfs", "Retry policy")
+    assert (first.code, first.err) == (0, warning)
+    assert '+blorfs: "[[Retry policy]]"\n' in first.out
+    again = cli("--vault", str(vault), "link", "Queue backlog", "blorfs", "Bug A", "--json")
+    assert (again.code, again.err, again.json()["warnings"]) == (0, "", [])  # now the vault's
+    known = cli("--vault", str(vault), "link", "Bug A", "fixes", "Queue backlog", "--json")
+    assert (known.code, known.err, known.json()["warnings"]) == (0, "", [])
+    new = ["remember", "Zorp rule", "--kind", "rule", "--relation", "Zorps=Bug A", "--json"]
+    made = cli("--vault", str(vault), *new)
+    assert made.code == 0 and made.err == ""
+    assert made.json()["warnings"] == [warning[len("warning: ") : -1].replace("blorfs", "zorps")]
+    assert 'zorps: "[[Bug A]]"\n' in (vault / "rules" / "Zorp rule.md").read_text("utf-8")

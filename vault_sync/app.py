@@ -12,6 +12,7 @@ methods that use them, so ``query`` starts fast.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -218,21 +219,32 @@ class Engine:
 
         build = getattr(write_commands, _BUILDERS[command])
         report = EditReport(command, dry_run=dry_run)
-        # The sidecar's quick_check is left out (~100 ms at 10k pages): the sync of the pages
-        # written checks the stores as every writer does, and damage met here rebuilds them.
-        edits, report.notice = self.read(
-            lambda r: build(self.config, r.sidecar, report, **arguments), check_sidecar=False
-        )
-        if dry_run:
-            run_edits(command, edits, self.config, report)
-        else:  # one vault-sync writer edits pages at a time: two agents' check-then-rename
-            with engine.writer_lock(self.config):  # steps would interleave and lose one edit
+        # A command that may create a page holds the writer lock from its look-up to the sync
+        # of what it wrote: else two `remember`s of one new title both find no page and make
+        # two (or one fails and its evidence is lost). The others look up outside the lock
+        # (an edit re-reads its page under it) and sync after, so many writers share it.
+        whole = not dry_run and command in _CREATES
+        with engine.writer_lock(self.config) if whole else contextlib.nullcontext():
+            # The sidecar's quick_check is left out (~100 ms at 10k pages): the sync of the
+            # pages written checks the stores as every writer does; damage met here rebuilds.
+            edits, report.notice = self.read(
+                lambda r: build(self.config, r.sidecar, report, **arguments),
+                check_sidecar=False,
+            )
+            if dry_run:
                 run_edits(command, edits, self.config, report)
-        written = [e.disk_path for e in edits if e.path in report.changed_paths]
-        if written and not dry_run:
-            engine.run_sync(self.config, scope=written)
+            else:  # one vault-sync writer edits pages at a time: two agents' check-then-rename
+                with engine.writer_lock(self.config):  # steps would interleave, losing one edit
+                    run_edits(command, edits, self.config, report)
+            written = [e.disk_path for e in edits if e.path in report.changed_paths]
+            if written and not dry_run:
+                engine.run_sync(self.config, scope=written)
         return report
 
+
+#: Write commands that may create a page: each holds the writer lock from its look-up through
+#: its sync (:meth:`Engine.write`).
+_CREATES = frozenset({"remember", "import-session"})
 
 #: Write command -> its function in :mod:`vault_sync.write_commands`.
 _BUILDERS = {

@@ -261,8 +261,9 @@ def query(
       atomic_write_json    identifiers match whole and by their parts
       雾凇, 기억, ความจำ    Chinese, Japanese, Korean, Thai found inside text
     Anything else (: ( ) * + and a quote left unclosed) is plain text, never
-    syntax. Filters are exact: --kind decision, --project P, --tag incident
-    (or '#incident').
+    syntax. Filters: --kind decision, --project P (exact), --tag incident (also
+    '#incident' or Incident: a leading # and case are ignored; a tag finds its nested tags
+    too, --tag ops finds ops/deploy).
     """
     import time
 

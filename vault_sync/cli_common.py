@@ -153,7 +153,7 @@ def vault_option(func: F) -> F:
     return click.option(
         "--vault",
         "vault",
-        type=click.Path(file_okay=True, dir_okay=True, path_type=str),
+        type=click.Path(file_okay=True, dir_okay=True, readable=False, path_type=str),
         callback=_vault_path,
         default=None,
         help="The vault folder (default: $VAULT_SYNC_VAULT, else discovered upward from"

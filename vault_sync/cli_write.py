@@ -44,9 +44,11 @@ def write_options(func: F) -> F:
 def show_report(report: EditReport, as_json: bool) -> None:
     """Print a write's report: JSON, or per page its diff (or that nothing changed)."""
     print_notice(report.notice)
-    if as_json:
+    if as_json:  # the warnings are in the JSON
         emit_json(report.as_json())
         return
+    for warning in report.warnings:
+        click.echo(one_line(f"warning: {warning}"), err=True)
     for page in report.pages:
         if not page["changed"]:
             click.echo(one_line(f"{page['path']}: already so, nothing to change"))

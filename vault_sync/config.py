@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from vault_sync.errors import ConfigError
+from vault_sync.errors import ConfigError, VaultUnreadableError
 from vault_sync.ranking_settings import RankingSettings, read_ranking
 
 try:  # CPython's own BLAKE2, what hashlib.blake2b is: hashlib would load OpenSSL (~3 ms)
@@ -22,6 +22,9 @@ CONFIG_NAME = "vault-sync.toml"
 #: The uncommitted per-clone (or per-user) overrides beside it: only ``[brief]`` (issue 12).
 LOCAL_CONFIG_NAME = "vault-sync.local.toml"
 DEFAULT_STORE_DIR = ".vault-sync"
+#: The file marking a store folder as vault-sync's own (``layout.claim`` writes it; discovery
+#: refuses a vault that is, or lies inside, a folder holding it). Here, below both.
+STORE_MARKER_NAME = "VAULT_SYNC_STORE"
 
 
 @dataclass(frozen=True)
@@ -153,10 +156,17 @@ def load_config(vault: Path) -> Config:
         ConfigError: the file is not valid TOML, a key has the wrong type, or an
             ``extra_patterns`` entry is not a regex RE2 compiles; the message names the file
             (and the line, for TOML syntax errors) and the key.
+        VaultUnreadableError: this user cannot look into the vault folder.
     """
     path = vault / CONFIG_NAME
-    targets = _local_targets(vault)
-    if not path.is_file():
+    try:
+        targets = _local_targets(vault)
+        is_file = path.is_file()
+    except PermissionError as exc:  # the vault folder itself cannot be searched (mode 000)
+        raise VaultUnreadableError(
+            f"cannot read the vault folder {vault}: {exc.strerror}"
+        ) from None
+    if not is_file:
         if path.exists():  # a folder (or a FIFO) named vault-sync.toml: a mistake, not "none"
             raise ConfigError(f"{path}: is not a file (a folder or special file by that name)")
         return Config(vault=vault, brief_targets=targets or ())

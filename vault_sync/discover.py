@@ -5,7 +5,8 @@ nearest folder upward from the working directory holding ``vault-sync.toml``, ``
 a store, else the working directory when it holds Markdown files directly (never the home or
 temp folder by those alone). A folder with none
 of these is refused, so a command run in ``/`` or ``$HOME`` never indexes it; ``/`` and the
-kernel's pseudo file systems are refused even when named.
+kernel's pseudo file systems are refused even when named, and so is a store folder (or a
+folder inside one).
 """
 
 from __future__ import annotations
@@ -13,10 +14,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from vault_sync.config import CONFIG_NAME, DEFAULT_STORE_DIR
+from vault_sync.config import CONFIG_NAME, DEFAULT_STORE_DIR, STORE_MARKER_NAME
 from vault_sync.errors import NotAVaultError
-
-ENV_VAULT = "VAULT_SYNC_VAULT"
 
 ENV_VAULT = "VAULT_SYNC_VAULT"
 
@@ -105,6 +104,34 @@ def refuse_system_folder(path: Path) -> Path:
     return path
 
 
+def refuse_store_folder(path: Path) -> Path:
+    """Refuse a vault root that is a store folder or lies inside one (it holds the marker
+    file :data:`~vault_sync.config.STORE_MARKER_NAME`, or a folder above it does): a sync there
+    would make a store inside the store.
+
+    Args:
+        path: an absolute, resolved folder.
+
+    Returns:
+        ``path`` unchanged.
+
+    Raises:
+        NotAVaultError: ``path`` or a folder above it is a store folder.
+    """
+    for folder in (path, *path.parents):
+        try:
+            marked = (folder / STORE_MARKER_NAME).is_file()
+        except OSError:  # a folder this user cannot search: not known to be a store
+            marked = False
+        if marked:
+            where = "it is" if folder == path else f"it is inside {folder},"
+            raise NotAVaultError(
+                f"refusing {path} as a vault: {where} a vault-sync store folder (pass the"
+                " vault, not its store)"
+            )
+    return path
+
+
 def find_vault(explicit: str | os.PathLike[str] | None = None, cwd: Path | None = None) -> Path:
     """Choose the vault root.
 
@@ -117,7 +144,8 @@ def find_vault(explicit: str | os.PathLike[str] | None = None, cwd: Path | None 
 
     Raises:
         NotAVaultError: the given folder is empty text, does not exist, is not a folder, is
-            ``/`` or on a pseudo file system, or discovery found nothing vault-like (the
+            ``/`` or on a pseudo file system, is (or is inside) a store folder, or discovery
+            found nothing vault-like (the
             home and temp folders are never a vault by their Markdown files alone).
     """
     chosen = explicit if explicit is not None else os.environ.get(ENV_VAULT) or None
@@ -129,11 +157,11 @@ def find_vault(explicit: str | os.PathLike[str] | None = None, cwd: Path | None 
             raise NotAVaultError(f"vault folder does not exist: {path}")
         if not path.is_dir():
             raise NotAVaultError(f"vault path is not a folder: {path}")
-        return refuse_system_folder(path.resolve())
+        return refuse_store_folder(refuse_system_folder(path.resolve()))
     start = (cwd or Path.cwd()).resolve()
     for folder in (start, *start.parents):
         if _looks_like_vault(folder):
-            return folder
+            return refuse_store_folder(folder)
     if _holds_markdown(start):
         if start in _shared_folders():
             raise NotAVaultError(
@@ -141,7 +169,7 @@ def find_vault(explicit: str | os.PathLike[str] | None = None, cwd: Path | None 
                 " which is never taken for a vault by itself (pass --vault or run vault-sync"
                 " init there)"
             )
-        return start
+        return refuse_store_folder(start)
     raise NotAVaultError(f"not a vault: {start} (pass --vault or run vault-sync init)")
 
 

@@ -22,7 +22,7 @@ from vault_sync import agent_input
 from vault_sync.agent_input import EvidenceInput
 from vault_sync.config import Config
 from vault_sync.confine import confined
-from vault_sync.errors import EditRefusedError, PageNotFoundError
+from vault_sync.errors import EditRefusedError, PageExistsError, PageNotFoundError
 from vault_sync.page import name_key, path_id, path_stem
 from vault_sync.pagefile import create_page, edit_page
 from vault_sync.parser.frontmatter import frontmatter_map
@@ -60,6 +60,8 @@ class EditReport:
             value had, which is no business of the output).
         dry_run: nothing was written.
         notice: why the stores were synced or rebuilt first (a line for stderr), or ``None``.
+        warnings: one line each, for what was written as asked but may be a slip (a
+            relation type that is not a known one).
     """
 
     command: str
@@ -67,6 +69,7 @@ class EditReport:
     redacted: list[str] = field(default_factory=list)
     dry_run: bool = False
     notice: str | None = None
+    warnings: list[str] = field(default_factory=list)
 
     def note(self, labels: Iterable[str]) -> None:
         """Add the ``labels`` of secrets redacted from the input, each label once."""
@@ -86,6 +89,7 @@ class EditReport:
             "dry_run": self.dry_run,
             "pages": self.pages,
             "redacted": self.redacted,
+            "warnings": self.warnings,
         }
 
 
@@ -200,7 +204,13 @@ def run_edits(command: str, edits: Sequence[Edit], config: Config, report: EditR
         if edit.create:
             old, new = "", edit.change("")
             if not report.dry_run:
-                create_page(config.vault, edit.disk_path, new)
+                try:
+                    create_page(config.vault, edit.disk_path, new)
+                except FileExistsError:  # made by a person or another tool meanwhile
+                    raise PageExistsError(
+                        f"{edit.path}: a file of that name appeared while the page was"
+                        " written; not written (run the command again)"
+                    ) from None
         else:
             try:
                 old, new = edit_page(

@@ -33,10 +33,12 @@ import re
 from pathlib import Path
 
 from vault_sync.atomic import write_atomic
+from vault_sync.config import STORE_MARKER_NAME
 from vault_sync.errors import StoreError
 
-#: Marks the store folder as vault-sync's own (:func:`claim`).
-MARKER_NAME = "VAULT_SYNC_STORE"
+#: Marks the store folder as vault-sync's own (:func:`claim`); named in the config module,
+#: which discovery (below this layer) reads it from.
+MARKER_NAME = STORE_MARKER_NAME
 #: Names the active set (:func:`activate`).
 CURRENT_NAME = "current"
 #: The writer lock (``lock.WriterLock``) and the file naming its holder.

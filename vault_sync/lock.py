@@ -22,7 +22,8 @@ from vault_sync.layout import HOLDER_NAME, LOCK_NAME
 
 
 class WriterLock:
-    """A re-entrant writer lock on a store folder.
+    """A re-entrant writer lock on a store folder; re-entrant across instances of one thread
+    too (every ``WriterLock`` of one store folder in a process shares one file lock).
 
     Args:
         store: the store folder (created if missing).
@@ -40,7 +41,10 @@ class WriterLock:
             ) from exc
         self.store = store
         self.timeout_s = timeout_s
-        self._lock = FileLock(str(store / LOCK_NAME))
+        # One lock per store folder in a process (is_singleton): a writer that holds it
+        # (a write command around its check and its create) can sync under it, through a
+        # second WriterLock, without waiting for itself; other threads still wait.
+        self._lock = FileLock(str(store / LOCK_NAME), is_singleton=True)
         #: Called once when the lock is busy, before waiting: the watcher passes a function
         #: that finishes and drops the index writer it keeps between batches, which the
         #: other writer may be waiting for.

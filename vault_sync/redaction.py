@@ -4,10 +4,11 @@ Writes go through :func:`vault_sync.vault.write_page` (atomic, refuses a page th
 since it was read) and keep every byte they do not mean to change (DESIGN Invariant 5): in the
 body, each secret's characters become ``[REDACTED:<label>]`` and nothing else moves. In the
 frontmatter, a token written into YAML could change what the value means (``[REDACTED:x]``
-begins a flow list; inside ``[a, b]`` it nests one), so the whole YAML scalar holding a secret
-is rewritten as a double-quoted string of its redacted value, and the new frontmatter must
-parse to the same shape (keys, list lengths, nesting) as before — else its secrets are left
-for a person and reported.
+begins a flow list; inside ``[a, b]`` it nests one): only the secret's characters change when
+the frontmatter then reads back as intended (a line of a block scalar, a quoted string), else
+the whole YAML scalar holding a secret is rewritten as a double-quoted string of its redacted
+value; the new frontmatter must parse to the same shape (keys, list lengths, nesting) as
+before — else its secrets are left for a person and reported.
 """
 
 from __future__ import annotations
@@ -120,7 +121,7 @@ def redact_text(
         value = scrubber.scrub(node.value)[0]
         for f in inside:
             value = value.replace(text[f.start : f.end], f"[REDACTED:{f.label}]")
-        front_spans.append((lo, hi, _quoted(text[lo:hi], value)))
+        front_spans += _scalar_spans(text, (lo, hi), inside, value)
         covered += len(inside)
     front_spans += [(v.start, v.end, _quoted(text[v.start : v.end], v.clean)) for v in values]
     candidate = _replace_spans(text, spans + front_spans)
@@ -129,6 +130,24 @@ def redact_text(
     if same and covered == len(in_front):
         return candidate, 0
     return _replace_spans(text, spans), len(in_front) + sum(len(v.labels) for v in values)
+
+
+def _scalar_spans(
+    text: str, where: tuple[int, int], inside: list[Finding], value: str
+) -> list[tuple[int, int, str]]:
+    """How to write the scalar at ``where`` (offsets in ``text``) as ``value``: only its
+    secrets' characters replaced by their tokens when the frontmatter then reads back the same
+    as with the whole scalar rewritten (a line of a ``|`` or ``>`` block scalar, a quoted
+    string: every other byte kept), else the whole scalar as a double-quoted string (a plain
+    ``[REDACTED:x]`` would begin a flow list)."""
+    lo, hi = where
+    whole = [(lo, hi, _quoted(text[lo:hi], value))]
+    in_place = [(f.start, f.end, f"[REDACTED:{f.label}]") for f in inside]
+    wanted = parse_frontmatter(_replace_spans(text, whole))
+    got = parse_frontmatter(_replace_spans(text, in_place))
+    if got[0] == wanted[0] and len(got[3]) <= len(wanted[3]):
+        return in_place
+    return whole
 
 
 def _quoted(written: str, value: str) -> str:

@@ -220,6 +220,29 @@ def vault_status(config: Config, sidecar: Sidecar) -> dict[str, Any]:
     }
 
 
+def _plural(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
+
+
+def _drift_line(drift: dict[str, int]) -> str:
+    """The ``drift:`` line: what a sync would change, with the hint to run it, only when it
+    would change something; stored pages that cannot be read now are counted apart (a sync
+    changes nothing for them: it keeps them)."""
+    if drift["new"] or drift["changed"] or drift["deleted"]:
+        line = (
+            f"drift: {drift['new']} new, {drift['changed']} changed, {drift['deleted']} deleted"
+            " on disk since the last sync (run vault-sync sync)"
+        )
+    elif drift["unreadable"]:
+        line = "drift: nothing for a sync to change"
+    else:
+        return "drift: none"
+    if drift["unreadable"]:
+        pages = _plural(drift["unreadable"], "stored page", "stored pages")
+        line += f"; {pages} cannot be read now (kept; see lint)"
+    return line
+
+
 def format_status(s: dict[str, Any]) -> list[str]:
     """Lines for people from :func:`vault_status`."""
     drift = s["drift"]
@@ -239,18 +262,7 @@ def format_status(s: dict[str, Any]) -> list[str]:
     ]
     if s["pending_generation"]:
         lines.append(f"pending generation: {s['pending_generation']} (the next writer redoes it)")
-    if any(drift.values()):
-        lines.append(
-            f"drift: {drift['new']} new, {drift['changed']} changed, {drift['deleted']} deleted"
-            " on disk since the last sync (run vault-sync sync)"
-            + (
-                f"; {drift['unreadable']} stored pages cannot be read now (kept; see lint)"
-                if drift["unreadable"]
-                else ""
-            )
-        )
-    else:
-        lines.append("drift: none")
+    lines.append(_drift_line(drift))
     w = s["watcher"]
     if not w or "error" in w:
         lines.append(f"watcher: {w['error'] if w else 'never ran'}")

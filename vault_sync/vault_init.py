@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 from vault_sync.config import CONFIG_NAME, load_config
-from vault_sync.discover import refuse_system_folder
+from vault_sync.discover import refuse_store_folder, refuse_system_folder
 from vault_sync.errors import ConfigError, NotAVaultError
 
 _DEFAULT_TOML = """\
@@ -69,7 +69,7 @@ def init_vault(folder: Path) -> list[str]:
     if not folder.is_dir():
         raise NotAVaultError(f"not a folder: {folder}")
 
-    refuse_system_folder(folder.resolve())
+    refuse_store_folder(refuse_system_folder(folder.resolve()))
     done: list[str] = []
     config_file = folder / CONFIG_NAME
     gitignore = folder / ".gitignore"

@@ -29,7 +29,7 @@ from vault_sync.errors import (
     PageNotFoundError,
     TranscriptError,
 )
-from vault_sync.page import name_key
+from vault_sync.page import REFERENCES, RELATION_TYPES, name_key
 from vault_sync.parser.frontmatter import frontmatter_map
 from vault_sync.sanitize import Scrubber
 from vault_sync.splice import splice_key
@@ -96,6 +96,8 @@ def link(
     must name a page."""
     key = agent_input.relation_type(_no_secret(config, relation, "a relation type"))
     path, disk = edits.page_of(config, sidecar, source)
+    if not remove:
+        _warn_unknown_relation(sidecar, report, key)
     other, _ = edits.page_of(config, sidecar, target)
     if other == path and not remove:
         raise AgentInputError(f"{path} cannot be linked to itself")
@@ -202,12 +204,27 @@ def _no_secret(config: Config, text: str, what: str) -> str:
     return text
 
 
-def _relation(config: Config, sidecar: Sidecar, text: str) -> tuple[str, str]:
+def _warn_unknown_relation(sidecar: Sidecar, report: EditReport, key: str) -> None:
+    """Warn (once per key) when ``key`` is no known relation type (DESIGN §2:
+    :data:`~vault_sync.page.RELATION_TYPES` and ``references``) and no page of the vault uses
+    it yet: custom types are allowed, so it is written, but ``blorfs`` is more likely a slip."""
+    if key in (*RELATION_TYPES, REFERENCES) or sidecar.typed_links([key]):
+        return
+    line = (
+        f"{key!r} is not a known relation type ({', '.join((*RELATION_TYPES, REFERENCES))});"
+        " written as a custom type (no warning once a page of the vault uses it)"
+    )
+    if line not in report.warnings:
+        report.warnings.append(line)
+
+
+def _relation(config: Config, sidecar: Sidecar, text: str, report: EditReport) -> tuple[str, str]:
     """``(key, "[[target]]")`` of a ``TYPE=TARGET`` text: the target's own link when it names
     a page, else the name as given (a forward reference, DESIGN §2)."""
     kind, sep, target = _no_secret(config, text, "a relation").partition("=")
     if not sep:
         raise AgentInputError(f"a relation is TYPE=TARGET, e.g. fixes=[[Bug 12]], not {text!r}")
+    _warn_unknown_relation(sidecar, report, agent_input.relation_type(kind))
     try:
         other, _ = edits.page_of(config, sidecar, target)
     except PageNotFoundError:
@@ -264,7 +281,7 @@ def remember_page(
     page_kind = agent_input.page_kind(kind)
     tag_names, alias_names = agent_input.names(tags, "tag"), agent_input.names(aliases, "alias")
     entries = [agent_input.evidence(e) for e in evidence]
-    linked = [_relation(config, sidecar, r) for r in relations]
+    linked = [_relation(config, sidecar, r, report) for r in relations]
 
     def build(clean: edits.Cleaner) -> remember.NewPage:
         return remember.NewPage(
