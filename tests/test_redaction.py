@@ -279,7 +279,10 @@ def test_redact_write_in_a_block_scalar_changes_only_the_secrets_bytes(
     root = make_vault({"p.md": original})
     done = cli("--vault", str(root), "redact", "p", "--write")
     assert (done.code, done.err) == (0, ""), done.out
-    assert done.out == "p.md:5: github_token\nredacted 1 of 1 secret in 1 of 1 page\n"
+    assert done.out == (
+        "p.md:5: github_token\nredacted 1 of the 1 secret found, in 1 of 1 page"
+        " (only what the rules know is found)\n"
+    )
     after = (root / "p.md").read_text(encoding="utf-8")
     assert after == original.replace(token, "[REDACTED:github_token]")
     front = lambda text: yaml.safe_load(text.split("---\n")[1])  # noqa: E731
