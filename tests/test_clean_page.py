@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import random
 import string
-import time
 from pathlib import Path
 
 from vault_sync.clean import clean_page, without_secret_names
@@ -17,7 +16,7 @@ from vault_sync.sanitize import Finding, Scrubber
 from vault_sync.secret_values import SEARCHED, FoundValues
 from vault_sync.vault import scan
 
-from .conftest import write_pages
+from .conftest import best_cpu_seconds, write_pages
 
 #: Generated, never real (the github_token and aws_key formats of secret_samples.toml).
 G = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
@@ -180,12 +179,8 @@ def _page_of_secrets(lines: int) -> str:
 def _cpu_seconds(text: str) -> float:
     """CPU seconds of :func:`clean_page` on ``text`` (best of 2; other processes' load does
     not count)."""
-    page, scrubber, best = parse_page(text, "p.md"), Scrubber(), float("inf")
-    for _ in range(2):
-        start = time.process_time()
-        clean_page(page, text, scrubber)
-        best = min(best, time.process_time() - start)
-    return best
+    page, scrubber = parse_page(text, "p.md"), Scrubber()
+    return best_cpu_seconds(lambda: clean_page(page, text, scrubber))
 
 
 def test_a_page_of_many_secrets_is_cleaned_in_linear_time() -> None:

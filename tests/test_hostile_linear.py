@@ -13,11 +13,11 @@ costs about 4x, quadratic 16x. The parser alone has its own families
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 import pytest
 
+from tests.conftest import best_cpu_seconds
 from vault_sync.clean import clean_page
 from vault_sync.errors import QuerySyntaxError
 from vault_sync.index import document_fields
@@ -65,12 +65,7 @@ STAGES: dict[str, Callable[[str], object]] = {
 
 def _seconds(stage: Callable[[str], object], text: str) -> float:
     """CPU seconds of ``stage(text)``, best of 2."""
-    best = float("inf")
-    for _ in range(2):
-        start = time.process_time()
-        stage(text)
-        best = min(best, time.process_time() - start)
-    return best
+    return best_cpu_seconds(lambda: stage(text))
 
 
 def _text(opener: str, chars: int) -> str:

@@ -10,11 +10,11 @@ characters per opener: 4x, but 4 s for 40 KB).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 import pytest
 
+from tests.conftest import best_cpu_seconds
 from vault_sync.page import REFERENCES, LinkOrigin
 from vault_sync.parser import parse_page
 from vault_sync.parser.body import _EXPR_MAX_CHARS
@@ -58,12 +58,7 @@ BIG_MAX_SECONDS = 0.5
 
 def _seconds(text: str) -> float:
     """CPU seconds to parse ``text`` as a page, best of 2."""
-    best = float("inf")
-    for _ in range(2):
-        start = time.process_time()
-        parse_page(text, "p.md")
-        best = min(best, time.process_time() - start)
-    return best
+    return best_cpu_seconds(lambda: parse_page(text, "p.md"))
 
 
 @pytest.mark.parametrize("name", sorted(HOSTILE))

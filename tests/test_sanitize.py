@@ -20,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import best_cpu_seconds
 from vault_sync.config import Config
 from vault_sync.sanitize import (
     STRUCTURAL_LABELS,
@@ -440,12 +441,7 @@ FAST = (
 def _seconds(text: str) -> float:
     """CPU seconds of this process (best of 2): other processes' load does not count, so a
     loaded CI machine cannot make a linear scrub look slow (wall time did, at load 8)."""
-    best = float("inf")
-    for _ in range(2):
-        start = time.process_time()
-        scrub(text)
-        best = min(best, time.process_time() - start)
-    return best
+    return best_cpu_seconds(lambda: scrub(text))
 
 
 def _assert_linear(name: str) -> None:

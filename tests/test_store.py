@@ -151,14 +151,18 @@ _FACTS = {
 }
 
 
-def test_fact_keys_are_filled_on_write_and_by_the_migration(
-    make_vault: Callable[..., Path], cli: Callable[..., Result]
-) -> None:
-    vault = make_vault(_FACT_PAGES)
+def _synced_sidecar(vault: Path, cli: Callable[..., Result]) -> Path:
+    """The sidecar file of ``vault`` after a ``sync`` through the CLI."""
     assert cli("--vault", str(vault), "sync").code == 0
     folder = layout.active_set(load_config(vault).store_path)
     assert folder is not None
-    path = layout.sidecar_file(folder)
+    return layout.sidecar_file(folder)
+
+
+def test_fact_keys_are_filled_on_write_and_by_the_migration(
+    make_vault: Callable[..., Path], cli: Callable[..., Result]
+) -> None:
+    path = _synced_sidecar(make_vault(_FACT_PAGES), cli)
     store = Sidecar.open(path)
     try:
         assert {r[0]: tuple(r[7:10]) for r in store.fact_rows()} == _FACTS
@@ -196,11 +200,7 @@ _SUMS = {"E.md": (4, 2, 2, "2024-03-04"), "F.md": (1, 0, 1, ""), "G.md": (0, 0, 
 def test_evidence_sums_are_filled_on_write_and_by_the_migration(
     make_vault: Callable[..., Path], cli: Callable[..., Result]
 ) -> None:
-    vault = make_vault(_EVIDENCE_PAGES)
-    assert cli("--vault", str(vault), "sync").code == 0
-    folder = layout.active_set(load_config(vault).store_path)
-    assert folder is not None
-    path = layout.sidecar_file(folder)
+    path = _synced_sidecar(make_vault(_EVIDENCE_PAGES), cli)
     store = Sidecar.open(path)
     try:
         assert {r[0]: tuple(r[10:]) for r in store.fact_rows()} == _SUMS
