@@ -20,6 +20,9 @@ from dataclasses import dataclass
 
 from vault_sync.terminal import SEQUENCE_PATTERN
 
+#: Our redaction token (``[REDACTED:label]``, :data:`vault_sync.sanitize.rule.TOKEN_RE` and
+#: wider): one unit in plain text, and no words of the user's in a query.
+REDACTED_PATTERN = r"\[REDACTED:[a-z0-9_]{1,64}\]"
 #: The markup removed or replaced, in one alternation (first match wins at a position).
 #: Groups named ``keep*`` hold text that stays (a link's display text, code's content).
 MARKUP_ALTERNATIVES = (
@@ -36,7 +39,7 @@ MARKUP_ALTERNATIVES = (
     r"|(?P<html></?[A-Za-z][\w-]{0,32}(?:\s[^<>\n]{0,512})?/?>)"
     r"|(?P<block>[ \t]\^[\w-]{1,64}$)"
     r"|`(?P<keepc>[^`\n]{1,1024})`"
-    r"|(?P<redacted>\[REDACTED:[a-z0-9_]{1,64}\])"
+    rf"|(?P<redacted>{REDACTED_PATTERN})"
     r"|(?P<emph>\*{1,3}(?=\S)|(?<=\S)\*{1,3}|(?<!\w)_{1,3}(?=\w)|(?<=\w)_{1,3}(?!\w)|~~|==)"
     r"|(?P<pipe>\|)"
 )

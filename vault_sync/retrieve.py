@@ -33,6 +33,7 @@ from vault_sync.index import (
     stored_text,
 )
 from vault_sync.index.page_index import Row
+from vault_sync.plaintext import REDACTED_PATTERN
 from vault_sync.query_fields import (
     BM25_B,
     BM25_K1,
@@ -57,9 +58,8 @@ SWITCHES: dict[str, str] = {
     "boosts-before": "headings 2, no CJK headings, CJK names 1.1, code parts 0.8 (the old boosts)",
     "no-passages": "no best-passage score: a page is scored as one whole body (passages.py)",
 }
-#: Our redaction token (:data:`vault_sync.sanitize.rule.TOKEN_RE`; defined here so a query
-#: never imports the sanitizer): the scrubbed form of a secret typed into a query.
-_REDACTED = re.compile(r"\[REDACTED:[a-z0-9_]{1,64}\]")
+#: Our redaction token: the scrubbed form of a secret typed into a query.
+_REDACTED = re.compile(REDACTED_PATTERN)
 #: The field boosts before ``eval`` measured them (switch ``title-boost-3``).
 _BOOSTS_BEFORE_EVAL = {"title": 3.0, "names_cjk": 3.0, "name": 2.0, "name_cjk": 2.0}
 
