@@ -189,6 +189,31 @@ def superseded_by_edges(
     return out
 
 
+def superseded_on(
+    edges: Iterable[tuple[str, str, str]], pages: Mapping[str, PageFacts], day: str | None
+) -> set[str]:
+    """The pages that ``(source, type, target_path)`` edges (``A supersedes B``, ``B
+    superseded_by A``) name as replaced by a successor ``pages`` holds that had begun by
+    ``day`` (its ``valid_from``, else its date; one with neither, or any when ``day`` is
+    ``None``, counts) — whatever the successor's status now, which may say it was replaced
+    later itself. The ``--as-of`` status of a page (``vault_sync.ranking``)."""
+    out: set[str] = set()
+    for source, edge, target in edges:
+        if edge == "supersedes":
+            new, old = source, target
+        elif edge == "superseded_by":
+            new, old = target, source
+        else:
+            continue
+        successor = pages.get(new)
+        if successor is None or new == old:
+            continue
+        began = day_of(successor.valid_from) or successor.date
+        if day is None or began is None or began <= day:
+            out.add(old)
+    return out
+
+
 def read_by_rules(edges: Iterable[tuple[str, str, str]]) -> set[str]:
     """The pages whose facts :func:`superseded_by_edges` and :func:`contradiction_open` read
     over ``(source, type, target_path)`` edges: each successor, and both sides of each

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Iterable, Mapping, Set
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import tantivy
@@ -46,6 +46,7 @@ from vault_sync.page_facts import (
     ranked_facts,
     read_by_rules,
     superseded_by_edges,
+    superseded_on,
 )
 from vault_sync.query_fields import QueryPlan
 from vault_sync.rank_explain import explain_of
@@ -242,6 +243,7 @@ class _Run:
     facts: dict[str, PageFacts] = field(default_factory=dict)
     tags: dict[str, list[str]] = field(default_factory=dict)
     superseded: dict[str, str] = field(default_factory=dict)
+    status_then: dict[str, str] = field(default_factory=dict)
     open_against: dict[str, list[str]] = field(default_factory=dict)
     open_edges: dict[str, int] = field(default_factory=dict)
 
@@ -324,6 +326,11 @@ def _read_facts(run: _Run) -> None:
     plan = run.plan
     if "supersession" in plan.stages:
         run.superseded = superseded_by_edges(rule_edges, run.facts, plan.as_of)
+    if plan.as_of is not None:  # replaced by a named successor, not yet on that day
+        replaced_then = superseded_on(rule_edges, run.facts, plan.as_of)
+        for path in superseded_on(rule_edges, run.facts, None) - replaced_then:
+            if (facts := run.facts.get(path)) is not None and facts.status == "superseded":
+                run.status_then[path] = "active"
     day = plan.as_of or plan.now
     for source, edge_type, target in rule_edges:
         if edge_type == "contradicts" and contradiction_open(
@@ -362,7 +369,7 @@ def _keep(run: _Run, candidate: Candidate) -> bool:
     pages the graph brought (the index applied them to the lexical stream, with the same
     terms: :func:`vault_sync.retrieve.filter_terms`, a tag matching its nested tags)."""
     plan, facts = run.plan, run.facts[candidate.path]
-    if plan.status is not None and facts.status != plan.status:
+    if plan.status is not None and _status_on(run, candidate.path) != plan.status:
         return False
     if plan.as_of is not None and not in_window(facts, plan.as_of):
         return False
@@ -378,6 +385,15 @@ def _keep(run: _Run, candidate: Candidate) -> bool:
     if "tag_filter" in terms:
         return terms["tag_filter"] in {t.lower() for t in tag_ancestors(_tags(run, candidate))}
     return True
+
+
+def _status_on(run: _Run, path: str) -> str:
+    """A page's status on the ``--as-of`` day, which ``--status`` filters by and the hit
+    shows: a page ``superseded`` now whose named successors had not begun by that day
+    (:func:`~vault_sync.page_facts.superseded_on`) was the current one then,
+    ``active`` (docs/cli.md, ``--as-of``); else its status now (a page superseded by hand,
+    with no successor named, among them)."""
+    return run.status_then.get(path) or run.facts[path].status
 
 
 def _score(run: _Run, candidates: list[Candidate]) -> None:
@@ -418,7 +434,7 @@ def _authority(run: _Run, candidate: Candidate, *, explain: bool) -> Authority:
         run.plan.settings,
         superseded_by=run.superseded.get(path),
         contradicted_by=run.open_against.get(path, ()),
-        current_on=run.plan.as_of if path not in run.superseded else None,
+        current_on=run.plan.as_of if run.status_then.get(path) == "active" else None,
         explain=explain,
     )
 
@@ -544,7 +560,10 @@ def _hits(
                 else None
             )
             details = explain_of(candidate, run.facts[candidate.path], plan, words)
-        hits.append(hit_of(doc, candidate.final, snippet, details, candidate.confidence))
+        hit = hit_of(doc, candidate.final, snippet, details, candidate.confidence)
+        if (status := _status_on(run, candidate.path)) != hit.status:
+            hit = replace(hit, status=status)
+        hits.append(hit)
     return hits
 
 
