@@ -115,6 +115,13 @@ class RankingSettings:
     confidence_weight: float = 0.1
     date_weight: float = 0.5
     date_slack_days: float = 3.0
+    coordination_weight: float = 0.0
+    coverage_weight: float = 0.0
+    coverage_depth: int = 20
+    proximity_weight: float = 0.0
+    proximity_depth: int = 50
+    proximity_k: float = 1.2
+    localidf_weight: float = 0.0
 
     def edge_weight(self, edge_type: str, direction: str) -> float:
         """The weight of an edge of ``edge_type`` walked in ``direction`` (``in``/``out``);
@@ -125,7 +132,7 @@ class RankingSettings:
 
 
 _TABLES = {"edge_weights", "kind_authority", "tag_authority", "status_caps"}
-_INTS = {"lexical_depth", "graph_seeds"}
+_INTS = {"lexical_depth", "graph_seeds", "coverage_depth"}
 
 
 def read_ranking(table: Any, where: str) -> RankingSettings:
