@@ -67,6 +67,17 @@ def query_words(parts: Sequence[FieldQuery], searcher: tantivy.Searcher) -> Word
     )
 
 
+def rarest(words: Words, count: int) -> Words:
+    """The ``count`` words of highest idf (all for 0), weights summing to 1 again."""
+    if not count or count >= len(words.needles):
+        return words
+    best = sorted(range(len(words.needles)), key=lambda i: -words.weights[i])[:count]
+    total = sum(words.weights[i] for i in best)
+    return Words(
+        tuple(words.needles[i] for i in best), tuple(words.weights[i] / total for i in best)
+    )
+
+
 def held(doc: tantivy.Document | None, words: Words) -> tuple[bool, ...] | None:
     """Which of ``words`` a stored page holds (in any analyzer's block of its ``sections``);
     ``None`` for a page without them (brought by the graph, or of an older index)."""

@@ -34,7 +34,7 @@ import tantivy
 
 from vault_sync import localidf, proximity
 from vault_sync.authority import Authority, authority
-from vault_sync.coverage import Words, coordinate, diversify, query_words
+from vault_sync.coverage import Words, coordinate, diversify, query_words, rarest
 from vault_sync.errors import QuerySyntaxError
 from vault_sync.graph_stream import GraphHit, graph_scores
 from vault_sync.index import PageIndex, stored_text, tag_ancestors
@@ -580,7 +580,10 @@ def _cover(run: _Run, order: list[Candidate]) -> None:
         return
     settings = plan.settings
     if "coordination" in plan.stages and settings.coordination_weight > 0:
-        coordinate(order, words, settings.coordination_weight)
+        limit = settings.coordination_max_words
+        if not limit or len(words.needles) <= limit:
+            chosen = rarest(words, settings.coordination_top_words)
+            coordinate(order, chosen, settings.coordination_weight)
     if "coverage" in plan.stages and settings.coverage_weight > 0:
         diversify(order, words, settings.coverage_weight, settings.coverage_depth)
 

@@ -116,6 +116,8 @@ class RankingSettings:
     date_weight: float = 0.5
     date_slack_days: float = 3.0
     coordination_weight: float = 0.0
+    coordination_max_words: int = 0
+    coordination_top_words: int = 0
     coverage_weight: float = 0.0
     coverage_depth: int = 20
     proximity_weight: float = 0.0
@@ -133,6 +135,7 @@ class RankingSettings:
 
 _TABLES = {"edge_weights", "kind_authority", "tag_authority", "status_caps"}
 _INTS = {"lexical_depth", "graph_seeds", "coverage_depth"}
+_COUNTS = {"coordination_max_words", "coordination_top_words"}  # 0: no limit
 
 
 def read_ranking(table: Any, where: str) -> RankingSettings:
@@ -160,6 +163,8 @@ def read_ranking(table: Any, where: str) -> RankingSettings:
             changes[key] = _weights(getattr(defaults, key), value, f"ranking.{key}", where)
         else:
             changes[key] = _number(value, f"ranking.{key}", where, integer=key in _INTS)
+            if key in _COUNTS:
+                changes[key] = int(value)
     settings = replace(defaults, **changes)
     if settings.authority_min > settings.authority_max:
         raise ConfigError(f"{where}: ranking.authority_min is above ranking.authority_max")
