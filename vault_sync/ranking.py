@@ -32,9 +32,7 @@ from typing import Any
 
 import tantivy
 
-from vault_sync import localidf, proximity
 from vault_sync.authority import Authority, authority
-from vault_sync.coverage import Words, coordinate, diversify, query_words, rarest
 from vault_sync.errors import QuerySyntaxError
 from vault_sync.graph_stream import GraphHit, graph_scores
 from vault_sync.index import PageIndex, stored_text, tag_ancestors
@@ -76,12 +74,6 @@ STAGE_SWITCHES: dict[str, str] = {
     "no-supersession": "no successor-above-superseded rule and no cap by a supersedes edge",
     "no-confidence": "confidence leaves the score alone (confidence_weight 0)",
     "no-dates": 'time phrases in the query ("two weeks ago", "in May 2023") leave page dates alone',
-    "no-coordination": "no idf-weighted coordination: a page holding few of the query's words"
-    " keeps its score (coverage.py)",
-    "no-coverage": "ranks 2 and below are not chosen again for the query words the pages above"
-    " them miss (coverage.py)",
-    "no-proximity": "no query-term proximity score (proximity.py)",
-    "no-localidf": "no project-scoped idf (localidf.py)",
     "chain": "also walk a second fixes / causes hop (depth 2)",
 }
 #: Every switch ``search(switches=...)`` and ``eval --ablate`` know, by name.
@@ -109,7 +101,7 @@ class RankPlan:
             superseded only by a successor that had started by then; or ``None``.
         now: ISO day of reference for relative time phrases and the age of evidence.
         stages: the stages switched on (``graph``, ``authority``, ``supersession``,
-            ``confidence``, ``dates``, ``coordination``, ``coverage``, ``chain``).
+            ``confidence``, ``dates``, ``chain``).
         settings: the ``[ranking]`` constants.
         spans: the days the query's time phrases name (:func:`vault_sync.time_phrases.
             time_spans`, counted back from ``now``); empty with the date stage off.
@@ -179,17 +171,7 @@ def build_plan(
         switches=switches & LEXICAL_SWITCHES.keys(),
         boosts=boosts,
     )
-    on = {
-        "graph",
-        "authority",
-        "supersession",
-        "confidence",
-        "dates",
-        "coordination",
-        "coverage",
-        "proximity",
-        "localidf",
-    }
+    on = {"graph", "authority", "supersession", "confidence", "dates"}
     on -= {name.removeprefix("no-") for name in switches if name.startswith("no-")}
     if "chain" in switches:
         on.add("chain")
@@ -228,9 +210,6 @@ class Candidate:
         confidence: from its evidence (:func:`_confidence`: for the hits returned, and for
             every candidate when the score reads it); ``confidence_factor`` its multiplier.
         date_factor: the date stage's multiplier.
-        coordination: the coordination stage's multiplier (:mod:`vault_sync.coverage`).
-        coverage: the query words' idf-weighted share this page held that no page above it
-            did, when the coverage stage chose its rank; else ``None``.
         final: the score the hits are sorted by.
         rules: why the rules moved it (``placed directly above X: supersedes it``).
     """
@@ -247,8 +226,6 @@ class Candidate:
     confidence: float = 0.0
     confidence_factor: float = 1.0
     date_factor: float = 1.0
-    coordination: float = 1.0
-    coverage: float | None = None
     final: float = 0.0
     rules: list[str] = field(default_factory=list)
 
@@ -267,7 +244,6 @@ class _Run:
     superseded: dict[str, str] = field(default_factory=dict)
     open_against: dict[str, list[str]] = field(default_factory=dict)
     open_edges: dict[str, int] = field(default_factory=dict)
-    words: Words | None = None
 
     def edges_of(self, paths: Iterable[str]) -> list[tuple[str, str, str]]:
         """Resolved links touching ``paths`` (read once per path), sorted."""
@@ -292,19 +268,6 @@ def _lexical(
     if not rows and plan.fallback is not None:
         used = plan.fallback
         rows = lexical_rows(index, searcher, used, plan.depth)
-    if "localidf" in plan.stages:
-        rows = localidf.rerank(
-            searcher, used.parts, rows, plan.project, plan.settings.localidf_weight
-        )
-    if "proximity" in plan.stages:
-        rows = proximity.rerank(
-            searcher,
-            used.parts,
-            rows,
-            plan.settings.proximity_weight,
-            plan.settings.proximity_depth,
-            plan.settings.proximity_k,
-        )
     top = rows[0][0] if rows and rows[0][0] > 0 else 1.0
     out = {}
     for rank, (score, addr, doc) in enumerate(rows, 1):
@@ -526,8 +489,6 @@ def run_plan(
         run = _Run(plan, sidecar, *_lexical(index, searcher, plan))
         if not run.candidates:
             return []
-        if _covering(plan):
-            run.words = query_words(run.lexical.parts, searcher)
         if "graph" in plan.stages:
             _graph(run)
             _exclude(run, index, searcher)
@@ -559,33 +520,8 @@ def _rank(run: _Run, found: list[Candidate]) -> list[Candidate]:
     kept = [c for c in found if _keep(run, c)]
     _score(run, kept)
     kept.sort(key=lambda c: (-c.final, c.path))
-    _cover(run, kept)
     _rules(run, kept)
     return kept[: run.plan.limit]
-
-
-def _covering(plan: RankPlan) -> bool:
-    """Whether a coverage stage (:mod:`vault_sync.coverage`) runs for ``plan``."""
-    settings = plan.settings
-    return ("coordination" in plan.stages and settings.coordination_weight > 0) or (
-        "coverage" in plan.stages and settings.coverage_weight > 0
-    )
-
-
-def _cover(run: _Run, order: list[Candidate]) -> None:
-    """The coordination and coverage stages (:mod:`vault_sync.coverage`) over the sorted
-    candidates, before the rules."""
-    words, plan = run.words, run.plan
-    if words is None:
-        return
-    settings = plan.settings
-    if "coordination" in plan.stages and settings.coordination_weight > 0:
-        limit = settings.coordination_max_words
-        if not limit or len(words.needles) <= limit:
-            chosen = rarest(words, settings.coordination_top_words)
-            coordinate(order, chosen, settings.coordination_weight)
-    if "coverage" in plan.stages and settings.coverage_weight > 0:
-        diversify(order, words, settings.coverage_weight, settings.coverage_depth)
 
 
 def _hits(

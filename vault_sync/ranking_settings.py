@@ -115,15 +115,6 @@ class RankingSettings:
     confidence_weight: float = 0.1
     date_weight: float = 0.5
     date_slack_days: float = 3.0
-    coordination_weight: float = 0.0
-    coordination_max_words: int = 0
-    coordination_top_words: int = 0
-    coverage_weight: float = 0.0
-    coverage_depth: int = 20
-    proximity_weight: float = 0.0
-    proximity_depth: int = 50
-    proximity_k: float = 1.2
-    localidf_weight: float = 0.0
 
     def edge_weight(self, edge_type: str, direction: str) -> float:
         """The weight of an edge of ``edge_type`` walked in ``direction`` (``in``/``out``);
@@ -134,8 +125,7 @@ class RankingSettings:
 
 
 _TABLES = {"edge_weights", "kind_authority", "tag_authority", "status_caps"}
-_INTS = {"lexical_depth", "graph_seeds", "coverage_depth"}
-_COUNTS = {"coordination_max_words", "coordination_top_words"}  # 0: no limit
+_INTS = {"lexical_depth", "graph_seeds"}
 
 
 def read_ranking(table: Any, where: str) -> RankingSettings:
@@ -163,8 +153,6 @@ def read_ranking(table: Any, where: str) -> RankingSettings:
             changes[key] = _weights(getattr(defaults, key), value, f"ranking.{key}", where)
         else:
             changes[key] = _number(value, f"ranking.{key}", where, integer=key in _INTS)
-            if key in _COUNTS:
-                changes[key] = int(value)
     settings = replace(defaults, **changes)
     if settings.authority_min > settings.authority_max:
         raise ConfigError(f"{where}: ranking.authority_min is above ranking.authority_max")
