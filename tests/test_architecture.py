@@ -32,6 +32,8 @@ LAYERS = {
     "ignore": 2,
     "pagefile": 2,
     "vault": 3,
+    "vault_walk": 3,
+    "scan_result": 2,
     "watch_arm": 3,
     "store": 3,  # a package: schema, records, reads, writes (PACKAGE_ORDER)
     "index": 3,  # a package: section_terms, schema, page_index (PACKAGE_ORDER)
@@ -163,6 +165,7 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
     ("passages", "query_fields"),
     ("query_text", "query_fields"),
     ("prepare", "clean"),
+    ("vault", "vault_walk"),  # scan starts the walk: the folder layer, in two modules
     ("sync", "clean"),
     ("sync", "prepare"),
     ("sync", "batch_write"),

@@ -33,8 +33,8 @@ from vault_sync.lock import WriterLock
 from vault_sync.store import Sidecar
 
 if TYPE_CHECKING:  # the ranking modules load on the first search: brief and writes never do
+    from vault_sync.scan_result import ScanResult
     from vault_sync.sync import Plan, ProgressFn, SyncReport
-    from vault_sync.vault import ScanResult
 
 R = TypeVar("R")
 
@@ -121,7 +121,7 @@ def check_stores(folder: Path) -> str | None:
 def _lost_pages(config: Config, old: Path, new: Path) -> list[str]:
     """Pages of the set ``old`` missing from the built set ``new`` whose files are not proven
     gone (an unreadable folder or file): a rebuild must not drop their last good rows."""
-    from vault_sync.vault import proven_absent
+    from vault_sync.scan_result import proven_absent
 
     try:
         before = Sidecar.open(layout.sidecar_file(old), readonly=True)

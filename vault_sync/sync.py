@@ -33,8 +33,9 @@ from vault_sync.index import KeptWriter
 from vault_sync.lock import WriterLock
 from vault_sync.pagefile import read_page
 from vault_sync.prepare import Preparer
+from vault_sync.scan_result import FileEntry, ScanResult
 from vault_sync.store import FileState, Sidecar
-from vault_sync.vault import FileEntry, ScanResult, scan, scan_paths
+from vault_sync.vault import scan, scan_paths
 
 logger = logging.getLogger(__name__)
 
