@@ -319,7 +319,7 @@ def test_the_watcher_refreshes_the_targets_and_never_syncs_its_own_briefing(
 ) -> None:
     """A batch that changes the stores rewrites the briefing; the briefing inside the vault
     is left out of the scan, so writing it starts no batch of its own (no loop)."""
-    from vault_sync.watch import Batch
+    from vault_sync.watch_events import Batch
 
     vault, engine = _example_with_brief_file(tmp_path)
     engine.write_briefs()
@@ -343,7 +343,7 @@ def test_the_watcher_refreshes_the_targets_after_another_writers_change(
     """Fresh-user report: a ``remember`` or ``reinforce`` while ``watch`` ran left the targets
     stale: the write syncs its page itself, so the watcher's batch for it found nothing to
     do. A batch refreshes the targets whenever the stores moved since the last refresh."""
-    from vault_sync.watch import Batch
+    from vault_sync.watch_events import Batch
 
     vault, engine = _example_with_brief_file(tmp_path)
     watcher = engine.watcher(lambda line: None)
