@@ -85,6 +85,7 @@ LAYERS = {
     "neighbours": 5,
     "remember": 4,
     "write_commands": 6,
+    "session_import": 6,
     "splice": 3,
     "confine": 2,
     "supersession": 1,
