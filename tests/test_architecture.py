@@ -113,6 +113,8 @@ LAYERS = {
     "cli": 8,
     "mcp": 8,
     "mcp_server": 8,
+    "mcp_calls": 8,
+    "mcp_writes": 8,
     "mcp_stdio": 7,
     "__main__": 9,
     "__init__": 0,
@@ -150,6 +152,9 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
     ("brief_cache", "briefing"),  # the watcher's kept page facts, assembled as briefing does
     ("cli", "mcp_server"),
     ("mcp_server", "cli_common"),
+    ("mcp_server", "mcp_calls"),  # the MCP front end, in three modules
+    ("mcp_server", "mcp_writes"),
+    ("mcp_writes", "mcp_calls"),
     ("cli_brief", "cli_common"),
     ("readers", "engine"),  # a read that finds no usable store syncs (DESIGN §3)
     ("cli", "cli_serve"),  # watch and mcp, lazily loaded: cli.py stays small
