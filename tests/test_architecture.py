@@ -182,7 +182,7 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
 #: Inside a package, a module imports only the package's modules listed before it.
 PACKAGE_ORDER = {
     "index": ["section_terms", "schema", "page_index", "__init__"],
-    "parser": ["yaml_plain", "frontmatter", "blocks", "body", "keys", "__init__"],
+    "parser": ["yaml_plain", "frontmatter", "blocks", "body", "readings", "keys", "__init__"],
     "sanitize": [
         "rule",
         "vendor",
