@@ -60,6 +60,7 @@ LAYERS = {
     "watch_events": 3,
     "import_watch": 5,
     "briefing": 5,
+    "brief_facts": 5,
     "brief_cache": 5,
     "brief_render": 2,
     "engine": 6,
@@ -150,6 +151,8 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
     ("cli_write", "cli_common"),
     ("cli", "cli_brief"),
     ("brief_cache", "briefing"),  # the watcher's kept page facts, assembled as briefing does
+    ("brief_cache", "brief_facts"),
+    ("briefing", "brief_facts"),  # the briefing: facts and orders, then sections
     ("cli", "mcp_server"),
     ("mcp_server", "cli_common"),
     ("mcp_server", "mcp_calls"),  # the MCP front end, in three modules

@@ -414,7 +414,8 @@ def test_out_into_a_missing_folder_is_refused_and_makes_no_folder(
 
 
 def test_undated_contradictions_and_pages_without_text_read_plainly(tmp_path: Path) -> None:
-    from vault_sync.briefing import Facts, PageFacts, _answer, contradictions
+    from vault_sync.brief_facts import Facts, PageFacts, contradictions
+    from vault_sync.briefing import _answer
 
     a = PageFacts("A.md", "A", "rule", "active", None, None, None, None)
     b = PageFacts("B.md", "B", "rule", "active", None, None, None, None)
