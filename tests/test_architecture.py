@@ -83,6 +83,7 @@ LAYERS = {
     "eval_html": 6,
     "app": 7,
     "edits": 5,
+    "page_refs": 5,
     "neighbours": 5,
     "remember": 4,
     "write_commands": 6,

@@ -18,7 +18,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from vault_sync import agent_input, edits
+from vault_sync import agent_input, edits, page_refs
 from vault_sync.config import Config
 from vault_sync.confine import confined
 from vault_sync.edits import Edit, EditReport
@@ -130,10 +130,10 @@ def _mapped_through(
 
 
 def _link_or_none(sidecar: Sidecar, path: str) -> str | None:
-    """:func:`vault_sync.edits.link_text` of ``path``, or ``None`` for a page no wikilink can
+    """:func:`vault_sync.page_refs.link_text` of ``path``, or ``None`` for a page no wikilink can
     name (an import links such a page never, rather than writing a link that breaks)."""
     try:
-        return edits.link_text(sidecar, path)
+        return page_refs.link_text(sidecar, path)
     except EditRefusedError:
         return None
 
@@ -159,7 +159,7 @@ def _session_edit(
         if sidecar.page_row(path)["kind"] == "session"
     ]
     if found:
-        path, disk = edits.page_of(config, sidecar, found[0])
+        path, disk = page_refs.page_of(config, sidecar, found[0])
     else:
         path = disk = _session_path(config, sidecar, page, taken)
         confined(config.vault, path, (config.store_dir,))

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from vault_sync import agent_input, edits, remember, supersession
+from vault_sync import agent_input, edits, page_refs, remember, supersession
 from vault_sync.agent_input import EvidenceInput
 from vault_sync.config import Config
 from vault_sync.confine import confined
@@ -50,7 +50,7 @@ def reinforce(
     note: str | None = None,
 ) -> list[Edit]:
     """Append one evidence entry to ``page`` (nothing when its kind and source are there)."""
-    path, disk = edits.page_of(config, sidecar, page)
+    path, disk = page_refs.page_of(config, sidecar, page)
     given = agent_input.evidence(evidence, at=at, note=note)
     entry = edits.scrubbed_together(config, report, lambda clean: _scrubbed_evidence(given, clean))
     return [Edit(path, disk, edits.add_evidence(path, entry))]
@@ -61,7 +61,7 @@ def retract(
 ) -> list[Edit]:
     """Remove the evidence entries of one kind and source from ``page``; the source is
     scrubbed as :func:`reinforce` scrubs it, so the entry it wrote is the one matched."""
-    path, disk = edits.page_of(config, sidecar, page)
+    path, disk = page_refs.page_of(config, sidecar, page)
     key = _scrubbed_evidence(
         agent_input.evidence(evidence), lambda text: edits.scrubbed(config, text, report)
     ).key
@@ -70,7 +70,7 @@ def retract(
 
 def archive(config: Config, sidecar: Sidecar, report: EditReport, page: str) -> list[Edit]:
     """Set ``status: archived`` on ``page``."""
-    path, disk = edits.page_of(config, sidecar, page)
+    path, disk = page_refs.page_of(config, sidecar, page)
     return [Edit(path, disk, edits.set_key(path, "status", "archived"))]
 
 
@@ -86,16 +86,16 @@ def link(
     """Add (``remove``: take away) the relation ``source -relation-> target``; the target
     must name a page."""
     key = agent_input.relation_type(agent_input.no_secret(config, relation, "a relation type"))
-    path, disk = edits.page_of(config, sidecar, source)
+    path, disk = page_refs.page_of(config, sidecar, source)
     if not remove:
         _warn_unknown_relation(sidecar, report, key)
-    other, _ = edits.page_of(config, sidecar, target)
+    other, _ = page_refs.page_of(config, sidecar, target)
     if other == path and not remove:
         raise AgentInputError(f"{path} cannot be linked to itself")
-    names = edits.name_keys(sidecar, other)
+    names = page_refs.name_keys(sidecar, other)
     if remove:
         return [Edit(path, disk, edits.remove_relation(path, key, names))]
-    text = edits.link_text(sidecar, other)
+    text = page_refs.link_text(sidecar, other)
     return [Edit(path, disk, edits.add_relation(path, key, text, names))]
 
 
@@ -104,8 +104,8 @@ def supersede(
 ) -> list[Edit]:
     """``old`` gets ``status: superseded`` and ``superseded_by: [[new]]``; ``new`` gets
     ``supersedes: [[old]]``."""
-    old_path, old_disk = edits.page_of(config, sidecar, old)
-    new_path, new_disk = edits.page_of(config, sidecar, new)
+    old_path, old_disk = page_refs.page_of(config, sidecar, old)
+    new_path, new_disk = page_refs.page_of(config, sidecar, new)
     if old_path == new_path:
         raise AgentInputError(f"{old_path} cannot supersede itself")
     _refuse_cycle(sidecar, old_path, new_path)
@@ -114,15 +114,15 @@ def supersede(
         edits.add_relation(
             old_path,
             "superseded_by",
-            edits.link_text(sidecar, new_path),
-            edits.name_keys(sidecar, new_path),
+            page_refs.link_text(sidecar, new_path),
+            page_refs.name_keys(sidecar, new_path),
         ),
     )
     winner = edits.add_relation(
         new_path,
         "supersedes",
-        edits.link_text(sidecar, old_path),
-        edits.name_keys(sidecar, old_path),
+        page_refs.link_text(sidecar, old_path),
+        page_refs.name_keys(sidecar, old_path),
     )
     return [Edit(old_path, old_disk, loser), Edit(new_path, new_disk, winner)]
 
@@ -158,17 +158,17 @@ def resolve(
     the ``contradicts`` values between the two are removed from both pages."""
     if by not in ("supersede", "archive"):
         raise AgentInputError(f"--by is supersede or archive (got {by!r})")
-    path, _ = edits.page_of(config, sidecar, page)
-    kept = edits.page_of(config, sidecar, keep)[0] if keep else None
-    other = edits.contradiction_of(sidecar, path, kept)
+    path, _ = page_refs.page_of(config, sidecar, page)
+    kept = page_refs.page_of(config, sidecar, keep)[0] if keep else None
+    other = page_refs.contradiction_of(sidecar, path, kept)
     winner, loser = (other, path) if kept == other else (path, other)
     steps = []
     for a, b in ((winner, loser), (loser, winner)):
-        disk = edits.page_of(config, sidecar, a)[1]
-        names = edits.name_keys(sidecar, b)
+        disk = page_refs.page_of(config, sidecar, a)[1]
+        names = page_refs.name_keys(sidecar, b)
         steps.append(Edit(a, disk, edits.remove_relation(a, "contradicts", names)))
     if by == "archive":
-        disk = edits.page_of(config, sidecar, loser)[1]
+        disk = page_refs.page_of(config, sidecar, loser)[1]
         steps.append(Edit(loser, disk, edits.set_key(loser, "status", "archived")))
     else:
         steps.extend(supersede(config, sidecar, report, loser, winner))
@@ -208,15 +208,15 @@ def _relation(config: Config, sidecar: Sidecar, text: str, report: EditReport) -
         raise AgentInputError(f"a relation is TYPE=TARGET, e.g. fixes=[[Bug 12]], not {text!r}")
     _warn_unknown_relation(sidecar, report, agent_input.relation_type(kind))
     try:
-        other, _ = edits.page_of(config, sidecar, target)
+        other, _ = page_refs.page_of(config, sidecar, target)
     except PageNotFoundError:
         name = agent_input.target(target)
-        if not edits.linkable(name):
+        if not page_refs.linkable(name):
             raise AgentInputError(
                 f"a relation target names no page and cannot be a link ([ ] # ^ |): {name!r}"
             ) from None
         return agent_input.relation_type(kind), f"[[{name}]]"
-    return agent_input.relation_type(kind), edits.link_text(sidecar, other)
+    return agent_input.relation_type(kind), page_refs.link_text(sidecar, other)
 
 
 def remember_page(
@@ -264,7 +264,10 @@ def remember_page(
     page = edits.scrubbed_together(config, report, build)
     table = sidecar.name_table()
     existing, stale = remember.existing_page(table, page.title), None
-    if existing is not None and not (config.vault / edits.disk_path_of(sidecar, existing)).exists():
+    if (
+        existing is not None
+        and not (config.vault / page_refs.disk_path_of(sidecar, existing)).exists()
+    ):
         existing, stale = None, existing  # deleted on disk since the last sync
     if existing is not None:
         if not update:
@@ -290,7 +293,7 @@ def remember_page(
 
 def _update(config: Config, sidecar: Sidecar, path: str, page: remember.NewPage) -> Edit:
     """The edit adding ``page``'s tags, aliases, relations, evidence and body to ``path``."""
-    _, disk = edits.page_of(config, sidecar, path)
+    _, disk = page_refs.page_of(config, sidecar, path)
     steps = [
         edits.add_values(path, "tags", page.tags),
         edits.add_values(path, "aliases", page.aliases),
