@@ -41,6 +41,7 @@ LAYERS = {
     "clean": 4,
     "prepare": 4,
     "sync": 4,
+    "sync_plan": 4,
     "batch_write": 4,
     "redaction": 4,
     "query_fields": 4,
@@ -179,6 +180,7 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
     ("sync", "clean"),
     ("sync", "prepare"),
     ("sync", "batch_write"),
+    ("sync", "sync_plan"),
     ("batch_write", "prepare"),
 }
 

@@ -11,7 +11,7 @@ from vault_sync.config import load_config
 from vault_sync.pagefile import content_hash
 from vault_sync.scan_result import FileEntry, ScanResult, Unreadable
 from vault_sync.store import FileState
-from vault_sync.sync import Plan, make_plan
+from vault_sync.sync_plan import Plan, make_plan
 from vault_sync.vault import scan
 
 from .conftest import write_pages

@@ -33,7 +33,8 @@ from vault_sync.errors import LockTimeoutError, VaultGoneError, VaultSyncError, 
 from vault_sync.ignore import build_ignore_matcher
 from vault_sync.index import KeptWriter
 from vault_sync.layout import WATCH_LOCK_NAME, WATCH_STATE_NAME
-from vault_sync.sync import Plan, SyncReport
+from vault_sync.sync import SyncReport
+from vault_sync.sync_plan import Plan
 from vault_sync.typed_text import scrub_data
 from vault_sync.watch_arm import Arming
 from vault_sync.watch_events import (
