@@ -314,8 +314,6 @@ def _read_facts(run: _Run) -> None:
     hold (the stores disagree for a moment) is dropped."""
     unread = [path for path, candidate in run.candidates.items() if candidate.doc is None]
     run.facts, rule_edges, run.tags = ranked_facts(run.sidecar, run.candidates, unread)
-    if missing := sorted(run.candidates.keys() - run.facts.keys()):  # the rules still read
-        rule_edges = sorted({*rule_edges, *run.sidecar.rule_links_touching(missing)})
     ends = read_by_rules(rule_edges) - run.candidates.keys()
     if ends:
         run.facts.update(kept_facts(run.sidecar, ends))
@@ -351,7 +349,7 @@ def _unlink_as_of(run: _Run, candidates: list[Candidate]) -> None:
 
 def _tags(run: _Run, candidate: Candidate) -> list[str]:
     """The candidate's tags: from its index document once read, else from the sidecar (the
-    same tags, read with its facts: :meth:`~vault_sync.store.Sidecar.facts_and_rule_links`)."""
+    same tags, read with its facts: :func:`~vault_sync.page_facts.ranked_facts`)."""
     if candidate.doc is not None:
         return candidate.doc.get_all("tags")
     return run.tags.get(candidate.path, [])
