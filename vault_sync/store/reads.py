@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from vault_sync.store.schema import (
     FACT_COLUMNS,
     PAGE_FACTS_INDEX,
+    RANK_COLUMNS,
     RULE_LINKS_FROM,
     RULE_LINKS_INTO,
     RULE_LINKS_WHERE,
@@ -349,19 +350,29 @@ class SidecarReads:
             where = "1"
         return self.db.execute(f"{_FACT_SQL} WHERE {where} ORDER BY path", params).fetchall()
 
-    def tags_by_path(self, paths: Sequence[str]) -> dict[str, list[str]]:
-        """``{path: tags}`` of the pages at ``paths`` that have tags, each page's in the
-        order :meth:`tags_of` gives them (one statement): the tags the ranking reads of the
-        pages its graph stream brought, whose index documents it has not read."""
-        if not paths:
-            return {}
+    def rank_rows(
+        self, paths: Sequence[str]
+    ) -> list[tuple[tuple[Any, ...], tuple[tuple[str, str, str], ...], list[str]]]:
+        """``(fact row, rule links, tags)`` of each page at ``paths`` that is stored, by
+        path, in one statement: its :meth:`fact_rows` row, what :meth:`rule_links_touching`
+        gives for it (sorted) and its tags (as :meth:`tags_of`), the last two kept in its row
+        (:data:`~vault_sync.store.schema.RANK_COLUMNS`) and read from the covering index of
+        its facts: one seek a page (the ranking reads these for ~80 candidate pages a query).
+        """
         sql = (
-            "SELECT path, tag FROM tags WHERE path IN (SELECT value FROM json_each(?))"
-            " ORDER BY path, rowid"
+            f"SELECT {_FACT_COLUMNS}, {', '.join(RANK_COLUMNS)} FROM pages INDEXED BY"
+            f" {PAGE_FACTS_INDEX} WHERE path IN (SELECT value FROM json_each(?)) ORDER BY path"
         )
-        out: dict[str, list[str]] = {}
-        for path, tag in self.db.execute(sql, (json.dumps(paths),)):
-            out.setdefault(path, []).append(tag)
+        rows = self.db.execute(sql, (json.dumps(list(paths)),)).fetchall()
+        width = len(FACT_COLUMNS)
+        # every page's JSON arrays decoded in one call (most pages have none)
+        texts = [text for row in rows for text in row[width:] if text is not None]
+        decoded = iter(json.loads(f"[{','.join(texts)}]") if texts else ())
+        out = []
+        for row in rows:
+            tags = next(decoded) if row[width] is not None else []
+            links = next(decoded) if row[width + 1] is not None else ()
+            out.append((row[:width], tuple(tuple(link) for link in links), tags))
         return out
 
     def resolved_links_touching(self, paths: Sequence[str]) -> list[tuple[str, str, str]]:
