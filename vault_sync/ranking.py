@@ -26,7 +26,7 @@ The stages, in order (each a function below naming its source):
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable, Mapping, Set
+from collections.abc import Callable, Iterable, Mapping, Set
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -91,8 +91,8 @@ class RankPlan:
     """A query, built and not yet run.
 
     Attributes:
-        lexical: the lexical stream's plan; ``fallback`` the one to ask when its required
-            phrases find nothing (:func:`vault_sync.retrieve.lexical_plans`).
+        lexical: the lexical stream's plan; ``fallback`` builds the one to ask when its
+            required phrases find nothing (:func:`vault_sync.retrieve.lexical_plans`).
         limit: most hits to return.
         kind, project, tag: exact filters (applied by the index to the lexical stream, and
             here to pages the graph brings).
@@ -108,7 +108,7 @@ class RankPlan:
     """
 
     lexical: QueryPlan
-    fallback: QueryPlan | None
+    fallback: Callable[[], QueryPlan] | None
     limit: int
     kind: str | None
     project: str | None
@@ -251,10 +251,13 @@ class _Run:
         missing = wanted - self.edges.keys()
         for path in missing:
             self.edges[path] = []
-        for edge in self.sidecar.resolved_links_touching(sorted(missing)):
+        read = self.sidecar.resolved_links_touching(sorted(missing))
+        for edge in read:
             for end in (edge[0], edge[2]):
                 if end in missing:
                     self.edges[end].append(edge)
+        if len(missing) == len(wanted):  # all read now (the first hop): sorted, each once
+            return read
         return sorted({e for p in wanted for e in self.edges[p]})
 
 
@@ -266,7 +269,7 @@ def _lexical(
     used = plan.lexical
     rows = lexical_rows(index, searcher, used, plan.depth)
     if not rows and plan.fallback is not None:
-        used = plan.fallback
+        used = plan.fallback()
         rows = lexical_rows(index, searcher, used, plan.depth)
     top = rows[0][0] if rows and rows[0][0] > 0 else 1.0
     out = {}
