@@ -119,24 +119,30 @@ def _kept(sidecar: Sidecar) -> _Kept:
 def ranked_facts(
     sidecar: Sidecar, paths: Iterable[str], tags_of: Iterable[str] = ()
 ) -> tuple[dict[str, PageFacts], list[tuple[str, str, str]], dict[str, list[str]]]:
-    """``(facts, rule links, tags)`` of the pages at ``paths`` that are stored
-    (:meth:`~vault_sync.store.Sidecar.facts_and_rule_links`: the links sorted, each once;
-    tags of those in ``tags_of``), read once per page while the sidecar's generation stays:
-    a long-lived reader (the MCP server) reads again only the pages no query read since
-    the last write."""
+    """``(facts, rule links, tags)`` of the pages at ``paths``: the facts of those stored,
+    the rule links touching them (sorted, each once) and the tags of those in ``tags_of``
+    (:meth:`~vault_sync.store.Sidecar.rank_rows`, one statement); the facts of the far ends
+    of the links that the rules read (:func:`read_by_rules`) are read with them (a second
+    statement) and kept for :func:`kept_facts`. Read once per page while the sidecar's
+    generation stays: a long-lived reader (the MCP server) reads again only the pages no
+    query read since the last write."""
     kept = _kept(sidecar)
-    wanted, tagged = set(paths), set(tags_of)
-    need = sorted(p for p in wanted if p not in kept.links or (p in tagged and p not in kept.tags))
-    if need:
-        read = sidecar.facts_and_rule_links(need, sorted(tagged.intersection(need)))
-        kept.facts.update(facts_from_rows(row for row, _, _ in read))
+    wanted = set(paths)
+    if need := sorted(p for p in wanted if p not in kept.links):
+        read = sidecar.rank_rows(need)
+        found: set[tuple[str, str, str]] = set()
         for row, touching, tags in read:
             kept.links[row[0]] = touching
-            if tags is not None:
-                kept.tags[row[0]] = tags
-    facts = {p: kept.facts[p] for p in sorted(wanted) if p in kept.links}
-    links = sorted({link for p in facts for link in kept.links[p]})
-    return facts, links, {p: kept.tags[p] for p in tagged if p in kept.tags}
+            kept.tags[row[0]] = tags
+            found.update(touching)
+        kept.facts.update(facts_from_rows(row for row, _, _ in read))
+        for path in need:
+            kept.links.setdefault(path, ())  # not stored: no facts, no links
+        if ends := [p for p in read_by_rules(found) if p not in kept.facts and p not in wanted]:
+            kept.facts.update(read_facts(sidecar, ends))
+    facts = {p: kept.facts[p] for p in sorted(wanted) if p in kept.facts}
+    links = sorted({link for p in wanted for link in kept.links[p]})
+    return facts, links, {p: kept.tags[p] for p in tags_of if p in kept.tags}
 
 
 def kept_facts(sidecar: Sidecar, paths: Iterable[str]) -> dict[str, PageFacts]:

@@ -26,7 +26,7 @@ The stages, in order (each a function below naming its source):
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable, Mapping, Set
+from collections.abc import Callable, Iterable, Mapping, Set
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -92,8 +92,8 @@ class RankPlan:
     """A query, built and not yet run.
 
     Attributes:
-        lexical: the lexical stream's plan; ``fallback`` the one to ask when its required
-            phrases find nothing (:func:`vault_sync.retrieve.lexical_plans`).
+        lexical: the lexical stream's plan; ``fallback`` builds the one to ask when its
+            required phrases find nothing (:func:`vault_sync.retrieve.lexical_plans`).
         limit: most hits to return.
         kind, project, tag: exact filters (applied by the index to the lexical stream, and
             here to pages the graph brings).
@@ -109,7 +109,7 @@ class RankPlan:
     """
 
     lexical: QueryPlan
-    fallback: QueryPlan | None
+    fallback: Callable[[], QueryPlan] | None
     limit: int
     kind: str | None
     project: str | None
@@ -253,10 +253,13 @@ class _Run:
         missing = wanted - self.edges.keys()
         for path in missing:
             self.edges[path] = []
-        for edge in self.sidecar.resolved_links_touching(sorted(missing)):
+        read = self.sidecar.resolved_links_touching(sorted(missing))
+        for edge in read:
             for end in (edge[0], edge[2]):
                 if end in missing:
                     self.edges[end].append(edge)
+        if len(missing) == len(wanted):  # all read now (the first hop): sorted, each once
+            return read
         return sorted({e for p in wanted for e in self.edges[p]})
 
 
@@ -268,7 +271,7 @@ def _lexical(
     used = plan.lexical
     rows = lexical_rows(index, searcher, used, plan.depth)
     if not rows and plan.fallback is not None:
-        used = plan.fallback
+        used = plan.fallback()
         rows = lexical_rows(index, searcher, used, plan.depth)
     top = rows[0][0] if rows and rows[0][0] > 0 else 1.0
     out = {}
@@ -316,8 +319,6 @@ def _read_facts(run: _Run) -> None:
     hold (the stores disagree for a moment) is dropped."""
     unread = [path for path, candidate in run.candidates.items() if candidate.doc is None]
     run.facts, rule_edges, run.tags = ranked_facts(run.sidecar, run.candidates, unread)
-    if missing := sorted(run.candidates.keys() - run.facts.keys()):  # the rules still read
-        rule_edges = sorted({*rule_edges, *run.sidecar.rule_links_touching(missing)})
     ends = read_by_rules(rule_edges) - run.candidates.keys()
     if ends:
         run.facts.update(kept_facts(run.sidecar, ends))
@@ -358,7 +359,7 @@ def _unlink_as_of(run: _Run, candidates: list[Candidate]) -> None:
 
 def _tags(run: _Run, candidate: Candidate) -> list[str]:
     """The candidate's tags: from its index document once read, else from the sidecar (the
-    same tags, read with its facts: :meth:`~vault_sync.store.Sidecar.facts_and_rule_links`)."""
+    same tags, read with its facts: :func:`~vault_sync.page_facts.ranked_facts`)."""
     if candidate.doc is not None:
         return candidate.doc.get_all("tags")
     return run.tags.get(candidate.path, [])
