@@ -189,15 +189,29 @@ class Engine:
     ) -> list[Written]:
         """Bring every ``[[brief.targets]]`` file up to date (``check``: only report which
         are stale; ``facts``: as for :meth:`brief`); each target its own project and budget.
-        A file a person changed while it was written is refused
-        (:class:`~vault_sync.errors.PageChangedError`)."""
-        from vault_sync.brief_targets import target_path, write_target
+        A target that cannot be written does not stop the others.
 
-        out = []
+        Raises:
+            BriefTargetsError: after every target was tried, when any was refused (a file a
+                person changed while it was written, a page named as a whole-file target,
+                markers that are no one block: :func:`~vault_sync.brief_targets.write_target`)
+                or could not be written; it holds what the others did.
+        """
+        from vault_sync.brief_targets import target_path, write_target
+        from vault_sync.errors import BriefTargetsError, VaultSyncError
+
+        out, failed = [], []
         for target in self.config.brief_targets:
-            text, _, _ = self.brief(project=target.project, budget=target.budget, facts=facts)
             path = target_path(self.config, target)
-            out.append(write_target(path, target.mode, text, check=check))
+            try:
+                text, _, _ = self.brief(project=target.project, budget=target.budget, facts=facts)
+                out.append(write_target(path, target.mode, text, check=check))
+            except VaultSyncError as exc:
+                failed.append(str(exc))
+            except OSError as exc:
+                failed.append(f"cannot write {path}: {exc.strerror or exc}")
+        if failed:
+            raise BriefTargetsError(out, failed)
         return out
 
     # -- agent writes (issue 11): each finds its pages in the stores, edits the files, then

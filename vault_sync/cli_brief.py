@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import click
 
 from vault_sync.cli_common import emit_json, engine_for, json_option, print_notice, vault_option
+from vault_sync.typed_text import scrub_typed
 
 if TYPE_CHECKING:
     from vault_sync.app import Engine
@@ -97,14 +98,23 @@ def brief(
 
 
 def _targets(engine: Engine, check: bool, as_json: bool) -> None:
-    """Write (or with ``check``, check) every configured target; one line each."""
-    results = engine.write_briefs(check=check)
+    """Write (or with ``check``, check) every configured target; one line each, then one
+    ``Error:`` line (stderr) per target refused, exit 1: what was written is said too."""
+    from vault_sync.errors import BriefTargetsError
+
+    try:
+        results, failed = engine.write_briefs(check=check), []
+    except BriefTargetsError as exc:
+        results, failed = exc.done, exc.failed
     stale = [r for r in results if r.changed]
     if as_json:
-        emit_json({"targets": [{"path": str(r.path), "changed": r.changed} for r in results]})
+        targets = [{"path": str(r.path), "changed": r.changed} for r in results]
+        emit_json({"targets": targets, "errors": [scrub_typed(f) for f in failed]})
     else:
         for r in results:
             verb = ("stale" if check else "written") if r.changed else "up to date"
             click.echo(f"{r.path}: {verb}")
-    if check and stale:
+    for reason in failed:  # the messages may quote a path the user typed: scrubbed as typed
+        click.echo(f"Error: {scrub_typed(reason)}", err=True)
+    if failed or (check and stale):
         sys.exit(1)

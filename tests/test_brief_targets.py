@@ -1,8 +1,11 @@
-"""`brief` block targets (fresh-user report, item 11): the ``<!-- vault-sync:begin -->`` /
-``<!-- vault-sync:end -->`` markers count only alone on a line outside code (CommonMark fences
-of 3+ backticks or tildes indented up to 3 spaces, indented code, HTML comments); markers that
-are not one begin then one end are refused with ``FILE:LINE``, and a person's text is never
-lost or moved into the managed block."""
+"""`brief` targets (fresh-user report, items 11 and 12.2).
+
+Block targets: the ``<!-- vault-sync:begin -->`` / ``<!-- vault-sync:end -->`` markers count
+only alone on a line outside code (CommonMark fences of 3+ backticks or tildes indented up to
+3 spaces, indented code, HTML comments); markers that are not one begin then one end are
+refused with ``FILE:LINE``, and a person's text is never lost or moved into the managed block.
+One refused target stops no other, and `brief` says what it wrote as well as what it refused.
+"""
 
 from __future__ import annotations
 
@@ -151,3 +154,70 @@ def test_brief_refuses_a_lone_begin_in_one_line_and_leaves_the_file_alone(
     )
     assert "Traceback" not in out.err
     assert agents.read_bytes() == before
+
+
+def test_one_refused_target_stops_no_other_and_brief_says_what_it_wrote(
+    tmp_path: Path, cli: Cli
+) -> None:
+    """Fresh-user report, item 12.2: a refused ``mode = "file"`` target (a page) left the
+    other targets' ``PATH: written`` lines unsaid; a target after it was not written at all."""
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "Rule.md").write_text("---\nkind: rule\n---\nAlways test.\n", encoding="utf-8")
+    page = vault / "Start here.md"
+    page.write_text("A page a person wrote.\n", encoding="utf-8")
+    first, last = tmp_path / "CLAUDE.md", tmp_path / "AGENTS.md"
+    lone = tmp_path / "GEMINI.md"
+    lone.write_text(f"{BEGIN}\n", encoding="utf-8")
+    (vault / "vault-sync.toml").write_text(
+        "".join(
+            f'[[brief.targets]]\npath = "{path}"\nmode = "{mode}"\n\n'
+            for path, mode in (
+                (first, "block"),
+                ("Start here.md", "file"),
+                (lone, "block"),
+                (last, "block"),
+            )
+        ),
+        encoding="utf-8",
+    )
+    refused_page = (
+        f"refusing to replace {page}: a whole-file briefing target replaces only an earlier"
+        ' briefing (a file starting "# Memory briefing"), and this file is not one; use mode'
+        ' = "block" to keep its text, or another path'
+    )
+    refused_lone = (
+        f"{lone}:1: refusing to write the briefing: a {BEGIN} line with no {END} line after"
+        " it; add the end line where the briefing should end, or remove it"
+    )
+    out = cli("--vault", str(vault), "brief")
+    assert (out.code, out.out) == (1, f"{first}: written\n{last}: written\n")
+    assert out.err.splitlines()[-2:] == [f"Error: {refused_page}", f"Error: {refused_lone}"]
+    assert BEGIN in first.read_text(encoding="utf-8") and BEGIN in last.read_text(encoding="utf-8")
+    assert page.read_text(encoding="utf-8") == "A page a person wrote.\n"
+    assert lone.read_text(encoding="utf-8") == f"{BEGIN}\n"
+    again = cli("--vault", str(vault), "brief", "--json")
+    assert again.code == 1
+    assert again.json() == {
+        "targets": [{"path": str(first), "changed": False}, {"path": str(last), "changed": False}],
+        "errors": [refused_page, refused_lone],
+    }
+    check = cli("--vault", str(vault), "brief", "--check")
+    assert (check.code, check.out) == (1, f"{first}: up to date\n{last}: up to date\n")
+
+
+def test_a_target_that_cannot_be_written_is_one_line_not_a_traceback(
+    tmp_path: Path, cli: Cli
+) -> None:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "Rule.md").write_text("---\nkind: rule\n---\nAlways test.\n", encoding="utf-8")
+    (tmp_path / "a-file").write_text("", encoding="utf-8")
+    target = tmp_path / "a-file" / "AGENTS.md"
+    (vault / "vault-sync.toml").write_text(
+        f'[[brief.targets]]\npath = "{target}"\n', encoding="utf-8"
+    )
+    out = cli("--vault", str(vault), "brief")
+    assert (out.code, out.out, out.err) == (
+        1, "", f"Error: cannot write {target}: Not a directory\n"
+    )  # fmt: skip
