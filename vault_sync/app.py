@@ -184,6 +184,28 @@ class Engine:
         (text, counts), notice = self.read(build, check_sidecar=False)
         return text, counts, notice
 
+    def brief_section(
+        self, name: str, *, project: str | None = None
+    ) -> tuple[str, list[str], str | None]:
+        """One section of the briefing whole, nothing cut (:func:`vault_sync.briefing.whole`:
+        what its "… N more" line points to): ``(heading, lines, notice)``.
+
+        Raises:
+            AgentInputError: ``name`` is not one of :data:`vault_sync.briefing.SECTIONS`.
+        """
+        from vault_sync import briefing
+
+        if name not in briefing.SECTIONS:
+            sections = ", ".join(briefing.SECTIONS)
+            raise AgentInputError(f"no briefing section {name!r} (sections: {sections})")
+
+        def build(reader: Reader) -> tuple[str, list[str]]:
+            bodies = lambda paths: reader.index.stored_texts(paths, "body")  # noqa: E731
+            return briefing.whole(briefing.gather(reader.sidecar, project), bodies, name)
+
+        (heading, lines), notice = self.read(build, check_sidecar=False)
+        return heading, lines, notice
+
     def write_briefs(
         self, *, check: bool = False, facts: FactsCache | None = None
     ) -> list[Written]:
