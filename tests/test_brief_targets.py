@@ -86,13 +86,18 @@ def test_a_block_after_a_fence_that_shows_the_markers_is_the_one_refreshed() -> 
             " block begun at line 1 ends; keep one begin and one end line",
         ),
         (
+            f"x\u2028{BEGIN}\nold\n{END}\n",  # U+2028 is no line end: that begin is in a line
+            f"AGENTS.md:3: refusing to write the briefing: an {END} line with no {BEGIN} line"
+            " before it; add the begin line above it, or remove it",
+        ),
+        (
             "# Agents\n\n```sh\nmake test\n",
             "AGENTS.md:5: refusing to append the briefing: the file ends inside a fenced code"
             " block or an HTML comment that is never closed; close it, or add the"
             f" {BEGIN} and {END} lines where the briefing should go",
         ),
     ],
-    ids=["begin-only", "two-blocks", "end-only", "begin-twice", "unclosed-fence"],
+    ids=["begin-only", "two-blocks", "end-only", "begin-twice", "u2028", "unclosed-fence"],
 )
 def test_markers_that_are_not_one_block_are_refused_naming_the_line(
     before: str, message: str
@@ -105,6 +110,7 @@ def test_markers_that_are_not_one_block_are_refused_naming_the_line(
 _LINES = st.sampled_from([
     "text", "", "```", "~~~", "````", "   ```", "    ```", "```py", "- item", "  ```", "> ```",
     BEGIN, END, f"  {BEGIN}", f"{END} ", f"    {BEGIN}", f"`{END}`", "<!--", "-->", "    code",
+    f"{END}\r", "text\r", "a\u2028b", "\t```",
 ])  # fmt: skip
 
 
@@ -124,10 +130,12 @@ def test_every_file_is_refused_or_refreshed_in_place_keeping_every_other_byte(
         assert re.fullmatch(r"F:\d+: refusing to (write|append) the briefing: [^\n]+", str(refused))
         return
     span = find_block(after, "F")
-    assert span is not None and after[span[0] : span[1]] == BLOCK
+    first = re.search(r"\r\n?|\n", before)  # the block in the first line's line ending
+    newline = first.group() if first else "\n"
+    assert span is not None and after[span[0] : span[1]] == BLOCK.replace("\n", newline)
     old = find_block(before, "F")
     if old is None:
-        assert after[: span[0]].startswith(before) and after[span[1] :] == "\n"
+        assert after[: span[0]].startswith(before) and after[span[1] :] == newline
     else:
         assert (after[: span[0]], after[span[1] :]) == (before[: old[0]], before[old[1] :])
     assert with_block(after, "# Memory briefing\nother\n", "F") == after.replace("line", "other")

@@ -28,6 +28,10 @@ END = "<!-- vault-sync:end -->"
 TITLE = "# Memory briefing"
 #: A marker line: the marker alone on its line, indented at most 3 spaces (CommonMark: 4 is
 #: indented code), trailing blanks allowed. A marker inside a line (inline code, prose) is none.
+#: One line with its ending, as CommonMark ends lines (``\n``, ``\r\n``, ``\r``; not the
+#: other breaks ``str.splitlines`` knows, which an editor shows inside a line).
+_LINE = re.compile(r"[^\r\n]*(?:\r\n?|\n)|[^\r\n]+\Z")
+_LINE_END = re.compile(r"\r\n?|\n")
 _MARKER = re.compile(r"( {0,3})(" + re.escape(BEGIN) + "|" + re.escape(END) + r")[ \t]*")
 
 
@@ -40,7 +44,8 @@ def target_path(config: Config, target: BriefTarget) -> Path:
 
 def with_block(text: str, briefing: str, name: str = "the file") -> str:
     """``text`` with its marked block holding ``briefing`` (appended after a blank line when
-    it has none); every other byte kept, the block written in the file's line endings.
+    it has none); every other byte kept, the block written in the line ending of the file's
+    first line (``\n`` when it has none).
 
     A marker counts only alone on its line (:data:`_MARKER`) and outside fenced or indented
     code and HTML comments (CommonMark, :func:`vault_sync.parser.blocks.scan_blocks`): an
@@ -52,7 +57,8 @@ def with_block(text: str, briefing: str, name: str = "the file") -> str:
             with no begin, two blocks), or when a block appended at the end would fall inside
             an unclosed fence or comment; nothing is written then.
     """
-    newline = "\r\n" if "\r\n" in text else "\n"
+    ending = _LINE_END.search(text)  # the first line's: appending never changes it
+    newline = ending.group() if ending else "\n"
     inner = newline + briefing.replace("\r\n", "\n").replace("\n", newline)
     block = f"{BEGIN}{inner}{END}"
     found = find_block(text, name)
@@ -60,10 +66,11 @@ def with_block(text: str, briefing: str, name: str = "the file") -> str:
         return text[: found[0]] + block + text[found[1] :]
     if not text:
         return block + newline
-    end = "" if text.endswith(("\n", "\r")) else newline
+    # (a "\n" right after a lone "\r" would join it into one "\r\n" line end)
+    end = "" if text.endswith("\n") or (text.endswith("\r") and newline != "\n") else newline
     new = f"{text}{end}{newline}{block}{newline}"
     if find_block(new, name) is None:  # the end of the file is inside code or a comment
-        line = len(text.splitlines()) + 1
+        line = len(_LINE.findall(text)) + 1
         raise EditRefusedError(
             f"{name}:{line}: refusing to append the briefing: the file ends inside a fenced"
             " code block or an HTML comment that is never closed; close it, or add the"
@@ -76,7 +83,7 @@ def find_block(text: str, name: str = "the file") -> tuple[int, int] | None:
     """Where ``text``'s marked block is: ``(start of the begin marker, end of the end
     marker)`` as offsets, or ``None`` when it has no marker outside code (see
     :func:`with_block`, which raises what this raises)."""
-    lines = text.splitlines(keepends=True)
+    lines = _LINE.findall(text)
     marks: list[tuple[int, re.Match[str]]] = []
     probe = []
     for number, line in enumerate(lines):
