@@ -98,6 +98,7 @@ def _lines(text: str, heading: str) -> list[str]:
     [
         (("--section", "lint"), "Invalid value for '--section': 'lint' is not one of"),
         (("--section", "fixes", "--out", "x.md"), "--out does not apply"),
+        (("--section", "fixes", "--budget-chars", "0"), "--budget-chars does not apply"),
         (
             ("--section", "fixes", "--budget-chars", "900", "--check"),
             "--budget-chars and --check do not apply",

@@ -26,12 +26,12 @@ END = "<!-- vault-sync:end -->"
 #: The first line of every briefing (:func:`vault_sync.briefing.render`): a whole-file target
 #: replaces only a file that starts with it (or none), never a page a person wrote.
 TITLE = "# Memory briefing"
-#: A marker line: the marker alone on its line, indented at most 3 spaces (CommonMark: 4 is
-#: indented code), trailing blanks allowed. A marker inside a line (inline code, prose) is none.
 #: One line with its ending, as CommonMark ends lines (``\n``, ``\r\n``, ``\r``; not the
 #: other breaks ``str.splitlines`` knows, which an editor shows inside a line).
 _LINE = re.compile(r"[^\r\n]*(?:\r\n?|\n)|[^\r\n]+\Z")
 _LINE_END = re.compile(r"\r\n?|\n")
+#: A marker line: the marker alone on its line, indented at most 3 spaces (CommonMark: 4 is
+#: indented code), trailing blanks allowed. A marker inside a line (inline code, prose) is none.
 _MARKER = re.compile(r"( {0,3})(" + re.escape(BEGIN) + "|" + re.escape(END) + r")[ \t]*")
 
 

@@ -117,7 +117,7 @@ def _section(
     Text: its heading and every line (``(none)`` when it has none); ``--json``: ``{"section",
     "lines", "total"}``."""
     names = ("--budget-chars", "--out", "--check", "--hook")
-    given = [option for option, value in zip(names, unused, strict=True) if value]
+    given = [o for o, v in zip(names, unused, strict=True) if v is not None and v is not False]
     if given:
         raise click.UsageError(
             f"--section prints one section whole to stdout; {' and '.join(given)}"
