@@ -34,7 +34,7 @@ LAYERS = {
     "vault": 3,
     "watch_arm": 3,
     "store": 3,  # a package: schema, records, reads, writes (PACKAGE_ORDER)
-    "index": 3,  # a package: section_terms, schema, page_index (PACKAGE_ORDER)
+    "index": 3,  # a package: section_terms, word_pairs, schema, page_index (PACKAGE_ORDER)
     "lock": 3,
     "clean": 4,
     "prepare": 4,
@@ -172,7 +172,7 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
 
 #: Inside a package, a module imports only the package's modules listed before it.
 PACKAGE_ORDER = {
-    "index": ["section_terms", "schema", "page_index", "__init__"],
+    "index": ["section_terms", "word_pairs", "schema", "page_index", "__init__"],
     "parser": ["frontmatter", "blocks", "body", "keys", "__init__"],
     "sanitize": [
         "rule",
