@@ -159,8 +159,10 @@ def best_section(terms: Sequence[_Term], doc: tantivy.Document) -> tuple[int, in
     """``(start, end)`` character offsets of the best-scoring section of a stored page for
     the query's :func:`query_terms` (BM25, the page's sections as the documents: the
     snippet's place), or ``None`` for a page of one section or none matching."""
+    if not terms:
+        return None
     spans = section_spans(stored_text(doc, "body"))
-    if len(spans) < 2 or not terms:
+    if len(spans) < 2:
         return None
     lookup = _lookup(terms)
     page = _blocks(doc)

@@ -163,8 +163,8 @@ def build_schema() -> tantivy.Schema:
     English-stemmed like ``title`` and ``body``; ``names_cjk`` (title and aliases),
     ``name_cjk``, ``metadata_cjk`` and ``body_cjk`` (CJK unigrams, case S2),
     ``body_code`` (snake_case and CamelCase parts), ``body_ident`` (identifiers whole, S3);
-    ``body_pairs`` (the body's adjacent English words, coded: only narrows a phrase's pages,
-    :mod:`vault_sync.index.word_pairs`).
+    ``word_pairs`` (adjacent English words of the body, title, aliases and headings, coded:
+    only narrows a phrase's pages, :mod:`vault_sync.index.word_pairs`).
     """
     sb = tantivy.SchemaBuilder()
     for name in ("path", "id"):
@@ -299,13 +299,24 @@ def document_fields(page: Page, content_hash: str) -> dict[str, Any]:
         "body_ident": " ".join(idents),
         "hash": content_hash,
         "sections": encoded(analyzed),
-        PAIRS_FIELD: pair_text(itertools.chain.from_iterable(analyzed[0])),
+        PAIRS_FIELD: _pairs(page, analyzed[0]),
     }
     for key in ("project", "valid_from", "valid_to"):
         value = getattr(page, key)
         if value is not None:
             fields[key] = value
     return fields
+
+
+def _pairs(page: Page, body: list[list[str]]) -> list[str]:
+    """The ``word_pairs`` values of a page (:mod:`vault_sync.index.word_pairs`): the words of
+    its body (from its analyzed sections), of its title and aliases, of its headings; the
+    values of a field joined, so a pair across two of them is there too."""
+    en = analyzer(EN_ANALYZER)
+    names = [en.analyze(name) for name in (page.title, *page.aliases)]
+    headings = [en.analyze(h.text) for h in page.headings]
+    chain = itertools.chain.from_iterable
+    return [pair_text(chain(body)), pair_text(chain(names)), pair_text(chain(headings))]
 
 
 def _section_analyzers(body: str) -> list[tantivy.TextAnalyzer]:

@@ -1,22 +1,24 @@
-"""Adjacent word pairs of a page's body, indexed so a phrase reads positions of fewer pages.
+"""Adjacent words of a page's English-analyzed text, indexed so a phrase reads fewer positions.
 
 Part of :mod:`vault_sync.index` (layer 3), after :mod:`~vault_sync.index.section_terms` (whose
-analyzed sections give the words) and before :mod:`~vault_sync.index.schema` (which writes
-the field): it imports no other module of the package.
+analyzed sections give the body's words) and before :mod:`~vault_sync.index.schema` (which
+writes the field): it imports no other module of the package.
 
 A phrase query (``"mistwait vaska"``, a word pair's bonus, a split identifier) intersects its
 words' postings and then reads both words' positions in every page holding both: at 10k
-generated pages, the two words of the benchmark's phrase are in 97 % and 94 % of the pages
-and adjacent in 38 %, so ~60 % of the positions read found nothing, ~1.6 ms of the query's
-CPU (20 ms at 100k pages). The ``body_pairs`` field holds, per page, each pair of adjacent
-English-analyzed body words, each word mapped to one of :data:`PAIR_CODES` characters
-(:func:`code`) and the pairs cut by tantivy's bigram tokenizer from the string of codes
-(:func:`pair_text`), indexed without frequencies or positions. A phrase in ``body`` is asked
-together with its pairs' terms at a constant score of 0 (:func:`narrowed`): the pages
-without them are skipped before any position is read. The pages kept are a superset of the
-phrase's (two words adjacent in the body are adjacent in the analyzed words; two words
-mapped to the same code only let a page through that the phrase then rejects), and the
-score is the phrase's plus 0.0, the same float: hits, scores and ``--explain`` are the same.
+generated pages, the two words of the benchmark's phrase are in 97 % and 94 % of the bodies
+and adjacent in 38 %, so ~60 % of the positions read found nothing: ~0.8 of the phrase
+query's 1.6 ms in ``body`` (100k pages: ~8 of 18 ms, and ~1 ms in ``headings``). The
+``word_pairs`` field holds, per page, each pair of adjacent words of the fields in
+:data:`PAIRED_FIELDS`, each word mapped to one of :data:`PAIR_CODES` characters
+(:func:`code`), the pairs cut by tantivy's bigram tokenizer from the string of codes
+(:func:`pair_text`); indexed without frequencies or positions. A phrase in one of those
+fields is asked together with its pairs' terms at a constant score of 0 (:func:`narrowed`):
+the pages without them are skipped before any position is read. The pages kept are a
+superset of the phrase's (two words adjacent in a field are adjacent in its analyzed words;
+two words mapped to the same code, or a pair of another field, only let a page through that
+the phrase then rejects), and the score is the phrase's plus 0.0, the same float: hits,
+scores and ``--explain`` are the same.
 """
 
 from __future__ import annotations
@@ -27,10 +29,13 @@ from collections.abc import Iterable, Sequence
 
 import tantivy
 
-#: The field of the body's word pairs (search only: no stored value, no frequencies).
-PAIRS_FIELD = "body_pairs"
+#: The field of the word pairs (search only: no stored value, no frequencies).
+PAIRS_FIELD = "word_pairs"
+#: The English-analyzed fields whose adjacent words ``word_pairs`` holds: every field a
+#: phrase is asked in that can hold many words (not ``name``, ``tags_text``, ``metadata``).
+PAIRED_FIELDS = frozenset({"title", "aliases", "headings", "body"})
 #: How many codes words are mapped to: a pair is one of ``PAIR_CODES ** 2`` terms. At 10k
-#: generated pages, 1024 let 1.8 % more pages through than hold the phrase (256: 17 %) and
+#: generated pages, 1024 let 1.8 % more bodies through than hold the phrase (256: 17 %) and
 #: cost 0.7 s of indexing CPU (4096: 1.4 s, more distinct terms).
 PAIR_CODES = 1024
 #: The first code character (a block of letters no tokenizer splits; each code is one
@@ -54,8 +59,8 @@ def code(word: str) -> str:
 
 
 def pair_text(words: Iterable[str]) -> str:
-    """The ``body_pairs`` value of a body's analyzed words in order: their codes as one
-    string, which the pairs analyzer (:func:`pairs_analyzer`) cuts into each adjacent two."""
+    """A ``word_pairs`` value of analyzed words in order: their codes as one string, which
+    the pairs analyzer (:func:`pairs_analyzer`) cuts into each adjacent two."""
     words = list(words)
     try:  # the words met before: one C-level pass
         return "".join(map(_KEPT.__getitem__, words))
@@ -64,14 +69,14 @@ def pair_text(words: Iterable[str]) -> str:
 
 
 def pairs_analyzer() -> tantivy.TextAnalyzer:
-    """The analyzer of ``body_pairs``: every two adjacent characters of the code string."""
+    """The analyzer of ``word_pairs``: every two adjacent characters of the code string."""
     return tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.ngram(2, 2, False)).build()
 
 
 def narrowed(schema: tantivy.Schema, phrase: tantivy.Query, words: Sequence[str]) -> tantivy.Query:
-    """``phrase`` (over the English-analyzed ``body``, of ``words`` in order) asked only of
-    the pages holding each adjacent pair of ``words`` in ``body_pairs``, which add 0.0 to its
-    score; ``phrase`` itself for fewer than two words."""
+    """``phrase`` (over a field of :data:`PAIRED_FIELDS`, of ``words`` in order) asked only
+    of the pages holding each adjacent pair of ``words`` in ``word_pairs``, which add 0.0 to
+    its score; ``phrase`` itself for fewer than two words."""
     pairs = dict.fromkeys(code(a) + code(b) for a, b in itertools.pairwise(words))
     if not pairs:
         return phrase
