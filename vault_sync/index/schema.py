@@ -313,10 +313,9 @@ def _pairs(page: Page, body: list[list[str]]) -> list[str]:
     its body (from its analyzed sections), of its title and aliases, of its headings; the
     values of a field joined, so a pair across two of them is there too."""
     en = analyzer(EN_ANALYZER)
-    names = [en.analyze(name) for name in (page.title, *page.aliases)]
-    headings = [en.analyze(h.text) for h in page.headings]
-    chain = itertools.chain.from_iterable
-    return [pair_text(chain(body)), pair_text(chain(names)), pair_text(chain(headings))]
+    names = en.analyze("\n".join((page.title, *page.aliases)))  # one call: a line break
+    headings = en.analyze("\n".join(h.text for h in page.headings))  # only separates words
+    return [pair_text(itertools.chain.from_iterable(body)), pair_text(names), pair_text(headings)]
 
 
 def _section_analyzers(body: str) -> list[tantivy.TextAnalyzer]:

@@ -34,10 +34,12 @@ PAIRS_FIELD = "word_pairs"
 #: The English-analyzed fields whose adjacent words ``word_pairs`` holds: every field a
 #: phrase is asked in that can hold many words (not ``name``, ``tags_text``, ``metadata``).
 PAIRED_FIELDS = frozenset({"title", "aliases", "headings", "body"})
-#: How many codes words are mapped to: a pair is one of ``PAIR_CODES ** 2`` terms. At 10k
-#: generated pages, 1024 let 1.8 % more bodies through than hold the phrase (256: 17 %) and
-#: cost 0.7 s of indexing CPU (4096: 1.4 s, more distinct terms).
-PAIR_CODES = 1024
+#: How many codes words are mapped to: a pair is one of ``PAIR_CODES ** 2`` terms, and the
+#: indexing cost grows with the distinct terms. At 10k generated pages, the benchmark phrase
+#: in ``body`` (3,772 pages hold it, 9,300 both words; 1.63 ms without pairs): 64 codes let
+#: 5,515 pages through (1.10 ms), 128 4,738 (0.97 ms), 256 4,418 (0.89 ms), 1024 3,841
+#: (0.82 ms) for ~80 us of indexing CPU a page at 256 and ~107 at 1024 (64: 27).
+PAIR_CODES = 256
 #: The first code character (a block of letters no tokenizer splits; each code is one
 #: character, so tantivy's bigrams of the code string are exactly the adjacent pairs).
 _FIRST_CODE = 0x4E00
