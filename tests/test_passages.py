@@ -9,7 +9,7 @@ import tantivy
 
 from tests.test_index import FILLER, make_index, paths
 from vault_sync.page import Page
-from vault_sync.passages import holds_any, sections
+from vault_sync.passages import holds_any, query_terms, sections
 from vault_sync.retrieve import build_query, search
 
 OFF = frozenset({"no-passages"})
@@ -125,3 +125,23 @@ def test_the_body_words_of_a_query_and_where_a_stored_page_holds_them(tmp_path: 
         doc = searcher.doc(searcher.search(tantivy.Query.all_query(), limit=1).hits[0][1])
     assert holds_any(doc, ["lantern"]) and holds_any(doc, ["x", "lit"])
     assert not holds_any(doc, ["lanterns", "lante", "a"]) and not holds_any(doc, [])
+
+
+def test_the_idf_of_a_query_is_read_again_by_a_later_searcher(tmp_path: Path) -> None:
+    # the terms are kept for the second ask of one query (same searcher, same parts), never
+    # for a later searcher that sees another index
+    more = [Page(path=f"e{i}.md", id=f"e{i}", title="E", body="敌人 enemy") for i in range(5)]
+    index = make_index(tmp_path / "ix", [*_pages(), more[0]])
+    plan = build_query("敌人 enemy")
+    with index.searching() as searcher:
+        first = query_terms(plan.parts, searcher)
+        assert query_terms(plan.parts, searcher) == first
+        assert ("敌", "人") in [t.tokens for t in first]  # a bigram's df: a phrase search
+    with index.batch() as writer:
+        for page in more[1:]:
+            writer.add(page, "h", 2)
+    index.reload()
+    with index.searching() as searcher:
+        later = query_terms(plan.parts, searcher)
+    assert [t.tokens for t in later] == [t.tokens for t in first]
+    assert all(b.idf < a.idf for a, b in zip(first, later, strict=True))

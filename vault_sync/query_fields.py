@@ -27,6 +27,7 @@ from vault_sync.index import (
     is_identifier,
     schema,
 )
+from vault_sync.index.word_pairs import PAIRED_FIELDS, narrowed
 from vault_sync.stopwords import CJK_STOP_WORDS
 
 #: BM25 parameters. tantivy fixes them (TECH-NOTES §1.5, read from ``explain``); stated here
@@ -254,6 +255,8 @@ def _field_query(field: str, tokens: list[tuple[int, str]], *, with_parts: bool)
     if tokens[-1][0] != len(tokens) - 1:  # a gap left by a separator
         words = list(tokens)
     phrase = tantivy.Query.phrase_query(fields, field, words)
+    if field in PAIRED_FIELDS:  # only the pages holding its word pairs (index.word_pairs)
+        phrase = narrowed(fields, phrase, [t for _, t in tokens])
     if not with_parts:
         return phrase
     if field in _CJK_FIELDS:

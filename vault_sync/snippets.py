@@ -238,7 +238,9 @@ def make_snippet(
     Returns:
         The snippet (see :class:`Snippet`).
     """
-    if fragment is not None and marks:
+    if fragment is not None and marks and body.isascii():  # a byte is a character
+        (start, end), spans = fragment, list(marks)
+    elif fragment is not None and marks:
         encoded = body.encode()
         start, end = (_char_offset(encoded, b) for b in fragment)
         spans = [(_char_offset(encoded, a), _char_offset(encoded, b)) for a, b in marks]

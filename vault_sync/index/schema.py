@@ -12,6 +12,7 @@ objects (:func:`analyzer`), in :mod:`vault_sync.retrieve`.
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import os
 import re
@@ -22,14 +23,15 @@ from typing import TYPE_CHECKING, Any
 
 import tantivy
 
-from vault_sync.index.section_terms import encode
+from vault_sync.index.section_terms import analyze, encoded
+from vault_sync.index.word_pairs import PAIRS_FIELD, pair_text, pairs_analyzer
 
 if TYPE_CHECKING:  # the page model loads with the parser: a query never builds a document
     from vault_sync.page import Page
 
 #: Bump when a field, an analyzer or the document layout changes. The sidecar stores it, and
 #: the analyzer names below carry it, so an index of another version fails to open.
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 #: Longest token indexed, in UTF-8 bytes (tantivy's ``remove_long``), the same in every word
 #: analyzer at index and query time. A limit exists because tantivy silently drops terms over
@@ -46,6 +48,7 @@ CJK_ANALYZER = "vs_cjk" + _V
 CODE_ANALYZER = "vs_code" + _V
 IDENT_ANALYZER = "vs_ident" + _V
 KEYWORD_ANALYZER = "vs_keyword" + _V
+PAIRS_ANALYZER = "vs_pairs" + _V
 
 #: CJK unigrams, other letters/digits as whole words (TECH-NOTES §1.7, verified on S2), and
 #: one separator token for each run of other characters (punctuation, symbols, blanks).
@@ -127,6 +130,7 @@ def _analyzers() -> dict[str, tantivy.TextAnalyzer]:
         # tags are whole filter keys, matched by a term query on the whole value: no limit
         # short of tantivy's own, or a long tag could never be filtered on.
         KEYWORD_ANALYZER: build(t.raw(), f.lowercase()),
+        PAIRS_ANALYZER: pairs_analyzer(),
     }
 
 
@@ -167,7 +171,9 @@ def build_schema() -> tantivy.Schema:
     ``metadata`` (string values of frontmatter keys the model does not interpret, issue 16),
     English-stemmed like ``title`` and ``body``; ``names_cjk`` (title and aliases),
     ``name_cjk``, ``metadata_cjk`` and ``body_cjk`` (CJK unigrams, case S2),
-    ``body_code`` (snake_case and CamelCase parts), ``body_ident`` (identifiers whole, S3).
+    ``body_code`` (snake_case and CamelCase parts), ``body_ident`` (identifiers whole, S3);
+    ``word_pairs`` (adjacent English words of the body, title, aliases and headings, coded:
+    only narrows a phrase's pages, :mod:`vault_sync.index.word_pairs`).
     """
     sb = tantivy.SchemaBuilder()
     for name in ("path", "id"):
@@ -190,6 +196,7 @@ def build_schema() -> tantivy.Schema:
     sb.add_text_field("body_cjk", tokenizer_name=CJK_ANALYZER)
     sb.add_text_field("body_code", tokenizer_name=CODE_ANALYZER)
     sb.add_text_field("body_ident", tokenizer_name=IDENT_ANALYZER)
+    sb.add_text_field(PAIRS_FIELD, tokenizer_name=PAIRS_ANALYZER, index_option="basic")
     sb.add_text_field("hash", stored=True, tokenizer_name="raw")
     sb.add_bytes_field("sections", stored=True)
     sb.add_unsigned_field("generation", stored=True, indexed=True, fast=True)
@@ -226,7 +233,8 @@ def register_analyzers(index: tantivy.Index) -> None:
     tantivy does not persist custom tokenizers: without this, adds fail at commit and
     searches fail (TECH-NOTES §1.7).
     """
-    for name in (EN_ANALYZER, CJK_ANALYZER, CODE_ANALYZER, IDENT_ANALYZER, KEYWORD_ANALYZER):
+    names = (EN_ANALYZER, CJK_ANALYZER, CODE_ANALYZER, IDENT_ANALYZER, KEYWORD_ANALYZER)
+    for name in (*names, PAIRS_ANALYZER):
         index.register_tokenizer(name, analyzer(name))
 
 
@@ -276,6 +284,7 @@ def document_fields(page: Page, content_hash: str) -> dict[str, Any]:
         head = _WORD_BACK.match(backwards, len(body) - m.start())  # always matches (\w*)
         idents.append(body[len(body) - (head.end() if head else 0) : m.end()])
     camel = [w for w in idents if _CAMEL.search(w)]
+    analyzed = analyze(body, _section_analyzers(body))
     fields: dict[str, Any] = {
         "path": page.path,
         "id": page.id,
@@ -298,13 +307,24 @@ def document_fields(page: Page, content_hash: str) -> dict[str, Any]:
         "body_code": _ACRONYM_END.sub(" ", " ".join(camel)),
         "body_ident": " ".join(idents),
         "hash": content_hash,
-        "sections": encode(body, _section_analyzers(body)),
+        "sections": encoded(analyzed),
+        PAIRS_FIELD: _pairs(page, analyzed[0]),
     }
     for key in ("project", "valid_from", "valid_to"):
         value = getattr(page, key)
         if value is not None:
             fields[key] = value
     return fields
+
+
+def _pairs(page: Page, body: list[list[str]]) -> list[str]:
+    """The ``word_pairs`` values of a page (:mod:`vault_sync.index.word_pairs`): the words of
+    its body (from its analyzed sections), of its title and aliases, of its headings; the
+    values of a field joined, so a pair across two of them is there too."""
+    en = analyzer(EN_ANALYZER)
+    names = en.analyze("\n".join((page.title, *page.aliases)))  # one call: a line break
+    headings = en.analyze("\n".join(h.text for h in page.headings))  # only separates words
+    return [pair_text(itertools.chain.from_iterable(body)), pair_text(names), pair_text(headings)]
 
 
 def _section_analyzers(body: str) -> list[tantivy.TextAnalyzer]:

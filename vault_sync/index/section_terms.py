@@ -7,7 +7,8 @@ over the section's tokens. Running tantivy's analyzers over those sections at qu
 ~13 ms of CPU per query on pages not seen before (10k generated pages, varied queries), so
 :func:`encode` runs them when the page is indexed and the index stores the result, per page,
 in the stored-only bytes field ``sections``; a query counts its few words in that text
-(:func:`occurrences`, C-speed ``str.count``) and never analyzes a section.
+(:func:`occurrences`, C-speed ``str.count``) and never analyzes a section. The English tokens
+also give the body's word pairs (:mod:`vault_sync.index.word_pairs`).
 
 The stored text (UTF-8), one block per analyzer, in the order given to :func:`encode` (the
 English analyzer; then the CJK one, only for a body with CJK text), blocks ended by
@@ -88,19 +89,34 @@ def _stream(tokens: Sequence[str]) -> str:
     return "\n" + text.replace(_JOIN, "\n\n") + "\n"
 
 
-def _block(texts: Sequence[str], one: tantivy.TextAnalyzer) -> str:
-    """One analyzer's block of the sections ``texts``."""
-    analyzed = [one.analyze(text) for text in texts]
+def _block(analyzed: Sequence[Sequence[str]]) -> str:
+    """One analyzer's block of the sections' tokens ``analyzed``."""
     lengths = ",".join(str(len(tokens)) for tokens in analyzed)
     streams = "".join(_stream(tokens) + SECTION_END for tokens in analyzed)
     return lengths + LENGTHS_END + streams + BLOCK_END
 
 
+#: A page's sections analyzed: per analyzer, each section's tokens.
+Analyzed = list[list[list[str]]]
+
+
+def analyze(body: str, analyzers: Sequence[tantivy.TextAnalyzer]) -> Analyzed:
+    """Each section of ``body`` (:func:`section_spans`) analyzed by each of ``analyzers``:
+    the sections' tokens of one analyzer, in order, are the tokens of the whole body (a
+    section starts at a line start, and a blank section has none)."""
+    texts = [body[a:b] for a, b in section_spans(body)]
+    return [[one.analyze(text) for text in texts] for one in analyzers]
+
+
 def encode(body: str, analyzers: Sequence[tantivy.TextAnalyzer]) -> bytes:
     """The stored ``sections`` value of a page: each section of ``body`` analyzed by each
     of ``analyzers`` (the English one, and the CJK one for a body with CJK text)."""
-    texts = [body[a:b] for a, b in section_spans(body)]
-    return "".join(_block(texts, one) for one in analyzers).encode()
+    return encoded(analyze(body, analyzers))
+
+
+def encoded(analyzed: Analyzed) -> bytes:
+    """The stored ``sections`` value of a page's :func:`analyze`."""
+    return "".join(_block(sections) for sections in analyzed).encode()
 
 
 _BLOCK_END = BLOCK_END.encode()
