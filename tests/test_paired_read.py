@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import run_cli
 from tests.test_watch import StartWatch, ThreadWatcher, watch  # noqa: F401 (watch: a fixture)
 from tests.watch_helpers import WatchProcess, wait_until
 from vault_sync import batch_write, layout, paired_read
@@ -210,70 +210,83 @@ def test_a_reader_whose_index_was_opened_before_the_batch_reloads_it(
 # --------------------------------------------------------------------------- stress (slow)
 
 
-def _queries_until(done: threading.Event, vault: Path) -> tuple[int, int]:
-    """``(misses, queries)`` of ``vault-sync query stableword --json`` run until ``done``."""
-    misses = total = 0
-    while not done.is_set():
-        proc = subprocess.run(
-            ["vault-sync", "--vault", str(vault), "query", "stableword", "--json"],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        assert proc.returncode == 0, proc.stderr
-        total += 1
-        misses += '"path"' not in proc.stdout
-    return misses, total
+class Queries:
+    """``vault-sync query stableword --json`` run again and again (:meth:`run_until`), counting
+    the answers without a hit; :meth:`wait_for_more` paces the renames to the queries."""
+
+    def __init__(self, vault: Path) -> None:
+        self.vault = vault
+        self.total = self.misses = 0
+        self._changed = threading.Condition()
+
+    def run_until(self, done: threading.Event) -> None:
+        while not done.is_set():
+            proc = run_cli("--vault", str(self.vault), "query", "stableword", "--json")
+            assert proc.code == 0, proc.err
+            with self._changed:
+                self.total += 1
+                self.misses += '"path"' not in proc.out
+                self._changed.notify_all()
+
+    def wait_for_more(self) -> None:
+        """Return once a query has started and ended after this call."""
+        with self._changed:
+            wanted = self.total + 2
+            assert self._changed.wait_for(lambda: self.total >= wanted, HANG_S)
 
 
-@pytest.fixture
-def renamer() -> Iterator[Callable[[Path, Callable[[], None]], threading.Event]]:
-    """Start a thread renaming ``stable.md`` <-> ``stable2.md`` 15 times each way, calling
-    ``after_each`` after every rename; returns the event set when it is done."""
-    threads: list[threading.Thread] = []
+#: Renames each way of the stress runs.
+ROUNDS = 10
 
-    def start(vault: Path, after_each: Callable[[], None]) -> threading.Event:
-        done = threading.Event()
 
-        def run() -> None:
-            try:
-                for _ in range(15):
-                    for a, b in (("stable.md", "stable2.md"), ("stable2.md", "stable.md")):
-                        os.rename(vault / a, vault / b)
-                        after_each()
-            finally:
-                done.set()
+def _rename_and(vault: Path, queries: Queries, apply: Callable[[], None]) -> None:
+    """Rename ``stable.md`` <-> ``stable2.md`` :data:`ROUNDS` times each way, in a thread,
+    each followed by ``apply`` and two more queries, while ``queries`` runs here."""
+    done = threading.Event()
+    failed: list[BaseException] = []
 
-        threads.append(threading.Thread(target=run, daemon=True))
-        threads[-1].start()
-        return done
+    def run() -> None:
+        try:
+            for _ in range(ROUNDS):
+                for a, b in (("stable.md", "stable2.md"), ("stable2.md", "stable.md")):
+                    os.rename(vault / a, vault / b)
+                    apply()
+                    queries.wait_for_more()
+        except BaseException as exc:  # reported below
+            failed.append(exc)
+        finally:
+            done.set()
 
-    yield start
-    for thread in threads:
-        thread.join(HANG_S)
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    queries.run_until(done)
+    thread.join(HANG_S)
+    assert not failed, failed
+    assert queries.total >= 2 * 2 * ROUNDS
 
 
 @pytest.mark.slow
-def test_stress_queries_during_cli_syncs_of_moves_never_miss(
-    make_vault: MakeVault, renamer: Callable[[Path, Callable[[], None]], threading.Event]
-) -> None:
-    """fresh3's repro: 6-10 of ~90 queries found nothing before the fix."""
+def test_stress_queries_during_cli_syncs_of_moves_never_miss(make_vault: MakeVault) -> None:
+    """fresh3's repro: 6-10 of ~90 queries found nothing before the fix (3 to 7 of ~45 here)."""
     vault = make_vault({"stable.md": "stableword\n", "other.md": "other\n"})
-    sync = ["vault-sync", "--vault", str(vault), "sync"]
-    subprocess.run(sync, check=True, capture_output=True)
-    done = renamer(vault, lambda: subprocess.run(sync, check=True, capture_output=True) and None)
-    misses, total = _queries_until(done, vault)
-    assert (misses, total > 20) == (0, True), (misses, total)
+
+    def sync() -> None:
+        result = run_cli("--vault", str(vault), "sync")
+        assert result.code == 0, result.err
+
+    sync()
+    queries = Queries(vault)
+    _rename_and(vault, queries, sync)
+    assert queries.misses == 0, (queries.misses, queries.total)
 
 
 @pytest.mark.slow
 def test_stress_queries_during_watcher_batches_of_moves_never_miss(
     make_vault: MakeVault,
     watch: StartWatch,  # noqa: F811 (the fixture imported above)
-    renamer: Callable[[Path, Callable[[], None]], threading.Event],
 ) -> None:
-    """fresh3's repro with the watcher applying (7 of 93 found nothing before the fix); each
-    rename waits until the watcher's sidecar has it, so every one is applied."""
+    """fresh3's repro with the watcher applying (7 of 93 found nothing before the fix, 4 of
+    ~45 here); each rename waits until the watcher's sidecar has it, so each is applied."""
     vault = make_vault({"stable.md": "stableword\n", "other.md": "other\n"})
     watcher: WatchProcess = watch(vault)
     config = load_config(vault)
@@ -282,10 +295,10 @@ def test_stress_queries_during_watcher_batches_of_moves_never_miss(
         name = next(p.name for p in vault.glob("stable*.md"))
         wait_until(lambda: _sidecar_paths(config) == sorted([name, "other.md"]), what=name)
 
-    done = renamer(vault, applied)
-    misses, total = _queries_until(done, vault)
-    watcher.stop()
-    assert (misses, total > 20) == (0, True), (misses, total)
+    queries = Queries(vault)
+    _rename_and(vault, queries, applied)
+    assert watcher.stop() == 0, watcher.log()
+    assert queries.misses == 0, (queries.misses, queries.total)
 
 
 def _sidecar_paths(config: object) -> list[str]:
