@@ -167,3 +167,32 @@ def test_only_names_measures_in_their_order_and_refuses_unknown_ones() -> None:
     assert run.chosen_measures("query, sync") == [run.measure_sync, run.measure_query]
     with pytest.raises(SystemExit, match="unknown"):
         run.chosen_measures("query,speed")
+
+
+def test_eval_sweep_grid_types_values_and_refuses_unknown_keys() -> None:
+    import eval_sweep
+
+    combos = eval_sweep.grid(["graph_weight=0,0.6", "lexical_depth=20"])
+    assert combos == [
+        {"graph_weight": 0.0, "lexical_depth": 20},
+        {"graph_weight": 0.6, "lexical_depth": 20},
+    ]
+    assert isinstance(combos[0]["lexical_depth"], int)
+    with pytest.raises(SystemExit, match="unknown \\[ranking\\] key 'graph_wieght'"):
+        eval_sweep.grid(["graph_wieght=1"])
+
+
+def test_eval_sweep_gives_each_value_to_the_engine() -> None:
+    """The graph stream's weight decides the typed benchmark's relation questions: a run at 0
+    must score below the run at the default, so the value reached the engine's search."""
+    script = Path(__file__).with_name("eval_sweep.py")
+    out = subprocess.run(
+        [sys.executable, str(script), "typed", "graph_weight=0,0.6"],
+        capture_output=True, text=True, check=True, timeout=300,
+    ).stdout.splitlines()  # fmt: skip
+    assert [line.split(" default ")[0] for line in out] == [
+        "typed dev {'graph_weight': 0.0}",
+        "typed dev {'graph_weight': 0.6}",
+    ]
+    mrr = [float(line.split(" MRR ")[1].split()[0]) for line in out]
+    assert mrr[0] < mrr[1]

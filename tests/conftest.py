@@ -155,9 +155,10 @@ def open_folder() -> Iterator[Path]:
     assert os.geteuid() == 0, "permission tests run as root (as CI does), acting as nobody"
     if not _nobody_can_run_the_cli():
         pytest.skip(
-            "the user nobody cannot run vault-sync from this checkout (a folder above it is"
-            " not readable by others, e.g. a mode-0700 mktemp folder): permission cases need"
-            " a checkout other users can read"
+            "the user nobody cannot run vault-sync from this checkout (a folder above it or"
+            " its interpreter is not readable by others, e.g. a mode-0700 mktemp folder or a"
+            " Python under /root): permission cases need a checkout and a Python other users"
+            " can read"
         )
     root = Path(tempfile.mkdtemp(prefix="vault-sync-test-", dir="/var/tmp"))
     root.chmod(0o755)

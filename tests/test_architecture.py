@@ -32,6 +32,8 @@ LAYERS = {
     "ignore": 2,
     "pagefile": 2,
     "vault": 3,
+    "vault_walk": 3,
+    "scan_result": 2,
     "watch_arm": 3,
     "store": 3,  # a package: schema, records, reads, writes (PACKAGE_ORDER)
     "index": 3,  # a package: section_terms, schema, page_index (PACKAGE_ORDER)
@@ -39,6 +41,7 @@ LAYERS = {
     "clean": 4,
     "prepare": 4,
     "sync": 4,
+    "sync_plan": 4,
     "batch_write": 4,
     "redaction": 4,
     "query_fields": 4,
@@ -56,8 +59,10 @@ LAYERS = {
     "lint": 4,
     "explain": 4,
     "watch": 5,
+    "watch_events": 3,
     "import_watch": 5,
     "briefing": 5,
+    "brief_facts": 5,
     "brief_cache": 5,
     "brief_render": 2,
     "engine": 6,
@@ -80,9 +85,11 @@ LAYERS = {
     "eval_html": 6,
     "app": 7,
     "edits": 5,
+    "page_refs": 5,
     "neighbours": 5,
     "remember": 4,
     "write_commands": 6,
+    "session_import": 6,
     "splice": 3,
     "confine": 2,
     "supersession": 1,
@@ -110,6 +117,8 @@ LAYERS = {
     "cli": 8,
     "mcp": 8,
     "mcp_server": 8,
+    "mcp_calls": 8,
+    "mcp_writes": 8,
     "mcp_stdio": 7,
     "__main__": 9,
     "__init__": 0,
@@ -135,7 +144,6 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
     ("authority", "ranking_settings"),
     ("sanitize", "secret_rules"),
     ("sanitize", "placeholders"),
-    ("import_watch", "watch"),
     ("cli", "cli_eval"),
     ("cli", "cli_common"),
     ("cli", "cli_write"),
@@ -146,8 +154,13 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
     ("cli_write", "cli_common"),
     ("cli", "cli_brief"),
     ("brief_cache", "briefing"),  # the watcher's kept page facts, assembled as briefing does
+    ("brief_cache", "brief_facts"),
+    ("briefing", "brief_facts"),  # the briefing: facts and orders, then sections
     ("cli", "mcp_server"),
     ("mcp_server", "cli_common"),
+    ("mcp_server", "mcp_calls"),  # the MCP front end, in three modules
+    ("mcp_server", "mcp_writes"),
+    ("mcp_writes", "mcp_calls"),
     ("cli_brief", "cli_common"),
     ("readers", "engine"),  # a read that finds no usable store syncs (DESIGN §3)
     ("cli", "cli_serve"),  # watch and mcp, lazily loaded: cli.py stays small
@@ -164,9 +177,11 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
     ("passages", "query_fields"),
     ("query_text", "query_fields"),
     ("prepare", "clean"),
+    ("vault", "vault_walk"),  # scan starts the walk: the folder layer, in two modules
     ("sync", "clean"),
     ("sync", "prepare"),
     ("sync", "batch_write"),
+    ("sync", "sync_plan"),
     ("batch_write", "prepare"),
 }
 
@@ -174,7 +189,7 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
 #: Inside a package, a module imports only the package's modules listed before it.
 PACKAGE_ORDER = {
     "index": ["section_terms", "schema", "page_index", "__init__"],
-    "parser": ["frontmatter", "blocks", "body", "keys", "__init__"],
+    "parser": ["yaml_plain", "frontmatter", "blocks", "body", "readings", "keys", "__init__"],
     "sanitize": [
         "rule",
         "vendor",

@@ -15,7 +15,7 @@ from watchdog.events import (
     FileOpenedEvent,
 )
 
-from vault_sync.watch import EventHandler, PathBatcher
+from vault_sync.watch_events import EventHandler, PathBatcher
 
 
 class Clock:

@@ -724,3 +724,28 @@ def test_a_read_leaves_the_stamp_intact(vault: Path) -> None:
     assert count > 0
     assert (folder / "sidecar.sqlite-wal").exists()
     assert layout.stamp_matches(folder)
+
+
+def test_a_store_made_in_a_git_repository_is_never_offered_for_a_commit(tmp_path: Path) -> None:
+    """A read command in a repository holding only a README syncs first and makes the store
+    there (no ``init``, so no ``.gitignore`` line): the store folder ignores itself, so
+    ``git status`` shows nothing new; a store made before the file existed gets it at the next
+    writer."""
+    repo = write_pages(tmp_path / "repo", {"README.md": "# readme\n\nhow to build\n"})
+    git = ("git", "-c", "user.name=t", "-c", "user.email=t@x", "-c", "init.defaultBranch=main")
+    subprocess.run([*git, "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "-C", str(repo), "add", "-A"], check=True)
+    subprocess.run([*git, "-C", str(repo), "commit", "-qm", "init"], check=True)
+
+    def untracked() -> str:
+        status = [*git, "-C", str(repo), "status", "--porcelain", "--untracked-files=all"]
+        return subprocess.run(status, check=True, capture_output=True, text=True).stdout
+
+    result = run_cli("query", "readme", "--json", cwd=repo)
+    assert result.code == 0, result.err
+    assert (repo / ".vault-sync" / layout.MARKER_NAME).is_file()
+    assert untracked() == ""
+    (repo / ".vault-sync" / layout.GITIGNORE_NAME).unlink()  # a store from before the file
+    assert untracked() != ""
+    assert run_cli("sync", cwd=repo).code == 0
+    assert untracked() == ""

@@ -128,6 +128,32 @@ def test_camel_case_is_found_whole_and_split(tmp_path: Path) -> None:
         assert paths(index, query)[:1] == ["a.md"], query
 
 
+ACRONYM_IDS = (
+    "Calls XMLHttpRequest and getHTTPResponseCode, then parseJSON; an IOError or an "
+    "HTMLElement; pods OOMKilled at -XX:MaxRAMPercentage=75."
+)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "http", "xml", "request", "response", "code", "json", "error", "element", "html",
+        "oom", "killed", "ram", "percentage", "XMLHttpRequest", "IOError", "OOMKilled",
+        "oomkilled", "MaxRAMPercentage",
+    ],
+)  # fmt: skip
+def test_an_identifier_holding_an_acronym_is_found_by_each_part(tmp_path: Path, query: str) -> None:
+    """A fresh user's report: a run of capitals before a capitalised word (``XMLHttp``,
+    ``HTTPResponse``, ``IOError``, ``OOMKilled``) stayed one token, so its parts found
+    nothing; a plural acronym (``PRs``) is not split, so ``rs`` finds nothing."""
+    page = Page(path="ids.md", id="ids", title="Ids", body=ACRONYM_IDS)
+    plural = Page(path="prs.md", id="prs", title="Prs", body="Review the open PRs and APIs.")
+    index = make_index(tmp_path / "ix", [page, plural, *FILLER])
+    assert "ids.md" in paths(index, query), query
+    assert paths(index, "rs") == []
+    assert paths(index, "PRs") == ["prs.md"]
+
+
 # --------------------------------------------------------------------------- writes
 
 

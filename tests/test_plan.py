@@ -9,9 +9,10 @@ from pathlib import Path
 from vault_sync.batch_write import BATCH_BYTES, BATCH_PAGES, split_batches
 from vault_sync.config import load_config
 from vault_sync.pagefile import content_hash
+from vault_sync.scan_result import FileEntry, ScanResult, Unreadable
 from vault_sync.store import FileState
-from vault_sync.sync import Plan, make_plan
-from vault_sync.vault import FileEntry, ScanResult, Unreadable, scan
+from vault_sync.sync_plan import Plan, make_plan
+from vault_sync.vault import scan
 
 from .conftest import write_pages
 

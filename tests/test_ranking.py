@@ -333,6 +333,40 @@ def test_as_of_shows_a_superseded_page_as_it_was_while_current(
     assert reasons["V1.md"][1] == "status superseded: cap 0.65"
 
 
+def test_as_of_filters_and_shows_the_status_a_page_had_that_day(
+    make_vault: Callable[..., Path], cli: Cli
+) -> None:
+    """A fresh user's report: ``--as-of D --status S`` filtered by today's status, so the
+    policy active on D was missing under ``--status active`` and returned under ``--status
+    superseded`` (shown "superseded"). The status of D filters and is shown: superseded only
+    once a successor had started; a page superseded
+    by hand with no successor named stays as it is."""
+    old = '---\nkind: decision\nstatus: superseded\nsuperseded_by: "[[V2]]"\n---\nbudget one\n'
+    new = '---\nkind: decision\nvalid_from: 2026-02-18\nsupersedes: "[[V1]]"\n---\nbudget two\n'
+    alone = "---\nkind: note\nstatus: superseded\n---\nbudget three\n"
+    vault = make_vault({"V1.md": old, "V2.md": new, "Alone.md": alone})
+
+    def statuses(*args: str) -> dict[str, str]:
+        out = cli("--vault", str(vault), "query", "budget", "--json", *args)
+        assert out.code == 0, out.err
+        return {h["path"]: h["status"] for h in out.json()["hits"]}
+
+    before = ("--as-of", "2026-02-01")
+    assert statuses(*before, "--status", "active") == {"V1.md": "active"}
+    assert statuses(*before, "--status", "superseded") == {"Alone.md": "superseded"}
+    after = ("--as-of", "2026-03-01")
+    assert statuses(*after, "--status", "active") == {"V2.md": "active"}
+    assert statuses(*after, "--status", "superseded") == {
+        "V1.md": "superseded",
+        "Alone.md": "superseded",
+    }
+    assert statuses("--status", "superseded") == {"V1.md": "superseded", "Alone.md": "superseded"}
+    out = cli("--vault", str(vault), "query", "budget", *before, "--explain", "--json")
+    reasons = {h["path"]: h["explain"]["authority"]["reasons"] for h in out.json()["hits"]}
+    assert reasons["V1.md"][-1] == "status superseded: still current on 2026-02-01, no cap"
+    assert reasons["Alone.md"][-1] == "status superseded: cap 0.65"
+
+
 def test_the_rules_read_the_facts_of_successors_and_of_both_sides_of_a_contradiction() -> None:
     from vault_sync.page_facts import read_by_rules
 

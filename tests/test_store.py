@@ -119,17 +119,18 @@ def test_rule_links_come_from_their_own_index_and_match_the_resolved_links(
             every = store.resolved_links_touching(paths)
             rules = [edge for edge in every if edge[1] in RULE_LINK_TYPES]
             assert store.rule_links_touching(paths) == sorted(rules), paths
-            read = store.facts_and_rule_links(paths, tags_of=paths[1:])
+            read = store.rank_rows(paths)
             assert sorted({link for _, links, _ in read for link in links}) == sorted(rules)
             for row, links, tags in read:
                 assert list(links) == store.rule_links_touching([row[0]]), paths
-                assert tags == (store.tags_of(row[0]) if row[0] in paths[1:] else None)
+                assert tags == store.tags_of(row[0])
             assert [row for row, _, _ in read] == store.fact_rows(paths=paths)
+        assert store.tags_of("B.md") == ["b1", "b2", "b3"]
         plan = store.db.execute(
             f"EXPLAIN QUERY PLAN SELECT source, type, target_path FROM links INDEXED BY"
             f" links_rule_into WHERE {RULE_LINKS_WHERE} AND source != target_path"
-            " AND target_path IN (?)",
-            ["A.md"],
+            " AND target_path IN (SELECT value FROM json_each(?))",
+            ['["A.md"]'],
         ).fetchall()
         assert plan[0][3].endswith("USING COVERING INDEX links_rule_into (target_path=?)")
     finally:

@@ -17,13 +17,8 @@ from vault_sync.config import Config
 from vault_sync.errors import VaultSyncError, VaultUnreadableError
 from vault_sync.ignore import build_ignore_matcher, is_ignored_name
 from vault_sync.pagefile import content_hash, read_page
-from vault_sync.vault import (
-    FileEntry,
-    Lister,
-    SkippedSymlink,
-    describe_name,
-    scan,
-)
+from vault_sync.scan_result import FileEntry, SkippedSymlink, describe_name
+from vault_sync.vault import Lister, scan
 
 
 @pytest.fixture

@@ -44,7 +44,8 @@ from vault_sync.engine import run_sync, writer_lock
 from vault_sync.errors import VaultSyncError
 from vault_sync.layout import WATCH_STATE_NAME
 from vault_sync.vault import scan, scan_paths
-from vault_sync.watch import OVERFLOW_LOGGER, EventHandler, Watcher
+from vault_sync.watch import Watcher
+from vault_sync.watch_events import OVERFLOW_LOGGER, EventHandler
 
 StartWatch = Callable[..., WatchProcess]
 MakeVault = Callable[..., Path]

@@ -17,7 +17,8 @@ from watchdog.events import DirCreatedEvent, DirDeletedEvent, FileCreatedEvent
 from vault_sync import layout
 from vault_sync.config import load_config
 from vault_sync.engine import run_sync
-from vault_sync.watch import OVERFLOW_LOGGER, Batch, EventHandler, PathBatcher, Watcher
+from vault_sync.watch import Watcher
+from vault_sync.watch_events import OVERFLOW_LOGGER, Batch, EventHandler, PathBatcher
 
 from .conftest import write_pages
 from .test_batcher import Clock
@@ -78,7 +79,7 @@ def test_events_on_the_vault_folder_itself_name_no_path(tmp_path: Path) -> None:
 
 
 def test_only_an_overflow_warning_asks_for_a_reconcile() -> None:
-    from vault_sync.watch import _OverflowHandler
+    from vault_sync.watch_events import _OverflowHandler
 
     b = PathBatcher(150, 1000, Clock())
     handler = _OverflowHandler(b)

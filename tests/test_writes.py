@@ -434,6 +434,32 @@ def test_remember_writes_a_new_page_found_by_the_next_query(vault: Path, cli: Cl
     ]
 
 
+def test_remember_reads_a_body_file_up_to_its_bound(vault: Path, cli: Cli, tmp_path: Path) -> None:
+    """A fresh user's report: ``--body-file /dev/zero`` read without end (2.3 GB in 30 s). The
+    read stops one byte past 8 MiB and the command is refused in one line, writing nothing;
+    a file of exactly 8 MiB is a body, read with its line endings as text mode reads them."""
+    from vault_sync.cli_write import MAX_BODY_BYTES
+
+    before = sorted(p.name for p in vault.rglob("*.md"))
+    for source in ("/dev/zero", str(big := tmp_path / "big.md")):
+        big.write_bytes(b"x" * (MAX_BODY_BYTES + 1))
+        out = cli(
+            "--vault", str(vault), "remember", "Huge", "--kind", "note", "--body-file", source
+        )
+        assert out.code == 2, out.err
+        assert f"{source} holds more than 8 MiB (a body's limit)" in out.err
+        assert "Traceback" not in out.err
+    assert sorted(p.name for p in vault.rglob("*.md")) == before
+    exact = tmp_path / "exact.md"
+    exact.write_bytes(b"line one\r\nzq8 two\r" + b"y" * (MAX_BODY_BYTES - 18))
+    out = cli(
+        "--vault", str(vault), "remember", "Exact", "--kind", "note", "--body-file", str(exact)
+    )
+    assert out.code == 0, out.err
+    written = (vault / "notes" / "Exact.md").read_bytes()
+    assert written.endswith(b"---\nline one\nzq8 two\n" + b"y" * (MAX_BODY_BYTES - 18) + b"\n")
+
+
 @pytest.mark.parametrize("title", ["retry-policy", "RETRY_POLICY", "Retry  Policy", "retrypolicy"])
 def test_remember_never_makes_a_second_page_for_a_name(vault: Path, cli: Cli, title: str) -> None:
     out = cli("--vault", str(vault), "remember", title, "--kind", "decision")

@@ -4,7 +4,9 @@ Issue 11, Build 3: tags and aliases come as repeated options, a comma list or a 
 one string; relation targets with or without ``[[ ]]``; evidence as ``kind:source`` (with an
 optional `` @date``) or a JSON object; dates in ISO forms. Each is normalised here to the form
 the page format uses (DESIGN §2), or refused with one line saying what was expected
-(:class:`~vault_sync.errors.AgentInputError`, exit 2). No file is read or written here.
+(:class:`~vault_sync.errors.AgentInputError`, exit 2), as is a title that is empty once on
+one line, or a name written as a key or link target that holds a secret. No file is read or
+written here.
 """
 
 from __future__ import annotations
@@ -16,10 +18,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from vault_sync.config import Config
 from vault_sync.errors import AgentInputError
 from vault_sync.page import EVIDENCE_KINDS, Kind
 from vault_sync.page_dates import ISO_DATE_SAID, iso_day
 from vault_sync.parser.keys import NON_RELATION_KEYS
+from vault_sync.sanitize import Scrubber
 
 _EVIDENCE_TEXT = re.compile(r"\s*([A-Za-z][\w-]*)\s*:\s*(\S.*?)(?:\s+@(\S+))?\s*\Z", re.DOTALL)
 _WIKILINK = re.compile(r"\s*!?\[\[(.*)\]\]\s*\Z", re.DOTALL)
@@ -223,3 +227,33 @@ def evidence(text: str, *, at: str | None = None, note: str | None = None) -> Ev
         date_text(str(when)) if when else None,
         " ".join(str(said).split()) if said else None,
     )
+
+
+def no_secret(config: Config, text: str, what: str) -> str:
+    """``text``, refused when it holds a secret: names written as keys or link targets (a
+    relation type, a forward reference) cannot carry a ``[REDACTED:…]`` label.
+
+    Raises:
+        AgentInputError: the scrubber (with ``config``'s rules) finds a secret in ``text``.
+    """
+    clean = Scrubber.from_config(config).scrub(text)[0]
+    if clean != text:
+        raise AgentInputError(f"{what} cannot hold a secret: {clean!r}")
+    return text
+
+
+#: Bidirectional controls (U+061C, U+200E/F, U+202A-E, U+2066-9): invisible, they make a
+#: title read differently from what it holds ("Trojan Source"), so titles drop them.
+_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def one_line(text: str, what: str) -> str:
+    """``text`` on one line (runs of white space made one space), bidi controls dropped.
+
+    Raises:
+        AgentInputError: nothing is left.
+    """
+    value = " ".join(_BIDI.sub("", text).split())
+    if not value:
+        raise AgentInputError(f"a {what} must not be empty")
+    return value

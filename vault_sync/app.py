@@ -205,7 +205,8 @@ class Engine:
 
     def write(self, command: str, *, dry_run: bool = False, **arguments: Any) -> EditReport:
         """Run one write command of :mod:`vault_sync.write_commands` (``command``: reinforce,
-        retract, archive, link, supersede, resolve, remember) with its ``arguments``: find
+        retract, archive, link, supersede, resolve, remember) or ``import-session``
+        (:mod:`vault_sync.session_import`) with its ``arguments``: find
         its pages, edit the files (:func:`vault_sync.edits.run_edits`; ``dry_run``: only the
         diffs), then sync the pages written at once.
 
@@ -214,10 +215,11 @@ class Engine:
             AgentInputError, PageExistsError, OutsideVaultError, EditRefusedError,
             EditConflictError: see each command; nothing is written then.
         """
-        from vault_sync import engine, write_commands
+        from vault_sync import engine, session_import, write_commands
         from vault_sync.edits import EditReport, run_edits
 
-        build = getattr(write_commands, _BUILDERS[command])
+        module = session_import if command == "import-session" else write_commands
+        build = getattr(module, _BUILDERS[command])
         report = EditReport(command, dry_run=dry_run)
         # A command that may create a page holds the writer lock from its look-up to the sync
         # of what it wrote: else two `remember`s of one new title both find no page and make
@@ -246,7 +248,8 @@ class Engine:
 #: its sync (:meth:`Engine.write`).
 _CREATES = frozenset({"remember", "import-session"})
 
-#: Write command -> its function in :mod:`vault_sync.write_commands`.
+#: Write command -> its function in :mod:`vault_sync.write_commands` (``import-session``: in
+#: :mod:`vault_sync.session_import`).
 _BUILDERS = {
     "reinforce": "reinforce",
     "retract": "retract",

@@ -49,9 +49,11 @@ def authority(
         settings: the constants.
         superseded_by: the path of the active page superseding it, or ``None``.
         contradicted_by: paths of the challengers whose contradiction is still open.
-        current_on: the ``--as-of`` day when no successor had started by then: a page whose
-            status says ``superseded`` was still current that day, so that status sets no
-            cap (issue 10, item 7: shown as of the date it was current); ``None`` otherwise.
+        current_on: the ``--as-of`` day when the page's named successors had not begun by
+            then (``vault_sync.page_facts.superseded_on``): a page whose status says
+            ``superseded`` was still current that day, so that status sets no cap (issue 10,
+            item 7: shown as of the date it was current); ``None`` otherwise (no ``--as-of``,
+            a successor had begun, or none is named: superseded by hand).
         explain: give the reasons (else none: the same multiplier, for a page that may not
             be shown).
     """

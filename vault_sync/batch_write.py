@@ -19,8 +19,8 @@ from typing import Any
 from vault_sync.config import Config
 from vault_sync.index import KeptWriter, PageIndex
 from vault_sync.prepare import Prepared
+from vault_sync.scan_result import FileEntry, proven_absent
 from vault_sync.store import FileState, PageRecord, Sidecar
-from vault_sync.vault import FileEntry, proven_absent
 
 logger = logging.getLogger(__name__)
 

@@ -33,14 +33,13 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from vault_sync.briefing import (
+from vault_sync.brief_facts import (
     LINK_TYPES,
     STANDING_KINDS,
     Edge,
     Facts,
     Link,
     Lists,
-    Said,
     contradictions,
     current,
     fixers_of,
@@ -51,6 +50,7 @@ from vault_sync.briefing import (
     split_links,
     standing_key,
 )
+from vault_sync.briefing import Said
 from vault_sync.page_facts import (
     PageFacts,
     active,

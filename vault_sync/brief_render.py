@@ -2,8 +2,9 @@
 (issue 12, Build 2; DESIGN §6).
 
 :func:`render` lays out the sections (:class:`Section`) :mod:`vault_sync.briefing` makes:
-filled in priority order, cut at line boundaries with an explicit "… N more" line, never
-mid-line or mid-link; the closing "to recall more" line always there. Text only: Layer 2
+the budget shared by turns in priority order, cut at line boundaries with an explicit
+"… N more" line, never mid-line or mid-link, every line left out counted; the closing "to
+recall more" line always there. Text only: Layer 2
 (STYLE.md), no store, no page facts.
 """
 
@@ -87,12 +88,14 @@ def render(
 ) -> tuple[str, dict[str, Any]]:
     """The briefing text within ``budget`` characters, and per section ``{"shown", "total"}``.
 
-    Sections are filled in order; a section whose lines do not all fit ends with
-    ``- … N more: `COMMAND``` (the recent lists also stop at their own caps), and a section
-    none of whose lines fits is still named, with that line alone (a whole section never
-    vanishes silently: fresh-user report); below a budget that names every section, only the
-    first sections that fit are named, without lines. The closing line is always there.
-    Lines are never cut; a larger budget never shows fewer sections or lines.
+    The budget is shared by turns: each section, in priority order, takes its next line, one
+    section after another, until a line does not fit; there filling stops (no later, shorter
+    line is squeezed in: a larger budget never shows fewer lines of any section). The recent
+    lists also stop at their own caps. A section is shown only with at least one line, and
+    ends with ``- … N more: `COMMAND``` when lines of it are left out; the sections not shown
+    at all are counted on one line, ``… N more in K sections not shown`` (with their names
+    when they fit), so nothing vanishes silently (fresh-user report). Lines are never cut;
+    the closing line is always there.
     """
     scope = f" --project {project}" if project else ""
     title = "# Memory briefing" + (f": {project}" if project else "") + "\n"
@@ -101,51 +104,70 @@ def render(
         f'\nTo recall more: `vault-sync query "<what you need>"{scope}`'
         " (or the `query` tool of the vault-sync MCP server)\n"
     )
-    out, used = [title, intro], len(title) + len(intro) + len(closing)
-    counts: dict[str, Any] = {}
+    live = [part for part in parts if part.lines]
     caps = {"Recent sessions": RECENT_SESSIONS, "Recently changed pages": RECENT_PAGES}
-    # What naming each section costs (its heading and "… N more" line). When every section
-    # can be named, room for the names below is kept while a section fills, and priority is
-    # strict: once a section runs out of room, those below are named with no lines. When not
-    # all can be named, no section shows lines and the first that fit are named. Either way a
-    # larger budget never shows fewer sections or lines (a property test holds it).
-    signposts = [
-        len(f"\n## {part.heading}\n- … {part.count} more: `{part.more}{scope}`\n")
-        if part.lines
-        else 0
-        for part in parts
-    ]
-    every = used + sum(signposts) <= budget  # every section can be named
-    starved = not every  # True once a section ran out of room: the ones below show no lines
-    named = True  # no section above was left unnamed
-    for at, part in enumerate(parts):
-        counts[part.heading] = {"shown": 0, "total": part.count}
-        if not part.lines:
-            continue
-        heading = f"\n## {part.heading}\n"
-        reserve = sum(signposts[at + 1 :]) if every else 0
-        cap = caps.get(part.heading, part.count)
-        shown: list[str] = []
-        for number, line in enumerate(part.lines):
-            left = part.count - number
-            more = f"- … {left - 1} more: `{part.more}{scope}`\n" if left > 1 else ""
-            cost = len(heading) * (not shown) + len(line) + 1
-            if number >= cap:
-                break
-            if starved or used + cost + len(more) + reserve > budget:
-                starved = True
-                break
-            shown.append(line + "\n")
-            used += cost
-        rest = part.count - len(shown)
-        marker = f"- … {rest} more: `{part.more}{scope}`\n" if rest else ""
-        if not shown:  # not one line fits: the section is still named, with its count
-            if not named or used + len(heading) + len(marker) + reserve > budget:
-                named = False  # and no section below it is named either
-                continue
-            used += len(heading)
-        out += [heading, *shown, marker]
-        used += len(marker)
-        counts[part.heading]["shown"] = len(shown)
-    out.append(closing)
+    # A section built only in part (the standing answers: as many as budget / 24 characters
+    # could show) runs out of room before it runs out of lines, so the order of turns up to
+    # where filling stops is the same at every larger budget.
+    limits = [min(caps.get(p.heading, p.count), len(p.lines), p.count) for p in live]
+    fill = _Fill(live, scope, len(title) + len(intro) + len(closing), budget)
+    for turn in range(max(limits, default=0)):
+        if not all(fill.add(at, turn) for at in range(len(live)) if turn < limits[at]):
+            break
+    out = [title, intro]
+    counts: dict[str, Any] = {p.heading: {"shown": 0, "total": p.count} for p in parts}
+    for at, part in enumerate(live):
+        if fill.lines[at]:
+            out += [f"\n## {part.heading}\n", *(line + "\n" for line in fill.lines[at])]
+            out.append(fill.marker(at))
+            counts[part.heading]["shown"] = len(fill.lines[at])
+    out += [fill.dropped(named=True), closing]
     return "".join(out), counts
+
+
+class _Fill:
+    """The lines taken so far from each section, and the exact length of the text they make:
+    headings, lines, "… N more" lines and the line counting the sections not shown."""
+
+    def __init__(self, parts: Sequence[Section], scope: str, fixed: int, budget: int) -> None:
+        self.parts, self.scope, self.fixed, self.budget = parts, scope, fixed, budget
+        self.lines: list[list[str]] = [[] for _ in parts]
+        self.chars = [0] * len(parts)  # each section's heading and lines, as shown
+
+    def add(self, at: int, number: int) -> bool:
+        """Take line ``number`` of section ``at`` if the briefing then stays within the
+        budget; whether it did."""
+        line = self.parts[at].lines[number]
+        heading = 0 if self.lines[at] else len(f"\n## {self.parts[at].heading}\n")
+        self.lines[at].append(line)
+        self.chars[at] += heading + len(line) + 1
+        if self.length() <= self.budget:
+            return True
+        self.lines[at].pop()
+        self.chars[at] -= heading + len(line) + 1
+        return False
+
+    def length(self) -> int:
+        """The briefing's length as filled so far, in characters (the sections not shown
+        counted without their names)."""
+        markers = sum(len(self.marker(at)) for at in range(len(self.parts)))
+        return self.fixed + sum(self.chars) + markers + len(self.dropped())
+
+    def marker(self, at: int) -> str:
+        """Section ``at``'s "… N more" line ("" when it is not shown, or shown whole)."""
+        part, rest = self.parts[at], self.parts[at].count - len(self.lines[at])
+        return f"- … {rest} more: `{part.more}{self.scope}`\n" if rest and self.lines[at] else ""
+
+    def dropped(self, named: bool = False) -> str:
+        """The line counting the sections not shown and their lines ("" when every section
+        is shown); ``named``: with each section's name and count, when that fits."""
+        missing = [p for p, lines in zip(self.parts, self.lines, strict=True) if not lines]
+        if not missing:
+            return ""
+        sections = "section" if len(missing) == 1 else "sections"
+        short = f"\n… {sum(p.count for p in missing)} more in {len(missing)} {sections} not shown"
+        if named:
+            names = ", ".join(f"{p.heading} ({p.count})" for p in missing)
+            if self.length() + len(names) + 2 <= self.budget:
+                return f"{short}: {names}\n"
+        return short + "\n"

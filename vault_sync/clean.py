@@ -14,8 +14,8 @@ from vault_sync.config import Config
 from vault_sync.frontmatter_secrets import scrub_value, value_secrets
 from vault_sync.page import Issue, Page, Severity
 from vault_sync.sanitize import Finding, Scrubber, lines_of
+from vault_sync.scan_result import ScanResult
 from vault_sync.secret_values import FoundValues
-from vault_sync.vault import ScanResult
 
 
 def scrubber_for(config: Config) -> Scrubber:

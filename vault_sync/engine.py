@@ -33,8 +33,9 @@ from vault_sync.lock import WriterLock
 from vault_sync.store import Sidecar
 
 if TYPE_CHECKING:  # the ranking modules load on the first search: brief and writes never do
-    from vault_sync.sync import Plan, ProgressFn, SyncReport
-    from vault_sync.vault import ScanResult
+    from vault_sync.scan_result import ScanResult
+    from vault_sync.sync import ProgressFn, SyncReport
+    from vault_sync.sync_plan import Plan
 
 R = TypeVar("R")
 
@@ -45,7 +46,7 @@ Scanner = Callable[[Config], "ScanResult"]
 class SyncResult(NamedTuple):
     """What :func:`run_sync` or :func:`run_rebuild` did: a named tuple, so ``plan, report,
     notice = run_sync(config)`` unpacks as it always has. ``plan``: the plan applied
-    (:class:`~vault_sync.sync.Plan`); ``report``: counts, generation, errors, time
+    (:class:`~vault_sync.sync_plan.Plan`); ``report``: counts, generation, errors, time
     (:class:`~vault_sync.sync.SyncReport`); ``notice``: why the stores were rebuilt first (a
     damaged or missing store), or ``None`` (always, for :func:`run_rebuild`)."""
 
@@ -121,7 +122,7 @@ def check_stores(folder: Path) -> str | None:
 def _lost_pages(config: Config, old: Path, new: Path) -> list[str]:
     """Pages of the set ``old`` missing from the built set ``new`` whose files are not proven
     gone (an unreadable folder or file): a rebuild must not drop their last good rows."""
-    from vault_sync.vault import proven_absent
+    from vault_sync.scan_result import proven_absent
 
     try:
         before = Sidecar.open(layout.sidecar_file(old), readonly=True)

@@ -3,7 +3,7 @@
 An agent CLI appends to its transcript while a session runs (Claude Code and Codex CLI a JSON
 line per event, Gemini CLI a JSON line per record since its JSONL sessions), so a transcript
 "grows" many times a minute. :class:`TranscriptWatcher` feeds watchdog events under the
-watched folders into the vault watcher's :class:`~vault_sync.watch.PathBatcher` (a quiet
+watched folders into the vault watcher's :class:`~vault_sync.watch_events.PathBatcher` (a quiet
 window, and a longest wait so a session that never pauses is still imported), then imports
 each due file through the callback it was given (the engine's ``import-session``), which
 updates the session's one page. A file caught mid-line imports without its cut-short last
@@ -33,7 +33,7 @@ from watchdog.events import (
 from watchdog.observers import Observer
 
 from vault_sync.errors import VaultSyncError
-from vault_sync.watch import TICK_MS, PathBatcher
+from vault_sync.watch_events import TICK_MS, PathBatcher
 
 #: Quiet window (ms) before a written transcript is imported: an agent writes a burst of lines
 #: per turn (its message, each tool call and output), so one import follows one turn.

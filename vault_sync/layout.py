@@ -4,6 +4,7 @@
 
     .vault-sync/                 (config ``store_dir``)
         VAULT_SYNC_STORE         marker: this folder belongs to vault-sync
+        .gitignore               ``*``: git ignores the folder wherever it is made
         write.lock, writer.json  the writer lock and its holder (lock.py)
         watch.lock, watch.json   held by a running watcher; its state, read by ``status``
         current                  the name of the active set, e.g. ``set-000002``
@@ -39,6 +40,11 @@ from vault_sync.errors import StoreError
 #: Marks the store folder as vault-sync's own (:func:`claim`); named in the config module,
 #: which discovery (below this layer) reads it from.
 MARKER_NAME = STORE_MARKER_NAME
+#: Written with the marker: git ignores the whole store folder (``*`` matches the file
+#: itself too), so a store made in a repository that never ran ``init`` (a read command in a
+#: folder of Markdown files syncs first) is never offered for a commit (gitignore(5)).
+GITIGNORE_NAME = ".gitignore"
+_GITIGNORE_TEXT = "# vault-sync's derived stores: rebuilt from the vault, never committed\n*\n"
 #: Names the active set (:func:`activate`).
 CURRENT_NAME = "current"
 #: The writer lock (``lock.WriterLock``) and the file naming its holder.
@@ -60,7 +66,15 @@ DAMAGED_NAME = "DAMAGED"
 #: Set folders: ``set-`` and six digits, numbered up (:func:`new_set`).
 _SET_FORMAT = "set-{:06d}"
 _SET = re.compile(r"set-(\d{6})\Z")
-_OWN_FILES = {MARKER_NAME, CURRENT_NAME, LOCK_NAME, HOLDER_NAME, WATCH_STATE_NAME, WATCH_LOCK_NAME}
+_OWN_FILES = {
+    MARKER_NAME,
+    GITIGNORE_NAME,
+    CURRENT_NAME,
+    LOCK_NAME,
+    HOLDER_NAME,
+    WATCH_STATE_NAME,
+    WATCH_LOCK_NAME,
+}
 
 
 #: A temporary file :func:`~vault_sync.atomic.write_atomic` left behind (killed mid-write).
@@ -84,6 +98,8 @@ def claim(root: Path) -> None:
     if root.exists() and not root.is_dir():
         raise StoreError(f"store_dir {root} is a file; set store_dir to a folder of its own")
     if (root / MARKER_NAME).is_file():
+        if not (root / GITIGNORE_NAME).exists():  # a store made before the file was written
+            _write_gitignore(root)
         return
     if root.is_dir():
         foreign = sorted(n for n in os.listdir(root) if not _is_own(n))
@@ -99,6 +115,12 @@ def claim(root: Path) -> None:
         " `vault-sync rebuild` makes it again from the vault.\n",
         encoding="utf-8",
     )
+    _write_gitignore(root)
+
+
+def _write_gitignore(root: Path) -> None:
+    with contextlib.suppress(OSError):  # a read-only store folder still works without it
+        (root / GITIGNORE_NAME).write_text(_GITIGNORE_TEXT, encoding="utf-8")
 
 
 def active_set(root: Path) -> Path | None:

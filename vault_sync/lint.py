@@ -19,7 +19,7 @@ from vault_sync.sanitize import Scrubber
 from vault_sync.store import Sidecar
 
 if TYPE_CHECKING:
-    from vault_sync.vault import ScanResult
+    from vault_sync.scan_result import ScanResult
 
 
 def _problem(
@@ -176,7 +176,7 @@ def _unreadable_pages(
 def _scan_problems(result: ScanResult) -> list[dict[str, Any]]:
     """What the walk met: unreadable folders, ignore-rule problems (an unreadable
     ``.gitignore``, a bad ``app.json``, bad patterns), skipped symlinks, NFC collisions."""
-    from vault_sync.vault import describe_name
+    from vault_sync.scan_result import describe_name
 
     problems = [
         _problem(

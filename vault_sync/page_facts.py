@@ -119,24 +119,30 @@ def _kept(sidecar: Sidecar) -> _Kept:
 def ranked_facts(
     sidecar: Sidecar, paths: Iterable[str], tags_of: Iterable[str] = ()
 ) -> tuple[dict[str, PageFacts], list[tuple[str, str, str]], dict[str, list[str]]]:
-    """``(facts, rule links, tags)`` of the pages at ``paths`` that are stored
-    (:meth:`~vault_sync.store.Sidecar.facts_and_rule_links`: the links sorted, each once;
-    tags of those in ``tags_of``), read once per page while the sidecar's generation stays:
-    a long-lived reader (the MCP server) reads again only the pages no query read since
-    the last write."""
+    """``(facts, rule links, tags)`` of the pages at ``paths``: the facts of those stored,
+    the rule links touching them (sorted, each once) and the tags of those in ``tags_of``
+    (:meth:`~vault_sync.store.Sidecar.rank_rows`, one statement); the facts of the far ends
+    of the links that the rules read (:func:`read_by_rules`) are read with them (a second
+    statement) and kept for :func:`kept_facts`. Read once per page while the sidecar's
+    generation stays: a long-lived reader (the MCP server) reads again only the pages no
+    query read since the last write."""
     kept = _kept(sidecar)
-    wanted, tagged = set(paths), set(tags_of)
-    need = sorted(p for p in wanted if p not in kept.links or (p in tagged and p not in kept.tags))
-    if need:
-        read = sidecar.facts_and_rule_links(need, sorted(tagged.intersection(need)))
-        kept.facts.update(facts_from_rows(row for row, _, _ in read))
+    wanted = set(paths)
+    if need := sorted(p for p in wanted if p not in kept.links):
+        read = sidecar.rank_rows(need)
+        found: set[tuple[str, str, str]] = set()
         for row, touching, tags in read:
             kept.links[row[0]] = touching
-            if tags is not None:
-                kept.tags[row[0]] = tags
-    facts = {p: kept.facts[p] for p in sorted(wanted) if p in kept.links}
-    links = sorted({link for p in facts for link in kept.links[p]})
-    return facts, links, {p: kept.tags[p] for p in tagged if p in kept.tags}
+            kept.tags[row[0]] = tags
+            found.update(touching)
+        kept.facts.update(facts_from_rows(row for row, _, _ in read))
+        for path in need:
+            kept.links.setdefault(path, ())  # not stored: no facts, no links
+        if ends := [p for p in read_by_rules(found) if p not in kept.facts and p not in wanted]:
+            kept.facts.update(read_facts(sidecar, ends))
+    facts = {p: kept.facts[p] for p in sorted(wanted) if p in kept.facts}
+    links = sorted({link for p in wanted for link in kept.links[p]})
+    return facts, links, {p: kept.tags[p] for p in tags_of if p in kept.tags}
 
 
 def kept_facts(sidecar: Sidecar, paths: Iterable[str]) -> dict[str, PageFacts]:
@@ -186,6 +192,31 @@ def superseded_by_edges(
             if not in_window(successor, day) or (began is not None and began > day):
                 continue
         out.setdefault(old, new)
+    return out
+
+
+def superseded_on(
+    edges: Iterable[tuple[str, str, str]], pages: Mapping[str, PageFacts], day: str | None
+) -> set[str]:
+    """The pages that ``(source, type, target_path)`` edges (``A supersedes B``, ``B
+    superseded_by A``) name as replaced by a successor ``pages`` holds that had begun by
+    ``day`` (its ``valid_from``, else its date; one with neither, or any when ``day`` is
+    ``None``, counts) — whatever the successor's status now, which may say it was replaced
+    later itself. The ``--as-of`` status of a page (``vault_sync.ranking``)."""
+    out: set[str] = set()
+    for source, edge, target in edges:
+        if edge == "supersedes":
+            new, old = source, target
+        elif edge == "superseded_by":
+            new, old = target, source
+        else:
+            continue
+        successor = pages.get(new)
+        if successor is None or new == old:
+            continue
+        began = day_of(successor.valid_from) or successor.date
+        if day is None or began is None or began <= day:
+            out.add(old)
     return out
 
 

@@ -21,8 +21,8 @@ from vault_sync.config import Config
 from vault_sync.index import document_fields
 from vault_sync.page import Issue, Page, Severity
 from vault_sync.pagefile import read_page
+from vault_sync.scan_result import FileEntry, ScanResult
 from vault_sync.store import FileState, PageRecord
-from vault_sync.vault import FileEntry, ScanResult
 
 if TYPE_CHECKING:  # a pool only for large syncs: a one-page sync never imports these
     from concurrent.futures import Future, ProcessPoolExecutor

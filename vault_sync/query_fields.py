@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import tantivy
 
@@ -103,9 +104,9 @@ TIE_BREAKER = 0.2
 # --------------------------------------------------------------------------- queries
 
 
-@dataclass(frozen=True)
-class FieldQuery:
-    """One field's part of one clause, kept for ``explain``.
+class FieldQuery(NamedTuple):
+    """One field's part of one clause, kept for ``explain`` (a named tuple: a query builds
+    ~10-40, ~4 times faster than a frozen dataclass).
 
     Attributes:
         clause: the user's word or phrase, as typed (NFC).
@@ -279,13 +280,19 @@ def clause_parts(text: str, *, phrase: bool, boosts: Mapping[str, float]) -> lis
     are found below the exact literal; a CJK run, by its bigrams (:func:`_bigrams`).
     """
     parts = []
-    analyzed: dict[str, list[tuple[int, str]]] = {}  # each analyzer runs once per clause
+    # each analyzer runs once per clause, each field's condition is asked once per clause
+    analyzed: dict[str, tuple[list[tuple[int, str]], tuple[str, ...]]] = {}
+    applies: dict[Callable[[str], bool], bool] = {}
     for spec in _SEARCH_FIELDS:
-        if not spec.applies(text):
+        applied = applies.get(spec.applies)
+        if applied is None:
+            applied = applies[spec.applies] = spec.applies(text)
+        if not applied:
             continue
         if spec.analyzer not in analyzed:
-            analyzed[spec.analyzer] = _positioned(spec.analyzer, text)
-        tokens = analyzed[spec.analyzer]
+            positioned = _positioned(spec.analyzer, text)
+            analyzed[spec.analyzer] = (positioned, tuple(t for _, t in positioned))
+        tokens, words = analyzed[spec.analyzer]
         if not tokens:
             continue
         with_parts = not phrase and (spec.name == "body" or spec.name in _CJK_FIELDS)
@@ -293,7 +300,7 @@ def clause_parts(text: str, *, phrase: bool, boosts: Mapping[str, float]) -> lis
         query = tantivy.Query.boost_query(
             _field_query(spec.name, tokens, with_parts=with_parts), boost
         )
-        parts.append(FieldQuery(text, spec.name, tuple(t for _, t in tokens), boost, query))
+        parts.append(FieldQuery(text, spec.name, words, boost, query))
     return parts
 
 

@@ -26,8 +26,8 @@ The stages, in order (each a function below naming its source):
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable, Mapping, Set
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Set
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import tantivy
@@ -46,6 +46,7 @@ from vault_sync.page_facts import (
     ranked_facts,
     read_by_rules,
     superseded_by_edges,
+    superseded_on,
 )
 from vault_sync.paired_read import LENIENT, Pairing, paired
 from vault_sync.query_fields import QueryPlan
@@ -92,8 +93,8 @@ class RankPlan:
     """A query, built and not yet run.
 
     Attributes:
-        lexical: the lexical stream's plan; ``fallback`` the one to ask when its required
-            phrases find nothing (:func:`vault_sync.retrieve.lexical_plans`).
+        lexical: the lexical stream's plan; ``fallback`` builds the one to ask when its
+            required phrases find nothing (:func:`vault_sync.retrieve.lexical_plans`).
         limit: most hits to return.
         kind, project, tag: exact filters (applied by the index to the lexical stream, and
             here to pages the graph brings).
@@ -109,7 +110,7 @@ class RankPlan:
     """
 
     lexical: QueryPlan
-    fallback: QueryPlan | None
+    fallback: Callable[[], QueryPlan] | None
     limit: int
     kind: str | None
     project: str | None
@@ -243,6 +244,7 @@ class _Run:
     facts: dict[str, PageFacts] = field(default_factory=dict)
     tags: dict[str, list[str]] = field(default_factory=dict)
     superseded: dict[str, str] = field(default_factory=dict)
+    status_then: dict[str, str] = field(default_factory=dict)
     open_against: dict[str, list[str]] = field(default_factory=dict)
     open_edges: dict[str, int] = field(default_factory=dict)
     pairing: Pairing = LENIENT
@@ -253,10 +255,13 @@ class _Run:
         missing = wanted - self.edges.keys()
         for path in missing:
             self.edges[path] = []
-        for edge in self.sidecar.resolved_links_touching(sorted(missing)):
+        read = self.sidecar.resolved_links_touching(sorted(missing))
+        for edge in read:
             for end in (edge[0], edge[2]):
                 if end in missing:
                     self.edges[end].append(edge)
+        if len(missing) == len(wanted):  # all read now (the first hop): sorted, each once
+            return read
         return sorted({e for p in wanted for e in self.edges[p]})
 
 
@@ -268,7 +273,7 @@ def _lexical(
     used = plan.lexical
     rows = lexical_rows(index, searcher, used, plan.depth)
     if not rows and plan.fallback is not None:
-        used = plan.fallback
+        used = plan.fallback()
         rows = lexical_rows(index, searcher, used, plan.depth)
     top = rows[0][0] if rows and rows[0][0] > 0 else 1.0
     out = {}
@@ -317,8 +322,6 @@ def _read_facts(run: _Run) -> None:
     has brought the lagging store forward (see :func:`run_plan`)."""
     unread = [path for path, candidate in run.candidates.items() if candidate.doc is None]
     run.facts, rule_edges, run.tags = ranked_facts(run.sidecar, run.candidates, unread)
-    if missing := sorted(run.candidates.keys() - run.facts.keys()):  # the rules still read
-        rule_edges = sorted({*rule_edges, *run.sidecar.rule_links_touching(missing)})
     ends = read_by_rules(rule_edges) - run.candidates.keys()
     if ends:
         run.facts.update(kept_facts(run.sidecar, ends))
@@ -329,6 +332,11 @@ def _read_facts(run: _Run) -> None:
     plan = run.plan
     if "supersession" in plan.stages:
         run.superseded = superseded_by_edges(rule_edges, run.facts, plan.as_of)
+    if plan.as_of is not None:  # replaced by a named successor, not yet on that day
+        replaced_then = superseded_on(rule_edges, run.facts, plan.as_of)
+        for path in superseded_on(rule_edges, run.facts, None) - replaced_then:
+            if (facts := run.facts.get(path)) is not None and facts.status == "superseded":
+                run.status_then[path] = "active"
     day = plan.as_of or plan.now
     for source, edge_type, target in rule_edges:
         if edge_type == "contradicts" and contradiction_open(
@@ -356,7 +364,7 @@ def _unlink_as_of(run: _Run, candidates: list[Candidate]) -> None:
 
 def _tags(run: _Run, candidate: Candidate) -> list[str]:
     """The candidate's tags: from its index document once read, else from the sidecar (the
-    same tags, read with its facts: :meth:`~vault_sync.store.Sidecar.facts_and_rule_links`)."""
+    same tags, read with its facts: :func:`~vault_sync.page_facts.ranked_facts`)."""
     if candidate.doc is not None:
         return candidate.doc.get_all("tags")
     return run.tags.get(candidate.path, [])
@@ -367,7 +375,7 @@ def _keep(run: _Run, candidate: Candidate) -> bool:
     pages the graph brought (the index applied them to the lexical stream, with the same
     terms: :func:`vault_sync.retrieve.filter_terms`, a tag matching its nested tags)."""
     plan, facts = run.plan, run.facts[candidate.path]
-    if plan.status is not None and facts.status != plan.status:
+    if plan.status is not None and _status_on(run, candidate.path) != plan.status:
         return False
     if plan.as_of is not None and not in_window(facts, plan.as_of):
         return False
@@ -383,6 +391,15 @@ def _keep(run: _Run, candidate: Candidate) -> bool:
     if "tag_filter" in terms:
         return terms["tag_filter"] in {t.lower() for t in tag_ancestors(_tags(run, candidate))}
     return True
+
+
+def _status_on(run: _Run, path: str) -> str:
+    """A page's status on the ``--as-of`` day, which ``--status`` filters by and the hit
+    shows: a page ``superseded`` now whose named successors had not begun by that day
+    (:func:`~vault_sync.page_facts.superseded_on`) was the current one then,
+    ``active`` (docs/cli.md, ``--as-of``); else its status now (a page superseded by hand,
+    with no successor named, among them)."""
+    return run.status_then.get(path) or run.facts[path].status
 
 
 def _score(run: _Run, candidates: list[Candidate]) -> None:
@@ -423,7 +440,7 @@ def _authority(run: _Run, candidate: Candidate, *, explain: bool) -> Authority:
         run.plan.settings,
         superseded_by=run.superseded.get(path),
         contradicted_by=run.open_against.get(path, ()),
-        current_on=run.plan.as_of if path not in run.superseded else None,
+        current_on=run.plan.as_of if run.status_then.get(path) == "active" else None,
         explain=explain,
     )
 
@@ -569,7 +586,10 @@ def _hits(
                 else None
             )
             details = explain_of(candidate, run.facts[candidate.path], plan, words)
-        hits.append(hit_of(doc, candidate.final, snippet, details, candidate.confidence))
+        hit = hit_of(doc, candidate.final, snippet, details, candidate.confidence)
+        if (status := _status_on(run, candidate.path)) != hit.status:
+            hit = replace(hit, status=status)
+        hits.append(hit)
     return hits
 
 

@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # the page model loads with the parser: a query never builds 
 
 #: Bump when a field, an analyzer or the document layout changes. The sidecar stores it, and
 #: the analyzer names below carry it, so an index of another version fails to open.
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 #: Longest token indexed, in UTF-8 bytes (tantivy's ``remove_long``), the same in every word
 #: analyzer at index and query time. A limit exists because tantivy silently drops terms over
@@ -66,10 +66,16 @@ _CJK_PATTERN = (
     r"--\p{Thai}--\p{Lao}--\p{Khmer}--\p{Myanmar}]+"
     r"|[^\p{L}\p{M}\p{N}]+"
 )
-#: Code words: splits snake_case and CamelCase (``PageAuthority`` -> page, authority).
-#: A run of capitals keeps the next capital (``HTTPServer`` -> https, erver): Rust's regex has
-#: no look-ahead to do better.
+#: Code words: splits snake_case and CamelCase (``PageAuthority`` -> page, authority). A run
+#: of capitals would keep the next capital (``HTTPServer`` -> https, erver: Rust's regex has no
+#: look-ahead), so ``page_document`` first parts the words at :data:`_ACRONYM_END`.
 _CODE_PATTERN = r"\p{Lu}?\p{Ll}+|\p{Lu}+|\p{N}+"
+#: Where a run of capitals ends and a capitalised word begins (``HTTP|Server``,
+#: ``XML|HttpRequest``, ``OOM|Killed``): the body's CamelCase words are parted there before
+#: :data:`_CODE_PATTERN` reads them, so ``http``, ``xml`` and ``oom`` find them (a fresh
+#: user's report). Two lower-case letters after, so a plural acronym (``PRs``, ``APIs``) is
+#: left whole.
+_ACRONYM_END = re.compile(r"(?<=[A-Z])(?=[A-Z][a-z]{2})")
 #: Identifiers kept whole (``atomic_write_json``); letters of any script, so ``café_menu`` is
 #: one token rather than ``caf`` + ``_menu``.
 _IDENT_PATTERN = r"[\p{L}\p{N}_]+"
@@ -82,14 +88,17 @@ _CJK_CHARS = (
     "\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff"
     "\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f]"
 )
-_CAMEL = re.compile(r"[a-z][A-Z]")
-_IDENTIFIER_SHAPE = re.compile(r"_|[a-z][A-Z]")
-#: From the first identifier mark of a word (``_``, or a capital after a lower-case letter)
+#: CamelCase: a capital after a lower-case letter, or a run of capitals before a capitalised
+#: word (``IOError``, ``OOMKilled``; :data:`_ACRONYM_END`).
+_CAMEL = re.compile(r"[a-z][A-Z]|[A-Z][A-Z][a-z]{2}")
+_IDENTIFIER_SHAPE = re.compile(r"_|[a-z][A-Z]|[A-Z][A-Z][a-z]{2}")
+#: From the first identifier mark of a word (``_``, a capital after a lower-case letter, or
+#: the capital starting a word after a run of capitals: ``_IDENTIFIER_SHAPE``)
 #: to the word's end: one C-level search per identifier instead of one per word. The search
 #: skips ahead on the ``[_A-Z]`` charset, so prose costs ~5x less than ``\w+`` + a test per
 #: word (0.13 s vs 0.68 s over the 10k-page benchmark vault). Leftmost mark first, so each
 #: match ends the word that holds it; ``page_document`` walks back to the word's start.
-_IDENTIFIER_TAIL = re.compile(r"[_A-Z](?:(?<=_)|(?<=[a-z][A-Z]))\w*")
+_IDENTIFIER_TAIL = re.compile(r"[_A-Z](?:(?<=_)|(?<=[a-z][A-Z])|(?<=[A-Z][A-Z])(?=[a-z]{2}))\w*")
 #: A word read backwards (on the reversed text) from just before an identifier mark.
 _WORD_BACK = re.compile(r"\w*")
 
@@ -286,7 +295,7 @@ def document_fields(page: Page, content_hash: str) -> dict[str, Any]:
         "body": page.body,
         "names_cjk": names,
         "body_cjk": page.body if has_cjk(page.body) else "",
-        "body_code": " ".join(camel),
+        "body_code": _ACRONYM_END.sub(" ", " ".join(camel)),
         "body_ident": " ".join(idents),
         "hash": content_hash,
         "sections": encode(body, _section_analyzers(body)),

@@ -7,6 +7,7 @@ version is refused.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -321,6 +322,77 @@ def _m010_page_facts(db: sqlite3.Connection) -> None:
     db.execute(f"CREATE INDEX {PAGE_FACTS_INDEX} ON pages({', '.join(FACT_COLUMNS)})")
 
 
+#: The ``pages`` columns of :func:`_m011_rank_reads`: what the ranking reads of each
+#: candidate page beside its facts, kept in its row: its tags (a JSON array, in the order
+#: of the ``tags`` rows; NULL when it has none) and the resolved rule links touching it
+#: (:func:`rule_links_json`; NULL when none).
+RANK_COLUMNS = ("tags_json", "rule_links_json")
+
+
+def tags_json(tags: Iterable[str]) -> str | None:
+    """The :data:`RANK_COLUMNS` ``tags_json`` value of a page's tags: a JSON array, or
+    ``None`` for none."""
+    found = list(tags)
+    return json.dumps(found, ensure_ascii=False) if found else None
+
+
+def rule_links_json(
+    links: Iterable[tuple[str, str, str]], paths: Iterable[str]
+) -> dict[str, str | None]:
+    """``{path: rule_links_json}`` of each page at ``paths``: the ``(source, type,
+    target_path)`` links of ``links`` (resolved rule links, sorted, each once, none to
+    itself: what :meth:`~vault_sync.store.Sidecar.rule_links_touching` gives) that touch
+    it, as a JSON array of triples in that order, or ``None`` for none."""
+    out: dict[str, list[tuple[str, str, str]]] = {path: [] for path in paths}
+    for link in links:
+        for end in {link[0], link[2]}:
+            if end in out:
+                out[end].append(link)
+    return {p: json.dumps(v, ensure_ascii=False) if v else None for p, v in out.items()}
+
+
+def _m011_rank_reads(db: sqlite3.Connection) -> None:
+    """Each page's tags and the resolved rule links touching it kept in its row
+    (:data:`RANK_COLUMNS`, filled on write; the rule links of the pages a batch can change
+    written again at its end), in the covering index of its facts: the ranking read them
+    for ~80 candidate pages a query in three statements (rule links from each end, tags),
+    one seek a page into each of three indexes; now one seek a page, beside its facts
+    (a query on pages not read before at 10k pages, ~0.3 ms less)."""
+    for column in RANK_COLUMNS:
+        db.execute(f"ALTER TABLE pages ADD COLUMN {column} TEXT")
+    found: dict[str, list[str]] = {}
+    for path, tag in db.execute("SELECT path, tag FROM tags ORDER BY path, rowid"):
+        found.setdefault(path, []).append(tag)
+    db.executemany(
+        "UPDATE pages SET tags_json = ? WHERE path = ?",
+        ((tags_json(tags), path) for path, tags in found.items()),
+    )
+    fill_rule_links(db)
+    db.execute(f"DROP INDEX IF EXISTS {PAGE_FACTS_INDEX}")
+    db.execute(
+        f"CREATE INDEX {PAGE_FACTS_INDEX} ON pages({', '.join((*FACT_COLUMNS, *RANK_COLUMNS))})"
+    )
+
+
+def fill_rule_links(db: sqlite3.Connection) -> None:
+    """Write every page's ``rule_links_json`` (:data:`RANK_COLUMNS`) from one read of the
+    resolved rule links (the migration, and the end of a bulk load, whose indexes are not
+    there yet); pages touching none keep NULL."""
+    links = sorted(
+        set(
+            db.execute(
+                f"SELECT source, type, target_path FROM links WHERE {RULE_LINKS_WHERE}"
+                " AND source != target_path"
+            )
+        )
+    )
+    ends = {end for link in links for end in (link[0], link[2])}
+    db.executemany(
+        "UPDATE pages SET rule_links_json = ? WHERE path = ?",
+        ((value, path) for path, value in rule_links_json(links, ends).items()),
+    )
+
+
 #: Ordered, named migrations; append only. The schema version is the list's length.
 MIGRATIONS: tuple[tuple[str, Callable[[sqlite3.Connection], None]], ...] = (
     ("001_initial", _m001_initial),
@@ -333,6 +405,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[sqlite3.Connection], None]], ...] = (
     ("008_evidence_sums", _m008_evidence_sums),
     ("009_rule_links_by_page", _m009_rule_links_by_page),
     ("010_page_facts", _m010_page_facts),
+    ("011_rank_reads", _m011_rank_reads),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -13,7 +13,17 @@ from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from vault_sync.store.reads import SQL_LOOKUP_MAX_LINKS, SidecarReads, SqlNames
-from vault_sync.store.schema import EVIDENCE_SUMS, FACT_KEYS, fact_key_sql
+from vault_sync.store.schema import (
+    EVIDENCE_SUMS,
+    FACT_KEYS,
+    RULE_LINK_TYPES,
+    RULE_LINKS_FROM,
+    RULE_LINKS_WHERE,
+    fact_key_sql,
+    fill_rule_links,
+    rule_links_json,
+    tags_json,
+)
 
 if TYPE_CHECKING:  # link resolution and records load with the first write, not for a query
     from vault_sync.links import NameTable
@@ -22,13 +32,15 @@ if TYPE_CHECKING:  # link resolution and records load with the first write, not 
 _PAGE_TABLES = ("pages", "aliases", "tags", "evidence", "issues")
 #: A ``pages`` row: ``PageRecord.page_row`` and the generation (``?1``-``?19``; the
 #: frontmatter JSON is ``?18``), then the :data:`FACT_KEYS` columns read out of that JSON,
-#: then ``PageRecord.evidence_sums`` (``?20``-``?23``, :data:`EVIDENCE_SUMS`).
+#: then ``PageRecord.evidence_sums`` (``?20``-``?23``, :data:`EVIDENCE_SUMS`), then the
+#: :data:`~vault_sync.store.schema.RANK_COLUMNS`: its tags (``?24``) and its rule links
+#: (written at the batch's end, once its links are resolved).
 _INSERT_PAGE = (
     "INSERT INTO pages VALUES ("
     + ", ".join(f"?{n}" for n in range(1, 20))
     + "".join(f", {fact_key_sql(key, '?18')}" for key in FACT_KEYS)
     + "".join(f", ?{n}" for n in range(20, 20 + len(EVIDENCE_SUMS)))
-    + ")"
+    + f", ?{20 + len(EVIDENCE_SUMS)}, NULL)"
 )
 
 
@@ -87,7 +99,13 @@ class SidecarWrites(SidecarReads):
         """Insert a batch's pages and their rows, one ``executemany`` per table for the whole
         batch."""
         db = self.db
-        db.executemany(_INSERT_PAGE, [(*r.page_row, generation, *r.evidence_sums) for r in records])
+        db.executemany(
+            _INSERT_PAGE,
+            [
+                (*r.page_row, generation, *r.evidence_sums, tags_json(t for _, t in r.tag_rows))
+                for r in records
+            ],
+        )
         db.executemany(
             "INSERT INTO aliases VALUES (?,?,?)", chain(*(r.alias_rows for r in records))
         )
@@ -105,9 +123,15 @@ class SidecarWrites(SidecarReads):
             ((*row, generation) for row in chain(*(r.link_rows for r in records))),
         )
 
-    def _resolve_links(self, where: str, params: Sequence[Any], generation: int) -> int:
+    def _resolve_links(
+        self, where: str, params: Sequence[Any], generation: int, ends: set[str]
+    ) -> int:
+        """Resolve the links matching ``where`` again; add to ``ends`` both ends (before and
+        after) of each rule link among them (their ``rule_links_json`` may change)."""
         rows = self.db.execute(
-            f"SELECT rowid, target_text, source, origin FROM links WHERE {where}", params
+            f"SELECT rowid, target_text, source, origin, type, target_path FROM links"
+            f" WHERE {where}",
+            params,
         ).fetchall()
         # Few links (a watcher batch): look names up by SQL; many (a cold sync), or no
         # indexes to look them up by (a bulk load): load them all.
@@ -120,8 +144,10 @@ class SidecarWrites(SidecarReads):
         def updates() -> Iterator[tuple[str | None, str, str | None, int, int]]:
             # A generator, not a list: 822k links at 100k pages would hold ~130 MB more.
             # (SqlNames' lookups read pages and aliases, which this UPDATE never changes.)
-            for rowid, target, source, origin in rows:
+            for rowid, target, source, origin, link_type, before in rows:
                 found = resolver(target, source, origin)
+                if link_type in RULE_LINK_TYPES:
+                    ends.update(p for p in (source, before, found.target_path) if p is not None)
                 candidates = found.candidates
                 shown = json.dumps(candidates, ensure_ascii=False) if candidates else None
                 yield found.target_path, found.status.value, shown, generation, rowid
@@ -132,6 +158,27 @@ class SidecarWrites(SidecarReads):
             updates(),
         )
         return len(rows)
+
+    def _rule_link_ends(self, sources: Sequence[str]) -> set[str]:
+        """The far ends of the resolved rule links from the pages at ``sources`` (before the
+        batch deletes them: those pages lose a link)."""
+        sql = (
+            f"SELECT target_path FROM links INDEXED BY {RULE_LINKS_FROM} WHERE"
+            f" {RULE_LINKS_WHERE} AND source IN (SELECT value FROM json_each(?))"
+        )
+        return {row[0] for row in self.db.execute(sql, (json.dumps(list(sources)),))}
+
+    def _write_rule_links(self, paths: set[str]) -> None:
+        """Write ``rule_links_json`` (:data:`~vault_sync.store.schema.RANK_COLUMNS`) of the
+        stored pages at ``paths`` from the links as they now stand."""
+        if not paths:
+            return
+        wanted = sorted(paths)
+        values = rule_links_json(self.rule_links_touching(wanted), wanted)
+        self.db.executemany(
+            "UPDATE pages SET rule_links_json = ? WHERE path = ?",
+            ((value, path) for path, value in values.items()),
+        )
 
     def _batch_keys(self, upserts: Sequence[PageRecord], gone: Sequence[str]) -> set[str]:
         """Every name key (:func:`~vault_sync.links.page_keys`) of the batch's pages, as
@@ -153,12 +200,17 @@ class SidecarWrites(SidecarReads):
         return keys
 
     def _resolve_affected(
-        self, keys: set[str], paths: Sequence[str], attachments_changed: bool, generation: int
+        self,
+        keys: set[str],
+        paths: Sequence[str],
+        attachments_changed: bool,
+        generation: int,
+        ends: set[str],
     ) -> None:
         """Re-resolve the links a batch can change (see :meth:`apply_batch`): new links,
         links into ``paths``, links whose target or its last part is one of ``keys``, and
         attachment links when the attachment list changed; each stamped with the batch's
-        ``generation``."""
+        ``generation``; the ends of the rule links among them are added to ``ends``."""
         self.db.execute("CREATE TEMP TABLE IF NOT EXISTS batch_keys (k TEXT PRIMARY KEY)")
         self.db.execute("DELETE FROM batch_keys")
         self.db.executemany("INSERT OR IGNORE INTO batch_keys VALUES (?)", ((k,) for k in keys))
@@ -173,7 +225,7 @@ class SidecarWrites(SidecarReads):
         )
         if attachments_changed:
             where += " OR status IN ('attachment', 'missing_attachment')"
-        self._resolve_links(where, (), generation)
+        self._resolve_links(where, (), generation, ends)
 
     def apply_batch(
         self,
@@ -207,9 +259,12 @@ class SidecarWrites(SidecarReads):
         gone = list(deletes)
         # A bulk load resolves all its links at its end (every one is still ``new``).
         keys = self._batch_keys(upserts, gone) if resolve else set()
+        bulk = self._dropped_indexes is not None
         with self.transaction():
-            if self._dropped_indexes is None:  # a bulk load writes each page once, into a
-                self._delete_rows([*changed, *gone])  # new set: no rows to delete, no indexes
+            ends = set(changed)  # pages whose rule_links_json the batch may change
+            if not bulk:  # a bulk load writes each page once, into a new set: no rows to
+                ends |= self._rule_link_ends([*changed, *gone])  # delete, no indexes
+                self._delete_rows([*changed, *gone])
 
             self._insert_pages(upserts, generation)
             attachments_changed = False
@@ -224,7 +279,13 @@ class SidecarWrites(SidecarReads):
                 ((s.mtime_ns, s.size, p) for p, s in touched),
             )
             if resolve and (changed or gone or attachments_changed):
-                self._resolve_affected(keys, [*changed, *gone], attachments_changed, generation)
+                self._resolve_affected(
+                    keys, [*changed, *gone], attachments_changed, generation, ends
+                )
+            if not bulk:
+                self._write_rule_links(ends)
+            elif resolve:  # the bulk load's last batch resolved every link
+                fill_rule_links(self.db)
             self.db.execute("DELETE FROM pending")
             self.set_meta("generation", str(generation))
             self.set_meta("last_sync", datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
