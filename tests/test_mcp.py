@@ -470,3 +470,40 @@ def test_a_line_that_is_no_json_rpc_message_gets_its_error(
     assert len(replies) == len(_BAD_LINES) + 1  # the blank line is no request: no reply
     assert replies[-1]["id"] == 1
     assert replies[-1]["result"]["serverInfo"] == {"name": "vault-sync", "version": __version__}
+
+
+def test_the_brief_tools_section_is_what_a_more_line_points_to(vault: Path) -> None:
+    """A briefing read over MCP points to ``vault-sync brief --section NAME``; the ``brief``
+    tool's ``section`` gives the same text as that command, and a bad name is one line."""
+    import re
+    import shlex
+
+    run_cli("--vault", str(vault), "sync")
+
+    async def body(client: Client) -> tuple[Any, ...]:
+        short = await client.call_tool("brief", {"budget_chars": 1300, "project": "payments"})
+        pointer = re.search(
+            r"- … \d+ more: `(vault-sync brief --section (\w+) [^`]+)`", _text(short)
+        )
+        assert pointer is not None, _text(short)
+        args = {"section": pointer[2], "project": "payments"}
+        whole = await client.call_tool("brief", args)
+        bad = await client.call_tool("brief", {"section": "bugs"})
+        budget = await client.call_tool("brief", {**args, "budget_chars": 2000})
+        return pointer[1], whole, bad, budget
+
+    command, whole, bad, budget = _session(vault)(body)
+    cli = run_cli("--vault", str(vault), *shlex.split(command)[1:])
+    assert cli.code == 0 and _text(whole) == cli.out
+    assert bad.is_error and bad.content[0].text == (
+        "Error executing tool brief: no briefing section 'bugs' (sections: standing,"
+        " contradictions, fixes, sessions, changed)"
+    )
+    assert budget.is_error and budget.content[0].text == (
+        "Error executing tool brief: budget_chars does not apply to a section: it is given whole"
+    )
+
+
+def _text(result: Any) -> str:
+    assert not result.is_error, result.content
+    return str(result.content[0].text)

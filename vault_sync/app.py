@@ -184,20 +184,56 @@ class Engine:
         (text, counts), notice = self.read(build, check_sidecar=False)
         return text, counts, notice
 
+    def brief_section(
+        self, name: str, *, project: str | None = None
+    ) -> tuple[str, list[str], str | None]:
+        """One section of the briefing whole, nothing cut (:func:`vault_sync.briefing.whole`:
+        what its "… N more" line points to): ``(heading, lines, notice)``.
+
+        Raises:
+            AgentInputError: ``name`` is not one of :data:`vault_sync.briefing.SECTIONS`.
+        """
+        from vault_sync import briefing
+
+        if name not in briefing.SECTIONS:
+            sections = ", ".join(briefing.SECTIONS)
+            raise AgentInputError(f"no briefing section {name!r} (sections: {sections})")
+
+        def build(reader: Reader) -> tuple[str, list[str]]:
+            bodies = lambda paths: reader.index.stored_texts(paths, "body")  # noqa: E731
+            return briefing.whole(briefing.gather(reader.sidecar, project), bodies, name)
+
+        (heading, lines), notice = self.read(build, check_sidecar=False)
+        return heading, lines, notice
+
     def write_briefs(
         self, *, check: bool = False, facts: FactsCache | None = None
     ) -> list[Written]:
         """Bring every ``[[brief.targets]]`` file up to date (``check``: only report which
         are stale; ``facts``: as for :meth:`brief`); each target its own project and budget.
-        A file a person changed while it was written is refused
-        (:class:`~vault_sync.errors.PageChangedError`)."""
-        from vault_sync.brief_targets import target_path, write_target
+        A target that cannot be written does not stop the others.
 
-        out = []
+        Raises:
+            BriefTargetsError: after every target was tried, when any was refused (a file a
+                person changed while it was written, a page named as a whole-file target,
+                markers that are no one block: :func:`~vault_sync.brief_targets.write_target`)
+                or could not be written; it holds what the others did.
+        """
+        from vault_sync.brief_targets import target_path, write_target
+        from vault_sync.errors import BriefTargetsError, VaultSyncError
+
+        out, failed = [], []
         for target in self.config.brief_targets:
-            text, _, _ = self.brief(project=target.project, budget=target.budget, facts=facts)
             path = target_path(self.config, target)
-            out.append(write_target(path, target.mode, text, check=check))
+            try:
+                text, _, _ = self.brief(project=target.project, budget=target.budget, facts=facts)
+                out.append(write_target(path, target.mode, text, check=check))
+            except VaultSyncError as exc:
+                failed.append(str(exc))
+            except OSError as exc:
+                failed.append(f"cannot write {path}: {exc.strerror or exc}")
+        if failed:
+            raise BriefTargetsError(out, failed)
         return out
 
     # -- agent writes (issue 11): each finds its pages in the stores, edits the files, then

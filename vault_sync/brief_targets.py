@@ -19,13 +19,20 @@ from vault_sync.atomic import write_atomic
 from vault_sync.config import BriefTarget, Config
 from vault_sync.errors import EditRefusedError
 from vault_sync.pagefile import content_hash, write_page
+from vault_sync.parser.blocks import scan_blocks
 
 BEGIN = "<!-- vault-sync:begin -->"
 END = "<!-- vault-sync:end -->"
 #: The first line of every briefing (:func:`vault_sync.briefing.render`): a whole-file target
 #: replaces only a file that starts with it (or none), never a page a person wrote.
 TITLE = "# Memory briefing"
-_BLOCK = re.compile(re.escape(BEGIN) + r"(.*?)" + re.escape(END), re.DOTALL)
+#: One line with its ending, as CommonMark ends lines (``\n``, ``\r\n``, ``\r``; not the
+#: other breaks ``str.splitlines`` knows, which an editor shows inside a line).
+_LINE = re.compile(r"[^\r\n]*(?:\r\n?|\n)|[^\r\n]+\Z")
+_LINE_END = re.compile(r"\r\n?|\n")
+#: A marker line: the marker alone on its line, indented at most 3 spaces (CommonMark: 4 is
+#: indented code), trailing blanks allowed. A marker inside a line (inline code, prose) is none.
+_MARKER = re.compile(r"( {0,3})(" + re.escape(BEGIN) + "|" + re.escape(END) + r")[ \t]*")
 
 
 def target_path(config: Config, target: BriefTarget) -> Path:
@@ -35,19 +42,98 @@ def target_path(config: Config, target: BriefTarget) -> Path:
     return config.vault / target.path
 
 
-def with_block(text: str, briefing: str) -> str:
+def with_block(text: str, briefing: str, name: str = "the file") -> str:
     """``text`` with its marked block holding ``briefing`` (appended after a blank line when
-    it has none); every other byte kept, the block written in the file's line endings."""
-    newline = "\r\n" if "\r\n" in text else "\n"
+    it has none); every other byte kept, the block written in the line ending of the file's
+    first line (``\n`` when it has none).
+
+    A marker counts only alone on its line (:data:`_MARKER`) and outside fenced or indented
+    code and HTML comments (CommonMark, :func:`vault_sync.parser.blocks.scan_blocks`): an
+    ``AGENTS.md`` that shows the markers in a code fence keeps its example.
+
+    Raises:
+        EditRefusedError: ``name:LINE: ...`` (``name``: the file, for the message) when the
+            markers outside code are not one begin then one end (a begin with no end, an end
+            with no begin, two blocks), or when a block appended at the end would fall inside
+            an unclosed fence or comment; nothing is written then.
+    """
+    ending = _LINE_END.search(text)  # the first line's: appending never changes it
+    newline = ending.group() if ending else "\n"
     inner = newline + briefing.replace("\r\n", "\n").replace("\n", newline)
     block = f"{BEGIN}{inner}{END}"
-    found = _BLOCK.search(text)
+    found = find_block(text, name)
     if found is not None:
-        return text[: found.start()] + block + text[found.end() :]
+        return text[: found[0]] + block + text[found[1] :]
     if not text:
         return block + newline
-    end = "" if text.endswith(("\n", "\r")) else newline
-    return f"{text}{end}{newline}{block}{newline}"
+    # (a "\n" right after a lone "\r" would join it into one "\r\n" line end)
+    end = "" if text.endswith("\n") or (text.endswith("\r") and newline != "\n") else newline
+    new = f"{text}{end}{newline}{block}{newline}"
+    if find_block(new, name) is None:  # the end of the file is inside code or a comment
+        line = len(_LINE.findall(text)) + 1
+        raise EditRefusedError(
+            f"{name}:{line}: refusing to append the briefing: the file ends inside a fenced"
+            " code block or an HTML comment that is never closed; close it, or add the"
+            f" {BEGIN} and {END} lines where the briefing should go"
+        )
+    return new
+
+
+def find_block(text: str, name: str = "the file") -> tuple[int, int] | None:
+    """Where ``text``'s marked block is: ``(start of the begin marker, end of the end
+    marker)`` as offsets, or ``None`` when it has no marker outside code (see
+    :func:`with_block`, which raises what this raises)."""
+    lines = _LINE.findall(text)
+    marks: list[tuple[int, re.Match[str]]] = []
+    probe = []
+    for number, line in enumerate(lines):
+        bare = line.rstrip("\r\n")
+        marker = _MARKER.fullmatch(bare) if "vault-sync:" in bare else None
+        if marker is not None:
+            marks.append((number, marker))
+            # An empty ATX heading leaves the block scanner as the one-line comment does,
+            # but is not hidden itself: only code or a comment around it hides it.
+            bare = marker[1] + "#"
+        probe.append(bare)
+    if not marks:
+        return None
+    hidden, _ = scan_blocks(probe, 1)
+    marks = [(n, m) for n, m in marks if not hidden[n]]
+    if not marks:
+        return None
+    _check_pairs(name, [(n + 1, m[2] == BEGIN) for n, m in marks])
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+    (first, opened), (last, closed) = marks
+    return offsets[first] + opened.start(2), offsets[last] + closed.end(2)
+
+
+def _check_pairs(name: str, marks: list[tuple[int, bool]]) -> None:
+    """Refuse markers (``(line, is_begin)``, outside code) that are not one begin, one end."""
+    where, is_begin = marks[0]
+    if not is_begin:
+        raise EditRefusedError(
+            f"{name}:{where}: refusing to write the briefing: an {END} line with no {BEGIN}"
+            " line before it; add the begin line above it, or remove it"
+        )
+    if len(marks) == 1:
+        raise EditRefusedError(
+            f"{name}:{where}: refusing to write the briefing: a {BEGIN} line with no {END}"
+            " line after it; add the end line where the briefing should end, or remove it"
+        )
+    second, begins_again = marks[1]
+    if begins_again:
+        raise EditRefusedError(
+            f"{name}:{second}: refusing to write the briefing: a second {BEGIN} line before"
+            f" the block begun at line {where} ends; keep one begin and one end line"
+        )
+    if len(marks) > 2:
+        raise EditRefusedError(
+            f"{name}:{marks[2][0]}: refusing to write the briefing: a second vault-sync block"
+            f" (the first is lines {where}-{second}); keep one, as every block would hold the"
+            " same briefing"
+        )
 
 
 @dataclass(frozen=True)
@@ -65,7 +151,8 @@ def write_target(path: Path, mode: str, briefing: str, *, check: bool = False) -
     Raises:
         PageChangedError: the file changed between reading and writing it.
         EditRefusedError: a whole-file target names a file that is not an earlier briefing
-            (nor empty), or the file is not UTF-8.
+            (nor empty), the file is not UTF-8, or a block target's markers are not one
+            begin and one end line outside code (:func:`with_block`).
         OSError: the file or its folder cannot be read or written.
     """
     try:
@@ -84,7 +171,7 @@ def write_target(path: Path, mode: str, briefing: str, *, check: bool = False) -
             f' briefing (a file starting "{TITLE}"), and this file is not one;'
             ' use mode = "block" to keep its text, or another path'
         )
-    new = briefing if mode == "file" else with_block(old, briefing)
+    new = briefing if mode == "file" else with_block(old, briefing, str(path))
     bom = b"\xef\xbb\xbf" if data is not None and data.startswith(b"\xef\xbb\xbf") else b""
     new_data = bom + new.encode("utf-8")
     if new_data == data:

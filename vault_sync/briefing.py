@@ -19,6 +19,7 @@ the watcher keeps what this module computes between refreshes (:mod:`vault_sync.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -70,24 +71,56 @@ def sections(
     shown = standing[: budget // MIN_LINE_CHARS + 1]
     answers = _Answers(shown, bodies, against.challengers, said)
     return [
-        Section("Standing answers", answers, 'vault-sync query "<topic>"', len(standing)),
-        Section("Open contradictions", against.lines, "vault-sync lint"),
+        Section(SECTIONS["standing"], answers, more("standing"), len(standing)),
+        Section(SECTIONS["contradictions"], against.lines, more("contradictions")),
+        Section(SECTIONS["fixes"], _fixes(facts, ordered.bugs, ordered.fixers), more("fixes")),
+        Section(SECTIONS["sessions"], _Lines(ordered.sessions, _session_line), more("sessions")),
         Section(
-            "Known fixes for open bugs",
-            _fixes(facts, ordered.bugs, ordered.fixers),
-            'vault-sync query "<bug>" --kind bug',
-        ),
-        Section(
-            "Recent sessions",
-            _Lines(ordered.sessions, _session_line),
-            'vault-sync query "<topic>" --kind session',
-        ),
-        Section(
-            "Recently changed pages",
+            SECTIONS["changed"],
             _Lines(ordered.changed, lambda p: f"- {p.date} {wikilink(p)} ({p.kind})"),
-            'vault-sync query "<topic>"',
+            more("changed"),
         ),
     ]
+
+
+#: The sections by the name ``brief --section`` (and the MCP ``brief`` tool's ``section``)
+#: takes, in the briefing's order: name -> heading.
+SECTIONS = {
+    "standing": "Standing answers",
+    "contradictions": "Open contradictions",
+    "fixes": "Known fixes for open bugs",
+    "sessions": "Recent sessions",
+    "changed": "Recently changed pages",
+}
+
+
+def more(name: str) -> str:
+    """The command a section's "… N more" line gives (:func:`vault_sync.brief_render.render`
+    adds the briefing's ``--project``): it prints the section ``name`` of :data:`SECTIONS`
+    whole (:func:`whole`), the lines shown and those cut, in the same order. Not ``query``,
+    which needs words and ranks only some pages, nor ``lint``, which lists no contradictions
+    (fresh-user report: the briefing told agents to run ``lint --project P``, which fails)."""
+    return f"vault-sync brief --section {name}"
+
+
+def whole(
+    facts: Facts, bodies: Callable[[Iterable[str]], dict[str, str]], name: str
+) -> tuple[str, list[str]]:
+    """Section ``name`` of :data:`SECTIONS` with nothing cut: its heading and every line, in
+    the briefing's order (no budget, no cap on the recent lists).
+
+    Raises:
+        KeyError: ``name`` is not in :data:`SECTIONS` (the callers check it first).
+    """
+    heading = SECTIONS[name]
+    part = next(p for p in sections(facts, bodies, sys.maxsize) if p.heading == heading)
+    return heading, list(part.lines[: part.count])
+
+
+def whole_text(heading: str, lines: Sequence[str]) -> str:
+    """A section printed whole (``brief --section``, the MCP ``brief`` tool's ``section``): its
+    ``## heading`` line and every line, ``(none)`` when it has none."""
+    return "\n".join([f"## {heading}", *(lines or ["(none)"])]) + "\n"
 
 
 class _Answers(Sequence[str]):

@@ -4,7 +4,8 @@ One :class:`~vault_sync.app.Engine` call. Where it goes: ``--out FILE`` (or ``-`
 else the ``[[brief.targets]]`` of the config (whole files or marked blocks, each written only
 when its bytes change); else stdout. ``--check`` exits 1 when a target is stale; ``--hook
 claude`` prints the JSON a Claude Code ``SessionStart`` hook returns (its ``additionalContext``),
-``--hook plain`` the text (what other vendors' start hooks read on stdout).
+``--hook plain`` the text (what other vendors' start hooks read on stdout). ``--section NAME``
+prints one section whole: what a briefing's "… N more" line points to.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from typing import TYPE_CHECKING
 
 import click
 
+from vault_sync.briefing import SECTIONS, whole_text
 from vault_sync.cli_common import emit_json, engine_for, json_option, print_notice, vault_option
+from vault_sync.typed_text import scrub_typed
 
 if TYPE_CHECKING:
     from vault_sync.app import Engine
@@ -34,6 +37,12 @@ if TYPE_CHECKING:
 @click.option("--out", default=None, help="Write the briefing to this file (- for stdout).")
 @click.option("--check", is_flag=True, help="Exit 1 if a configured target is stale.")
 @click.option(
+    "--section",
+    type=click.Choice(list(SECTIONS)),
+    default=None,
+    help='Print one section whole (what a "… N more" line points to), nothing cut.',
+)
+@click.option(
     "--hook",
     type=click.Choice(["claude", "plain"]),
     default=None,
@@ -46,12 +55,16 @@ def brief(
     budget_chars: int | None,
     out: str | None,
     check: bool,
+    section: str | None,
     hook: str | None,
     vault: Path | None,
     as_json: bool,
 ) -> None:
     """Write the standing answers, open contradictions, known fixes and recent work."""
     engine = engine_for(vault)
+    if section is not None:
+        _section(engine, section, project, as_json, budget_chars, out, check, hook)
+        return
     targets = engine.config.brief_targets
     if out is None and hook is None and targets:
         given = [name for name, v in (("--project", project), ("--budget-chars", budget_chars))
@@ -96,15 +109,46 @@ def brief(
         click.echo(text, nl=False)
 
 
+def _section(
+    engine: Engine, name: str, project: str | None, as_json: bool, *unused: object
+) -> None:
+    """Print section ``name`` whole (``unused``: the options that do not apply to it, in the
+    order ``--budget-chars``, ``--out``, ``--check``, ``--hook``: a usage error if given).
+    Text: its heading and every line (``(none)`` when it has none); ``--json``: ``{"section",
+    "lines", "total"}``."""
+    names = ("--budget-chars", "--out", "--check", "--hook")
+    given = [o for o, v in zip(names, unused, strict=True) if v is not None and v is not False]
+    if given:
+        raise click.UsageError(
+            f"--section prints one section whole to stdout; {' and '.join(given)}"
+            f" {'does' if len(given) == 1 else 'do'} not apply"
+        )
+    heading, lines, notice = engine.brief_section(name, project=project)
+    print_notice(notice)
+    if as_json:
+        emit_json({"section": heading, "lines": lines, "total": len(lines)})
+        return
+    click.echo(whole_text(heading, lines), nl=False)
+
+
 def _targets(engine: Engine, check: bool, as_json: bool) -> None:
-    """Write (or with ``check``, check) every configured target; one line each."""
-    results = engine.write_briefs(check=check)
+    """Write (or with ``check``, check) every configured target; one line each, then one
+    ``Error:`` line (stderr) per target refused, exit 1: what was written is said too."""
+    from vault_sync.errors import BriefTargetsError
+
+    try:
+        results, failed = engine.write_briefs(check=check), []
+    except BriefTargetsError as exc:
+        results, failed = exc.done, exc.failed
     stale = [r for r in results if r.changed]
     if as_json:
-        emit_json({"targets": [{"path": str(r.path), "changed": r.changed} for r in results]})
+        targets = [{"path": str(r.path), "changed": r.changed} for r in results]
+        emit_json({"targets": targets, "errors": [scrub_typed(f) for f in failed]})
     else:
         for r in results:
             verb = ("stale" if check else "written") if r.changed else "up to date"
             click.echo(f"{r.path}: {verb}")
-    if check and stale:
+    for reason in failed:  # the messages may quote a path the user typed: scrubbed as typed
+        click.echo(f"Error: {scrub_typed(reason)}", err=True)
+    if failed or (check and stale):
         sys.exit(1)

@@ -27,6 +27,7 @@ escapes is a bug and shows its traceback.
     ├── UnreadablePagesError       exit 1  a rebuild would lose pages it cannot read now
     ├── EvalDataError              exit 2  a benchmark or query file for `eval` cannot be read
     ├── TranscriptError            exit 2  `import-session`: a transcript cannot be read (file:line)
+    ├── BriefTargetsError          exit 1  some `[[brief.targets]]` were refused; the others written
     └── StoreError                 exit 1  a store cannot be opened or is from a newer version
         ├── StoreDamagedError      exit 1  the stores disagree or hold rows they cannot have
         ├── IndexCorruptError      exit 1  an index file is damaged, truncated or missing
@@ -39,6 +40,8 @@ except private control-flow signals that never leave their module (the parser's
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 
 class VaultSyncError(Exception):
@@ -117,6 +120,20 @@ class EditRefusedError(VaultSyncError):
     """An edit of a page was refused before anything was written: its frontmatter does not
     parse, it is not UTF-8, or the spliced result would not parse back to the old mapping plus
     exactly the change. The message names the file (and line, when known)."""
+
+
+class BriefTargetsError(VaultSyncError):
+    """Some ``[[brief.targets]]`` could not be written (or checked); every other target was.
+
+    Attributes:
+        done: what writing each of the others did (``brief_targets.Written``), in the
+            config's order, so the caller can say what changed as well as what failed.
+        failed: one one-line reason per refused target (naming its file), in that order.
+    """
+
+    def __init__(self, done: list[Any], failed: list[str]) -> None:
+        super().__init__("; ".join(failed))
+        self.done, self.failed = done, failed
 
 
 class OutsideVaultError(VaultSyncError):

@@ -124,13 +124,26 @@ def _search_tools(server: MCPServer, engine: Engine) -> None:
         return {"query": text, "hits": [hit_json(h, why) for h in hits]}
 
     @server.tool()
-    def brief(project: str | None = None, budget_chars: Number | None = None) -> str:
+    def brief(
+        project: str | None = None,
+        budget_chars: Number | None = None,
+        section: str | None = None,
+    ) -> str:
         """The standing answers (active rules, decisions, gotchas... by confidence), open
         contradictions, known fixes for open bugs and recent sessions, as Markdown within a
         character budget (default 10000). Use it once at the start of a session (skip it if
-        the briefing is already in your context: CLAUDE.md, AGENTS.md, GEMINI.md). Not for a
-        specific question: use `query`."""
+        the briefing is already in your context: CLAUDE.md, AGENTS.md, GEMINI.md). `section`
+        (standing, contradictions, fixes, sessions, changed) gives that section whole, what a
+        "… N more: `vault-sync brief --section NAME`" line was cut from (no budget). Not for
+        a specific question: use `query`."""
         budget = int_arg(budget_chars, "budget_chars", 300, 10_000_000)
+        if section is not None:
+            if budget_chars is not None:  # as the CLI: never silently ignored
+                raise ToolError("budget_chars does not apply to a section: it is given whole")
+            heading, lines, _ = call(engine, lambda: engine.brief_section(section, project=project))
+            from vault_sync.briefing import whole_text
+
+            return whole_text(heading, lines)
         text, _, _ = call(engine, lambda: engine.brief(project=project, budget=budget))
         return text
 
