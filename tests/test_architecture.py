@@ -53,6 +53,7 @@ LAYERS = {
     "graph_stream": 4,
     "authority": 4,
     "rank_explain": 4,
+    "paired_read": 4,
     "ranking": 5,
     "report": 4,
     "lint": 4,

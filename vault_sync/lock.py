@@ -9,6 +9,7 @@ the holder dies, even by SIGKILL).
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import sys
@@ -107,3 +108,29 @@ class WriterLock:
         tb: TracebackType | None,
     ) -> None:
         self.release()
+
+
+def writer_busy(store: Path) -> bool:
+    """Whether some process (this one included) holds the writer lock of the store folder
+    ``store`` now: a shared ``flock`` tried without waiting on ``write.lock``, opened read-only
+    (so a reader of another user's store can ask too) and released at once.
+
+    ``filelock`` takes an exclusive ``flock`` on that file; a writer that tries while the probe
+    holds it retries at its next poll. No lock file (never written) or one this user cannot
+    open: ``False``.
+    """
+    try:
+        fd = os.open(store / LOCK_NAME, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)

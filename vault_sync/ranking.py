@@ -48,6 +48,7 @@ from vault_sync.page_facts import (
     superseded_by_edges,
     superseded_on,
 )
+from vault_sync.paired_read import LENIENT, Pairing, paired
 from vault_sync.query_fields import QueryPlan
 from vault_sync.rank_explain import explain_of
 from vault_sync.ranking_settings import RankingSettings
@@ -246,6 +247,7 @@ class _Run:
     status_then: dict[str, str] = field(default_factory=dict)
     open_against: dict[str, list[str]] = field(default_factory=dict)
     open_edges: dict[str, int] = field(default_factory=dict)
+    pairing: Pairing = LENIENT
 
     def edges_of(self, paths: Iterable[str]) -> list[tuple[str, str, str]]:
         """Resolved links touching ``paths`` (read once per path), sorted."""
@@ -316,13 +318,16 @@ def _exclude(run: _Run, index: PageIndex, searcher: tantivy.Searcher) -> None:
 def _read_facts(run: _Run) -> None:
     """The facts of every candidate and of the far ends of their rule edges that the rules
     read (:func:`~vault_sync.page_facts.read_by_rules`); a candidate the sidecar does not
-    hold (the stores disagree for a moment) is dropped."""
+    hold (the stores disagree for a moment) is dropped, once :mod:`vault_sync.paired_read`
+    has brought the lagging store forward (see :func:`run_plan`)."""
     unread = [path for path, candidate in run.candidates.items() if candidate.doc is None]
     run.facts, rule_edges, run.tags = ranked_facts(run.sidecar, run.candidates, unread)
     ends = read_by_rules(rule_edges) - run.candidates.keys()
     if ends:
         run.facts.update(kept_facts(run.sidecar, ends))
-    for path in [p for p in run.candidates if p not in run.facts]:
+    lacking = [p for p in run.candidates if p not in run.facts]
+    run.pairing.lacking_facts(d for p in lacking if (d := run.candidates[p].doc) is not None)
+    for path in lacking:
         del run.candidates[path]
     plan = run.plan
     if "supersession" in plan.stages:
@@ -498,12 +503,31 @@ def run_plan(
     Returns:
         Up to ``plan.limit`` hits, by final score (ties by path), then the rules.
 
+    Both stores are read as one generation (:func:`vault_sync.paired_read.paired`): a page
+    the index and the sidecar hold under different paths (a batch moving it is between its
+    two commits) runs the plan again once the lagging store has caught up.
+
     Raises:
         IndexCorruptError: the index could not be read.
         sqlite3.DatabaseError: the sidecar could not be read (the engine's damage path).
     """
+    return paired(
+        index,
+        sidecar,
+        lambda pairing: _run_plan(index, sidecar, plan, pairing, explain, snippets),
+    )
+
+
+def _run_plan(
+    index: PageIndex,
+    sidecar: Sidecar,
+    plan: RankPlan,
+    pairing: Pairing,
+    explain: bool,
+    snippets: bool,
+) -> list[Hit]:
     with index.searching() as searcher:
-        run = _Run(plan, sidecar, *_lexical(index, searcher, plan))
+        run = _Run(plan, sidecar, *_lexical(index, searcher, plan), pairing=pairing)
         if not run.candidates:
             return []
         if "graph" in plan.stages:
@@ -519,6 +543,7 @@ def run_plan(
             run.candidates[path].doc = doc
         if len(docs) < len(unread):  # the index lacks a page the sidecar holds (the stores
             # disagree for a moment): rank again only the pages the index holds, as read
+            pairing.lacking_documents(p for p in unread if p not in docs)
             rest = [p for p, c in run.candidates.items() if c.doc is None and p not in unread]
             for path, doc in index.documents(searcher, rest).items():
                 run.candidates[path].doc = doc

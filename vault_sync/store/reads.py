@@ -106,6 +106,21 @@ class SidecarReads:
             raise
         self.db.execute("COMMIT")
 
+    @contextmanager
+    def snapshot(self) -> Iterator[int]:
+        """A read transaction: every read inside the block sees one commit, whose generation
+        it yields (a pinned snapshot, so a batch committed meanwhile is seen by none of them).
+        Inside a transaction already open on this connection, that one is used."""
+        if self.db.in_transaction:
+            yield self.generation
+            return
+        self.db.execute("BEGIN")  # deferred: the snapshot is taken by the first read, below
+        try:
+            yield self.generation
+        finally:
+            if self.db.in_transaction:
+                self.db.execute("COMMIT")
+
     # -- meta -----------------------------------------------------------------------------
 
     def get_meta(self, key: str, default: str = "") -> str:
