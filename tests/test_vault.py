@@ -278,8 +278,36 @@ def test_names_equal_after_nfc_are_a_collision(root: Path) -> None:
     assert len(os.listdir(root)) == 2  # ext4 keeps both names
     result = scan(Config(vault=root))
     assert list(result.pages) == [nfc]
-    assert result.collisions == (tuple(sorted([nfc, nfd])),)
-    assert result.pages[nfc].disk_path == min(nfc, nfd)
+    assert result.collisions == ((nfc, nfd),)  # the kept spelling first
+    assert result.pages[nfc].disk_path == nfc  # spelled as its key: the shown path is the file
+    assert nfd < nfc  # ...though the NFD name comes first in byte order
+
+
+def test_without_the_nfc_spelling_the_first_in_byte_order_is_kept(root: Path) -> None:
+    """``Å`` as U+212B ANGSTROM SIGN and as A + U+030A: neither is NFC (U+00C5)."""
+    sign, nfd = "\u212b.md", "A\u030a.md"
+    write(root, sign, "sign")
+    write(root, nfd, "decomposed")
+    result = scan(Config(vault=root))
+    assert result.pages["\u00c5.md"].disk_path == nfd == min(sign, nfd)
+    assert result.collisions == ((nfd, sign),)
+    write(root, "\u00c5.md", "composed")
+    result = scan(Config(vault=root))
+    assert result.pages["\u00c5.md"].disk_path == "\u00c5.md"
+    assert result.collisions == (("\u00c5.md", nfd, sign),)
+
+
+def test_the_ascii_characters_nfc_can_make_are_the_ones_listed() -> None:
+    """``scan_paths`` lists an ASCII name's folder only when it holds one of these: every
+    other ASCII name has no twin equal to it after NFC (Unicode of this Python)."""
+    from vault_sync.vault import _NFC_ASCII_TARGETS
+
+    made = set()
+    for cp in range(0x80, 0x110000):
+        nfc = unicodedata.normalize("NFC", chr(cp))
+        if nfc.isascii():
+            made.update(nfc)
+    assert made == set(_NFC_ASCII_TARGETS)
 
 
 def test_folders_equal_after_nfc_are_merged_and_reported(root: Path) -> None:

@@ -527,6 +527,54 @@ def test_case_distinct_twin_pages_resolve_links_as_a_rebuild_does(make_vault: Ma
     assert_same_as_rebuild(vault, ["twin"])
 
 
+def test_names_equal_after_nfc_follow_the_sync_rule_whichever_name_an_event_names(
+    make_vault: MakeVault, watch: StartWatch
+) -> None:
+    """Fresh-user report 3, item 8, under the watcher: ``Café.md`` in NFC and NFD. Events
+    naming the NFD file must not index it over the NFC one (the page's path is the NFC
+    spelling); deleting the NFC file must hand the page to the NFD one, not delete it."""
+    import unicodedata
+
+    nfc, nfd = (unicodedata.normalize(form, "Café.md") for form in ("NFC", "NFD"))
+    vault = make_vault({nfc: "nfcword\n", "other.md": "other\n"})
+    watcher = watch(vault)
+    (vault / nfd).write_text("nfdword\n", encoding="utf-8")  # created: an event for NFD
+    sentinel(vault, watcher, "made")
+    (vault / nfd).write_text("nfdword edited\n", encoding="utf-8")  # modified: NFD again
+    sentinel(vault, watcher, "edited")
+    assert (paths_for(vault, "nfcword"), paths_for(vault, "nfdword")) == ([nfc], [])
+    (vault / nfc).unlink()  # an event for NFC: the NFD file is the page now
+    wait_until(lambda: paths_for(vault, "nfdword") == [nfc], what=watcher.log())
+    assert paths_for(vault, "nfcword") == []
+    (vault / nfc).write_text("nfcword back\n", encoding="utf-8")
+    wait_until(lambda: paths_for(vault, "back") == [nfc], what=watcher.log())
+    assert paths_for(vault, "nfdword") == []
+    stop_clean(watcher)
+    assert_same_as_rebuild(vault, ["nfcword", "nfdword"])
+
+
+def test_folders_equal_after_nfc_in_a_watcher_batch_match_a_rebuild(make_vault: MakeVault) -> None:
+    """Folder twins (``Résumé/`` in NFC and NFD) holding a page of the same name: a batch
+    naming either folder or page decides as a rebuild does, and keeps the other twin's pages."""
+    import unicodedata
+
+    nfc, nfd = (unicodedata.normalize(form, "Résumé") for form in ("NFC", "NFD"))
+    vault = make_vault({f"{nfc}/x.md": "nfcword\n", f"{nfc}/a.md": "aword\n"})
+    config = load_config(vault)
+    Engine(config).sync()
+    write_pages(vault, {f"{nfd}/x.md": "nfdword\n", f"{nfd}/b.md": "bword\n"})
+    Engine(config).sync(full_check=False, scope={nfd})  # what the watcher does
+    assert_same_as_rebuild(vault, ["nfcword", "nfdword", "aword", "bword"])
+    assert paths_for(vault, "nfdword") == [] and paths_for(vault, "bword") == [f"{nfc}/b.md"]
+    (vault / nfd / "x.md").write_text("nfdword again\n", encoding="utf-8")
+    Engine(config).sync(full_check=False, scope={f"{nfd}/x.md"})
+    assert_same_as_rebuild(vault, ["nfcword", "nfdword", "aword", "bword"])
+    os.unlink(vault / nfc / "x.md")
+    Engine(config).sync(full_check=False, scope={f"{nfc}/x.md"})
+    assert paths_for(vault, "nfdword") == [f"{nfc}/x.md"]
+    assert_same_as_rebuild(vault, ["nfcword", "nfdword", "aword", "bword"])
+
+
 def test_delete_of_a_folder(make_vault: MakeVault, watch: StartWatch) -> None:
     vault = make_vault(
         {"keep.md": "goneword keep\n", **{f"old/p{i}.md": f"goneword {i}\n" for i in range(4)}}

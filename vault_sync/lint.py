@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+import unicodedata
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
@@ -198,12 +199,19 @@ def _scan_problems(result: ScanResult) -> list[dict[str, Any]]:
         message = f"symlink not followed: {link.reason}{detail}"
         problems.append(_problem(link.path, "warning", "skipped_symlink", message))
     for group in result.collisions:
+        key = unicodedata.normalize("NFC", group[0])
+        is_file = key in result.pages or key in result.attachments
+        kept = describe_name(group[0])
+        rest = "the other spelling is" if len(group) == 2 else "the other spellings are"
         for name in group:
             others = ", ".join(describe_name(n) for n in group if n != name)
-            message = (
-                f"{describe_name(name)} equals {others} after Unicode normalisation"
-                " (only one of them is indexed)"
+            which = "this one" if name == group[0] else kept
+            outcome = (
+                f": {which} is indexed, {rest} never read (rename one)"
+                if is_file
+                else " (folders: their entries are listed under one name)"
             )
+            message = f"{describe_name(name)} equals {others} after Unicode normalisation{outcome}"
             problems.append(_problem(name, "warning", "name_collision", message))
     return problems
 

@@ -74,7 +74,9 @@ class ScanResult:
         attachments: NFC paths of every other file left in (for "missing attachment" checks).
         unreadable: folders that could not be listed, entries that could not be stat'ed, and
             names that are not valid UTF-8 (shown with ``\\xNN`` escapes, left out).
-        collisions: groups of on-disk paths equal after NFC, each sorted (the first is kept).
+        collisions: groups of on-disk paths equal after NFC, the kept one first (the one
+            spelled as its NFC key, else the first in byte order), the others sorted; a group
+            of folders (all walked) is sorted.
         skipped_symlinks: symlinks not followed.
         warnings: one line each for a bad ``.obsidian/app.json`` or unreadable ``.gitignore``.
     """

@@ -73,6 +73,17 @@ def _is_utf8(name: str) -> bool:
     return True
 
 
+def keeps(new: str, old: str, key: str) -> bool:
+    """Whether the on-disk path ``new`` wins over ``old``, both equal to ``key`` after NFC (a
+    collision, DESIGN §2 / case N2): the spelling equal to the key itself wins, so the path
+    a hit shows names the file whose content is indexed and which writes edit (fresh-user
+    report 3, item 8); else the first in code-point order, which is UTF-8 byte order. The
+    other is never read; ``lint`` names both."""
+    if new == key or old == key:
+        return new == key
+    return new < old
+
+
 def _is_symlink(entry: os.DirEntry[str]) -> bool:
     try:
         return entry.is_symlink()
@@ -124,18 +135,23 @@ class FolderWalk:
         if denied:
             self.unreadable.append(Unreadable(key, denied))
             return
-        old = self.pages.get(key)
+        self.keep_page(FileEntry(key, disk, st.st_mtime_ns, st.st_size))
+
+    def keep_page(self, entry: FileEntry) -> None:
+        """List a page unless a spelling equal after NFC already listed wins (:func:`keeps`)."""
+        old = self.pages.get(entry.path)
         if old is not None:
-            self.collide(key, old.disk_path, disk)
-            if old.disk_path < disk:
+            self.collide(entry.path, old.disk_path, entry.disk_path)
+            if not keeps(entry.disk_path, old.disk_path, entry.path):
                 return
-        self.pages[key] = FileEntry(key, disk, st.st_mtime_ns, st.st_size)
+        self.pages[entry.path] = entry
 
     def add_attachment(self, key: str, disk: str) -> None:
         old = self.attachments.get(key)
         if old is not None:
             self.collide(key, old, disk)
-            disk = min(old, disk)
+            if not keeps(disk, old, key):
+                return
         self.attachments[key] = disk
 
     def add_file(self, key: str, disk: str, full: str) -> None:
@@ -152,7 +168,7 @@ class FolderWalk:
             if denied:
                 self.unreadable.append(Unreadable(key, denied))
                 return
-            self.pages[key] = FileEntry(key, disk, st.st_mtime_ns, st.st_size)
+            self.keep_page(FileEntry(key, disk, st.st_mtime_ns, st.st_size))
         else:
             self.add_attachment(key, disk)
 
@@ -278,13 +294,21 @@ class FolderWalk:
             return f"points to {target}, an ancestor of the vault"
         return f"points to {target}, a folder on its own path or an ancestor of one"
 
+    def _group(self, key: str, names: set[str]) -> tuple[str, ...]:
+        """A collision group: the spelling kept first (a page's or attachment's), the rest
+        sorted; a group of folders (all walked, their entries merged) sorted."""
+        page = self.pages.get(key)
+        kept = page.disk_path if page is not None else self.attachments.get(key)
+        rest = sorted(names - {kept}) if kept in names else sorted(names)
+        return (kept, *rest) if kept in names else tuple(rest)
+
     def result(self) -> ScanResult:
         """Freeze the state into a :class:`ScanResult`, everything in sorted order."""
         return ScanResult(
             pages={k: self.pages[k] for k in sorted(self.pages)},
             attachments=frozenset(self.attachments),
             unreadable=tuple(sorted(self.unreadable, key=lambda u: u.path)),
-            collisions=tuple(sorted(tuple(sorted(g)) for g in self.collisions.values())),
+            collisions=tuple(sorted(self._group(k, g) for k, g in self.collisions.items())),
             skipped_symlinks=tuple(sorted(self.skipped, key=lambda s: s.path)),
             warnings=tuple(self.matcher.warnings),
         )
