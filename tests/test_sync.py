@@ -303,6 +303,36 @@ def test_names_equal_after_nfc_show_index_and_write_the_same_file(
     ]  # fmt: skip
 
 
+def test_a_link_to_proc_self_environ_is_never_indexed_and_a_stored_copy_goes(
+    make_vault: MakeVault,
+) -> None:
+    """Fresh-user report 3, item 12.14: a cloned vault's ``env.md -> /proc/self/environ``
+    put the environment into the index (and MCP served it). The CLI, run with a marker in
+    its environment, must not find it; a page stored from ``env.md`` before is deleted; lint
+    names the link and the FIFO it used to skip without a word."""
+    vault = make_vault({"a.md": "alpha\n", "env.md": "stored before envmarkerzq\n"})
+    env = {"VS_TEST_MARKER": "envmarkerzq"}
+    assert run_cli("--vault", str(vault), "sync", env=env).code == 0
+    assert run_cli("--vault", str(vault), "query", "envmarkerzq", env=env).out.count("env.md") == 1
+    (vault / "env.md").unlink()
+    (vault / "env.md").symlink_to("/proc/self/environ")
+    os.mkfifo(vault / "pipe.md")
+    out = run_cli("--vault", str(vault), "sync", "--json", env=env)
+    assert out.code == 0, out.err
+    assert (out.json()["deleted"], out.json()["errors"]) == (1, {})
+    found = run_cli("--vault", str(vault), "query", "envmarkerzq", env=env)
+    assert (found.code, found.out) == (0, "no pages found\n"), found
+    shown = run_cli("--vault", str(vault), "show", "env", env=env)
+    assert shown.code == 1 and "envmarkerzq" not in shown.out + shown.err, shown
+    assert sql(vault, "SELECT path FROM pages") == [("a.md",)]
+    lint = run_cli("--vault", str(vault), "lint", "--json", env=env).json()["problems"]
+    named = {(p["path"], p["code"]): p["message"] for p in lint}
+    assert named[("env.md", "skipped_symlink")].startswith(
+        "symlink not followed: pseudo_fs (points to /proc/self/environ, on the pseudo file"
+    )
+    assert named[("pipe.md", "skipped_file")] == "a FIFO: never read"
+
+
 def test_an_nfc_twin_made_after_a_sync_takes_the_page_over(
     make_vault: MakeVault, cli: Callable[..., Any]
 ) -> None:

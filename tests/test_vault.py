@@ -17,8 +17,8 @@ from vault_sync.config import Config
 from vault_sync.errors import VaultSyncError, VaultUnreadableError
 from vault_sync.ignore import build_ignore_matcher, is_ignored_name
 from vault_sync.pagefile import content_hash, read_page
-from vault_sync.scan_result import FileEntry, SkippedSymlink, describe_name
-from vault_sync.vault import Lister, scan
+from vault_sync.scan_result import FileEntry, SkippedFile, SkippedSymlink, describe_name
+from vault_sync.vault import Lister, scan, scan_paths
 
 
 @pytest.fixture
@@ -380,6 +380,66 @@ def test_symlinked_folder_is_followed_and_loops_are_skipped(root: Path) -> None:
         SkippedSymlink("real/up", "loop"),
         SkippedSymlink("broken.md", "broken"),
     }
+
+
+def _system_links(root: Path, outside: Path) -> None:
+    """A vault holding links into the kernel's pseudo file systems, FIFOs and devices, and a
+    link to an ordinary file outside the vault (still followed, as documented)."""
+    write(root, "a.md")
+    (root / "env.md").symlink_to("/proc/self/environ")  # the process's environment
+    (root / "zero.md").symlink_to("/dev/zero")  # endless
+    write(root, "sub/b.md")
+    (root / "sub" / "rand.md").symlink_to("/dev/urandom")
+    (root / "proc").symlink_to("/proc/self", target_is_directory=True)
+    (root / "sysk").symlink_to("/sys/kernel", target_is_directory=True)
+    os.mkfifo(root / "pipe.md")  # a reader would block
+    outside.mkdir()
+    os.mkfifo(outside / "fifo")
+    (root / "tofifo.md").symlink_to(outside / "fifo")
+    (outside / "page.md").write_text("# outside\n", encoding="utf-8")
+    (root / "out.md").symlink_to(outside / "page.md")
+
+
+SYSTEM_SKIPS = {
+    "env.md": ("pseudo_fs", "points to /proc/self/environ, on the pseudo file system "),
+    "proc": ("pseudo_fs", "points to /proc/self, on the pseudo file system "),
+    "sub/rand.md": ("pseudo_fs", "points to /dev/urandom, on the pseudo file system "),
+    "sysk": ("pseudo_fs", "points to /sys/kernel, on the pseudo file system "),
+    "zero.md": ("pseudo_fs", "points to /dev/zero, on the pseudo file system "),
+}
+
+
+def test_links_into_pseudo_file_systems_fifos_and_devices_are_never_read(
+    root: Path, tmp_path: Path
+) -> None:
+    """Fresh-user report 3, item 12.14: ``env.md -> /proc/self/environ`` was indexed (and
+    served over MCP); FIFOs and ``/dev`` links were skipped without a word. Each is skipped
+    and named, never opened; an ordinary file outside the vault is still a page."""
+    _system_links(root, tmp_path / "outside")
+    result = scan(Config(vault=root))
+    assert set(result.pages) == {"a.md", "out.md", "sub/b.md"}
+    skipped = {s.path: (s.reason, s.detail) for s in result.skipped_symlinks}
+    assert skipped.keys() == {*SYSTEM_SKIPS, "tofifo.md"}
+    for path, (reason, start) in SYSTEM_SKIPS.items():
+        assert skipped[path][0] == reason and skipped[path][1].startswith(start), skipped[path]
+        assert skipped[path][1].endswith(": never read")
+    fifo = tmp_path / "outside" / "fifo"
+    assert skipped["tofifo.md"] == ("special", f"points to {fifo}, a FIFO: never read")
+    assert result.skipped_files == (SkippedFile("pipe.md", "a FIFO: never read"),)
+    assert result.unreadable == () and result.absence_proven("env.md")
+
+
+def test_a_watcher_batch_naming_pseudo_file_system_links_reads_none(
+    root: Path, tmp_path: Path
+) -> None:
+    _system_links(root, tmp_path / "outside")
+    named = ["env.md", "zero.md", "sub", "proc", "sysk", "pipe.md", "tofifo.md", "out.md"]
+    result, in_scope = scan_paths(Config(vault=root), named)
+    assert set(result.pages) == {"out.md", "sub/b.md"}
+    skipped = {s.path: s.reason for s in result.skipped_symlinks}
+    assert skipped == {**{p: r for p, (r, _) in SYSTEM_SKIPS.items()}, "tofifo.md": "special"}
+    assert [s.path for s in result.skipped_files] == ["pipe.md"]
+    assert in_scope("env.md") and result.absence_proven("env.md")
 
 
 def test_mutual_symlink_loop_terminates(root: Path) -> None:

@@ -553,6 +553,25 @@ def test_names_equal_after_nfc_follow_the_sync_rule_whichever_name_an_event_name
     assert_same_as_rebuild(vault, ["nfcword", "nfdword"])
 
 
+def test_links_into_pseudo_file_systems_made_under_the_watcher_are_never_read(
+    make_vault: MakeVault, watch: StartWatch
+) -> None:
+    """Fresh-user report 3, item 12.14, under the watcher: links made while it runs, to
+    ``/proc/self/environ`` (the environment), ``/dev/zero`` and a folder of ``/sys``, are
+    neither indexed nor watched; the page an ``env.md`` file held goes when it becomes one."""
+    vault = make_vault({"a.md": "alpha\n", "env.md": "envmarkerzq\n"})
+    watcher = watch(vault, env={"VS_TEST_MARKER": "envmarkerzq"})
+    (vault / "env.md").unlink()
+    (vault / "env.md").symlink_to("/proc/self/environ")
+    (vault / "zero.md").symlink_to("/dev/zero")
+    (vault / "sysk").symlink_to("/sys/kernel", target_is_directory=True)
+    sentinel(vault, watcher, "sys")
+    assert indexed(vault) == ["a.md", "zz-sentinelsys.md"]
+    assert paths_for(vault, "envmarkerzq") == []
+    stop_clean(watcher)
+    assert_same_as_rebuild(vault, ["envmarkerzq", "alpha"])
+
+
 def test_folders_equal_after_nfc_in_a_watcher_batch_match_a_rebuild(make_vault: MakeVault) -> None:
     """Folder twins (``Résumé/`` in NFC and NFD) holding a page of the same name: a batch
     naming either folder or page decides as a rebuild does, and keeps the other twin's pages."""

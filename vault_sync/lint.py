@@ -176,7 +176,8 @@ def _unreadable_pages(
 
 def _scan_problems(result: ScanResult) -> list[dict[str, Any]]:
     """What the walk met: unreadable folders, ignore-rule problems (an unreadable
-    ``.gitignore``, a bad ``app.json``, bad patterns), skipped symlinks, NFC collisions."""
+    ``.gitignore``, a bad ``app.json``, bad patterns), skipped symlinks and other entries never
+    read (a FIFO named ``*.md``, a pseudo file system), NFC collisions."""
     from vault_sync.scan_result import describe_name
 
     problems = [
@@ -198,6 +199,8 @@ def _scan_problems(result: ScanResult) -> list[dict[str, Any]]:
         detail = f" ({link.detail})" if link.detail else ""
         message = f"symlink not followed: {link.reason}{detail}"
         problems.append(_problem(link.path, "warning", "skipped_symlink", message))
+    for skipped in result.skipped_files:
+        problems.append(_problem(skipped.path, "warning", "skipped_file", skipped.detail))
     for group in result.collisions:
         key = unicodedata.normalize("NFC", group[0])
         is_file = key in result.pages or key in result.attachments

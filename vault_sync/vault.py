@@ -188,15 +188,21 @@ def scan_paths(
         name = key.rsplit("/", 1)[-1]
         full = os.path.join(root, disk)
         try:  # not os.path.isdir / isfile: they answer False when the stat fails (EACCES)
-            mode = os.stat(full).st_mode
+            st = os.stat(full)
         except (FileNotFoundError, NotADirectoryError):
             continue  # proven absent
         except OSError as exc:
             state.unreadable.append(Unreadable(key, exc.strerror or str(exc)))
             continue
-        is_dir = stat.S_ISDIR(mode)
-        exists = is_dir or stat.S_ISREG(mode)
-        if not exists or matcher.is_ignored(disk, is_dir=is_dir):
+        is_dir = stat.S_ISDIR(st.st_mode)
+        exists = is_dir or stat.S_ISREG(st.st_mode)
+        page = name.lower().endswith(".md")
+        if not (exists or page) or matcher.is_ignored(disk, is_dir=is_dir):
+            continue
+        if is_dir and state.never_read(key, full, st, link=os.path.islink(full)):
+            continue  # a folder on a pseudo file system
+        if not exists:
+            state.never_read(key, full, st, link=os.path.islink(full))  # a FIFO named *.md
             continue
         if not is_dir:
             if not _is_temp_name(name):
