@@ -185,7 +185,8 @@ class FolderWalk:
         except OSError as exc:
             self.entry_error(key, entry, exc)
             return
-        if self.never_read(key, entry.path, st, link=_is_symlink(entry)):
+        on_root_fs = st.st_dev == self.root_ident[0] and stat.S_ISREG(st.st_mode)
+        if not on_root_fs and self.never_read(key, entry.path, st, link=_is_symlink(entry)):
             return
         denied = _read_denied(entry.path, st)
         if denied:
