@@ -869,11 +869,16 @@ def test_status_sees_a_running_watcher_after_its_store_was_deleted_and_rebuilt(
     stop_clean(watcher)
 
 
-def test_status_counts_the_errors_batches_logged(make_vault: MakeVault, watch: StartWatch) -> None:
-    vault = make_vault({"a.md": "one\n"})
-    watcher = watch(vault)
+def test_status_counts_the_errors_batches_logged(open_folder: Path, watch: StartWatch) -> None:
+    """The watcher runs as nobody; root makes a page of mode 000 (was ``/proc/self/mem``,
+    now never read at all: fresh-user report 3)."""
+    vault = write_pages(open_folder / "vault", {".obsidian/app.json": "{}", "a.md": "one\n"})
+    give_to_nobody(vault)
+    env = {"HOME": str(open_folder)}
+    watcher = watch(vault, env=env, user=NOBODY)
     start = watcher.count()
-    (vault / "mem.md").symlink_to("/proc/self/mem")  # unreadable even for root: EIO
+    (vault / "mem.md").write_text("secret\n", encoding="utf-8")
+    (vault / "mem.md").chmod(0o000)
     line = watcher.wait_line(lambda x: "mem.md" in x.get("errors", {}), start)
     assert list(line["errors"]) == ["mem.md"], line
     state = cli(vault, "status", "--json").json()["watcher"]
