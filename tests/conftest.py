@@ -189,3 +189,21 @@ def best_cpu_seconds(call: Callable[[], object], tries: int = 2) -> float:
         call()
         best = min(best, time.process_time() - start)
     return best
+
+
+def fail_reading(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """Make reading the page ``name`` (vault-relative) fail with ``EIO`` while its ``stat``
+    works, as a bad disk sector does. (Tests used ``/proc/self/mem``, which root cannot read
+    either; a link into ``/proc`` is now never read at all, fresh-user report 3.)"""
+    import errno
+
+    from vault_sync import pagefile, prepare
+
+    real = pagefile.read_page
+
+    def read_page(vault: Path, entry: Any) -> Any:
+        if entry.disk_path == name:
+            raise OSError(errno.EIO, os.strerror(errno.EIO), str(vault / name))
+        return real(vault, entry)
+
+    monkeypatch.setattr(prepare, "read_page", read_page)

@@ -8,12 +8,14 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from vault_sync.config import load_config
 from vault_sync.engine import run_sync
 from vault_sync.vault import scan
 
+from .conftest import fail_reading, write_pages
 from .conftest import sidecar_rows as _rows
-from .conftest import write_pages
 
 MakeVault = Callable[..., Path]
 
@@ -90,10 +92,10 @@ def test_the_report_counts_each_class_and_progress_hears_every_page(
 
 
 def test_a_page_that_cannot_be_read_when_applied_is_an_error_not_an_addition(
-    make_vault: MakeVault,
+    make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    vault = make_vault({"a.md": "alpha\n"})
-    (vault / "mem.md").symlink_to("/proc/self/mem")  # stat works, reading fails (EIO)
+    vault = make_vault({"a.md": "alpha\n", "mem.md": "x\n"})
+    fail_reading(monkeypatch, "mem.md")  # stat works, reading fails (EIO)
     _plan, report, _ = run_sync(load_config(vault))
     assert (report.added, list(report.errors)) == (1, ["mem.md"])
     assert _rows(vault, "SELECT path FROM pages") == [("a.md",)]

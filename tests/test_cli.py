@@ -346,12 +346,17 @@ def test_watch_json_log_turns_python_warnings_into_json_lines(
     assert any("a library warns" in json.dumps(r) for r in records), records
 
 
-def test_lint_reports_a_page_sync_could_not_read(cli: CLI, make_vault: Callable[..., Path]) -> None:
-    vault = make_vault({"a.md": "fine\n"})
-    (vault / "mem.md").symlink_to("/proc/self/mem")  # unreadable even for root: EIO
-    assert cli("--vault", str(vault), "sync").code == 0
+def test_lint_reports_a_page_sync_could_not_read(open_folder: Path) -> None:
+    """As the user nobody, a root-owned page of mode 000 (was ``/proc/self/mem``, now never
+    read at all: fresh-user report 3)."""
+    vault = write_pages(open_folder / "vault", {".obsidian/app.json": "{}", "a.md": "fine\n"})
+    give_to_nobody(vault)
+    (vault / "mem.md").write_text("secret\n", encoding="utf-8")
+    (vault / "mem.md").chmod(0o000)
+    env = {"HOME": str(open_folder)}
+    assert run_cli("--vault", str(vault), "sync", user=NOBODY, env=env).code == 0
     (vault / "new.md").write_text("not synced yet, readable\n", encoding="utf-8")
-    lint = cli("--vault", str(vault), "lint", "--json")
+    lint = run_cli("--vault", str(vault), "lint", "--json", user=NOBODY, env=env)
     assert lint.code == 1
     found = {(p["path"], p["code"]) for p in lint.json()["problems"]}
     assert ("mem.md", "unreadable") in found

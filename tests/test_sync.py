@@ -259,6 +259,100 @@ def test_nfc_collision_on_disk_is_reported(
     assert [p["code"] for p in lint["problems"]].count("name_collision") == 2
 
 
+NFC_CAFE = unicodedata.normalize("NFC", "unicode/Café.md")
+NFD_CAFE = unicodedata.normalize("NFD", "unicode/Café.md")
+
+
+def _hit(vault: Path, cli: Callable[..., Any], word: str) -> list[tuple[str, str]]:
+    out = cli("--vault", str(vault), "query", word, "--json")
+    assert out.code == 0, out.err
+    return [(h["path"], h["snippet"]) for h in out.json()["hits"]]
+
+
+@pytest.mark.parametrize("command", ["sync", "rebuild"])
+def test_names_equal_after_nfc_show_index_and_write_the_same_file(
+    make_vault: MakeVault, cli: Callable[..., Any], command: str
+) -> None:
+    """Fresh-user report 3, item 8: ``Café.md`` in NFC and in NFD side by side. The hit's path
+    (the NFC key) must be the file whose content is indexed and which a write edits: the NFC
+    spelling wins, the NFD file is never read nor written, lint says which is indexed."""
+    vault = make_vault({})
+    (vault / "unicode").mkdir()
+    (vault / NFC_CAFE).write_text("# Café NFC\nbody cafe nfcword\n", encoding="utf-8")
+    (vault / NFD_CAFE).write_text("# Café NFD\nbody cafe nfdword\n", encoding="utf-8")
+    nfd_bytes = (vault / NFD_CAFE).read_bytes()
+    assert cli("--vault", str(vault), command).code == 0
+    assert _hit(vault, cli, "nfcword") == [(NFC_CAFE, "Café NFC body cafe nfcword")]
+    assert _hit(vault, cli, "nfdword") == []
+    assert sql(vault, "SELECT path, disk_path FROM pages") == [(NFC_CAFE, NFC_CAFE)]
+    out = cli("--vault", str(vault), "reinforce", "unicode/Café", "--evidence", "session:x1")
+    assert out.code == 0, out.err
+    assert out.out.startswith(f"--- a/{NFC_CAFE}\n+++ b/{NFC_CAFE}\n")
+    assert (vault / NFC_CAFE).read_text(encoding="utf-8") == (
+        "---\nevidence:\n  - session:x1\n---\n# Café NFC\nbody cafe nfcword\n"
+    )
+    assert (vault / NFD_CAFE).read_bytes() == nfd_bytes
+    lint = cli("--vault", str(vault), "lint", "--json").json()["problems"]
+    messages = sorted((p["path"], p["message"]) for p in lint if p["code"] == "name_collision")
+    tail = " after Unicode normalisation: {} is indexed, the other spelling is never read"
+    assert messages == [
+        (NFD_CAFE, "unicode/Cafe\\u0301.md (NFD) equals unicode/Café.md (NFC)"
+         + tail.format("unicode/Café.md (NFC)") + " (rename one)"),
+        (NFC_CAFE, "unicode/Café.md (NFC) equals unicode/Cafe\\u0301.md (NFD)"
+         + tail.format("this one") + " (rename one)"),
+    ]  # fmt: skip
+
+
+def test_a_link_to_proc_self_environ_is_never_indexed_and_a_stored_copy_goes(
+    make_vault: MakeVault,
+) -> None:
+    """Fresh-user report 3, item 12.14: a cloned vault's ``env.md -> /proc/self/environ``
+    put the environment into the index (and MCP served it). The CLI, run with a marker in
+    its environment, must not find it; a page stored from ``env.md`` before is deleted; lint
+    names the link and the FIFO it used to skip without a word."""
+    vault = make_vault({"a.md": "alpha\n", "env.md": "stored before envmarkerzq\n"})
+    env = {"VS_TEST_MARKER": "envmarkerzq"}
+    assert run_cli("--vault", str(vault), "sync", env=env).code == 0
+    assert run_cli("--vault", str(vault), "query", "envmarkerzq", env=env).out.count("env.md") == 1
+    (vault / "env.md").unlink()
+    (vault / "env.md").symlink_to("/proc/self/environ")
+    os.mkfifo(vault / "pipe.md")
+    out = run_cli("--vault", str(vault), "sync", "--json", env=env)
+    assert out.code == 0, out.err
+    assert (out.json()["deleted"], out.json()["errors"]) == (1, {})
+    found = run_cli("--vault", str(vault), "query", "envmarkerzq", env=env)
+    assert (found.code, found.out) == (0, "no pages found\n"), found
+    shown = run_cli("--vault", str(vault), "show", "env", env=env)
+    assert shown.code == 1 and "envmarkerzq" not in shown.out + shown.err, shown
+    assert sql(vault, "SELECT path FROM pages") == [("a.md",)]
+    lint = run_cli("--vault", str(vault), "lint", "--json", env=env).json()["problems"]
+    named = {(p["path"], p["code"]): p["message"] for p in lint}
+    assert named[("env.md", "skipped_symlink")].startswith(
+        "symlink not followed: pseudo_fs (points to /proc/self/environ, on the pseudo file"
+    )
+    assert named[("pipe.md", "skipped_file")] == "a FIFO: never read"
+
+
+def test_an_nfc_twin_made_after_a_sync_takes_the_page_over(
+    make_vault: MakeVault, cli: Callable[..., Any]
+) -> None:
+    """A store made while only the NFD spelling existed (or by an older version, which kept the
+    first in byte order: NFD) follows the rule at the next sync: the NFC file's content."""
+    vault = make_vault({})
+    (vault / "unicode").mkdir()
+    (vault / NFD_CAFE).write_text("nfdword\n", encoding="utf-8")
+    assert cli("--vault", str(vault), "sync").code == 0
+    assert _hit(vault, cli, "nfdword") == [(NFC_CAFE, "nfdword")]
+    (vault / NFC_CAFE).write_text("nfcword\n", encoding="utf-8")
+    assert cli("--vault", str(vault), "sync").code == 0
+    hits = (_hit(vault, cli, "nfcword"), _hit(vault, cli, "nfdword"))
+    assert hits == ([(NFC_CAFE, "nfcword")], [])
+    (vault / NFC_CAFE).unlink()
+    assert cli("--vault", str(vault), "sync").code == 0
+    hits = (_hit(vault, cli, "nfcword"), _hit(vault, cli, "nfdword"))
+    assert hits == ([], [(NFC_CAFE, "nfdword")])
+
+
 def test_a_cold_build_in_several_batches_resolves_every_link(
     make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
 ) -> None:

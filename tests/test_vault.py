@@ -17,8 +17,8 @@ from vault_sync.config import Config
 from vault_sync.errors import VaultSyncError, VaultUnreadableError
 from vault_sync.ignore import build_ignore_matcher, is_ignored_name
 from vault_sync.pagefile import content_hash, read_page
-from vault_sync.scan_result import FileEntry, SkippedSymlink, describe_name
-from vault_sync.vault import Lister, scan
+from vault_sync.scan_result import FileEntry, SkippedFile, SkippedSymlink, describe_name
+from vault_sync.vault import Lister, scan, scan_paths
 
 
 @pytest.fixture
@@ -278,8 +278,36 @@ def test_names_equal_after_nfc_are_a_collision(root: Path) -> None:
     assert len(os.listdir(root)) == 2  # ext4 keeps both names
     result = scan(Config(vault=root))
     assert list(result.pages) == [nfc]
-    assert result.collisions == (tuple(sorted([nfc, nfd])),)
-    assert result.pages[nfc].disk_path == min(nfc, nfd)
+    assert result.collisions == ((nfc, nfd),)  # the kept spelling first
+    assert result.pages[nfc].disk_path == nfc  # spelled as its key: the shown path is the file
+    assert nfd < nfc  # ...though the NFD name comes first in byte order
+
+
+def test_without_the_nfc_spelling_the_first_in_byte_order_is_kept(root: Path) -> None:
+    """``Å`` as U+212B ANGSTROM SIGN and as A + U+030A: neither is NFC (U+00C5)."""
+    sign, nfd = "\u212b.md", "A\u030a.md"
+    write(root, sign, "sign")
+    write(root, nfd, "decomposed")
+    result = scan(Config(vault=root))
+    assert result.pages["\u00c5.md"].disk_path == nfd == min(sign, nfd)
+    assert result.collisions == ((nfd, sign),)
+    write(root, "\u00c5.md", "composed")
+    result = scan(Config(vault=root))
+    assert result.pages["\u00c5.md"].disk_path == "\u00c5.md"
+    assert result.collisions == (("\u00c5.md", nfd, sign),)
+
+
+def test_the_ascii_characters_nfc_can_make_are_the_ones_listed() -> None:
+    """``scan_paths`` lists an ASCII name's folder only when it holds one of these: every
+    other ASCII name has no twin equal to it after NFC (Unicode of this Python)."""
+    from vault_sync.vault import _NFC_ASCII_TARGETS
+
+    made = set()
+    for cp in range(0x80, 0x110000):
+        nfc = unicodedata.normalize("NFC", chr(cp))
+        if nfc.isascii():
+            made.update(nfc)
+    assert made == set(_NFC_ASCII_TARGETS)
 
 
 def test_folders_equal_after_nfc_are_merged_and_reported(root: Path) -> None:
@@ -352,6 +380,66 @@ def test_symlinked_folder_is_followed_and_loops_are_skipped(root: Path) -> None:
         SkippedSymlink("real/up", "loop"),
         SkippedSymlink("broken.md", "broken"),
     }
+
+
+def _system_links(root: Path, outside: Path) -> None:
+    """A vault holding links into the kernel's pseudo file systems, FIFOs and devices, and a
+    link to an ordinary file outside the vault (still followed, as documented)."""
+    write(root, "a.md")
+    (root / "env.md").symlink_to("/proc/self/environ")  # the process's environment
+    (root / "zero.md").symlink_to("/dev/zero")  # endless
+    write(root, "sub/b.md")
+    (root / "sub" / "rand.md").symlink_to("/dev/urandom")
+    (root / "proc").symlink_to("/proc/self", target_is_directory=True)
+    (root / "sysk").symlink_to("/sys/kernel", target_is_directory=True)
+    os.mkfifo(root / "pipe.md")  # a reader would block
+    outside.mkdir()
+    os.mkfifo(outside / "fifo")
+    (root / "tofifo.md").symlink_to(outside / "fifo")
+    (outside / "page.md").write_text("# outside\n", encoding="utf-8")
+    (root / "out.md").symlink_to(outside / "page.md")
+
+
+SYSTEM_SKIPS = {
+    "env.md": ("pseudo_fs", "points to /proc/self/environ, on the pseudo file system "),
+    "proc": ("pseudo_fs", "points to /proc/self, on the pseudo file system "),
+    "sub/rand.md": ("pseudo_fs", "points to /dev/urandom, on the pseudo file system "),
+    "sysk": ("pseudo_fs", "points to /sys/kernel, on the pseudo file system "),
+    "zero.md": ("pseudo_fs", "points to /dev/zero, on the pseudo file system "),
+}
+
+
+def test_links_into_pseudo_file_systems_fifos_and_devices_are_never_read(
+    root: Path, tmp_path: Path
+) -> None:
+    """Fresh-user report 3, item 12.14: ``env.md -> /proc/self/environ`` was indexed (and
+    served over MCP); FIFOs and ``/dev`` links were skipped without a word. Each is skipped
+    and named, never opened; an ordinary file outside the vault is still a page."""
+    _system_links(root, tmp_path / "outside")
+    result = scan(Config(vault=root))
+    assert set(result.pages) == {"a.md", "out.md", "sub/b.md"}
+    skipped = {s.path: (s.reason, s.detail) for s in result.skipped_symlinks}
+    assert skipped.keys() == {*SYSTEM_SKIPS, "tofifo.md"}
+    for path, (reason, start) in SYSTEM_SKIPS.items():
+        assert skipped[path][0] == reason and skipped[path][1].startswith(start), skipped[path]
+        assert skipped[path][1].endswith(": never read")
+    fifo = tmp_path / "outside" / "fifo"
+    assert skipped["tofifo.md"] == ("special", f"points to {fifo}, a FIFO: never read")
+    assert result.skipped_files == (SkippedFile("pipe.md", "a FIFO: never read"),)
+    assert result.unreadable == () and result.absence_proven("env.md")
+
+
+def test_a_watcher_batch_naming_pseudo_file_system_links_reads_none(
+    root: Path, tmp_path: Path
+) -> None:
+    _system_links(root, tmp_path / "outside")
+    named = ["env.md", "zero.md", "sub", "proc", "sysk", "pipe.md", "tofifo.md", "out.md"]
+    result, in_scope = scan_paths(Config(vault=root), named)
+    assert set(result.pages) == {"out.md", "sub/b.md"}
+    skipped = {s.path: s.reason for s in result.skipped_symlinks}
+    assert skipped == {**{p: r for p, (r, _) in SYSTEM_SKIPS.items()}, "tofifo.md": "special"}
+    assert [s.path for s in result.skipped_files] == ["pipe.md"]
+    assert in_scope("env.md") and result.absence_proven("env.md")
 
 
 def test_mutual_symlink_loop_terminates(root: Path) -> None:

@@ -527,6 +527,73 @@ def test_case_distinct_twin_pages_resolve_links_as_a_rebuild_does(make_vault: Ma
     assert_same_as_rebuild(vault, ["twin"])
 
 
+def test_names_equal_after_nfc_follow_the_sync_rule_whichever_name_an_event_names(
+    make_vault: MakeVault, watch: StartWatch
+) -> None:
+    """Fresh-user report 3, item 8, under the watcher: ``Café.md`` in NFC and NFD. Events
+    naming the NFD file must not index it over the NFC one (the page's path is the NFC
+    spelling); deleting the NFC file must hand the page to the NFD one, not delete it."""
+    import unicodedata
+
+    nfc, nfd = (unicodedata.normalize(form, "Café.md") for form in ("NFC", "NFD"))
+    vault = make_vault({nfc: "nfcword\n", "other.md": "other\n"})
+    watcher = watch(vault)
+    (vault / nfd).write_text("nfdword\n", encoding="utf-8")  # created: an event for NFD
+    sentinel(vault, watcher, "made")
+    (vault / nfd).write_text("nfdword edited\n", encoding="utf-8")  # modified: NFD again
+    sentinel(vault, watcher, "edited")
+    assert (paths_for(vault, "nfcword"), paths_for(vault, "nfdword")) == ([nfc], [])
+    (vault / nfc).unlink()  # an event for NFC: the NFD file is the page now
+    wait_until(lambda: paths_for(vault, "nfdword") == [nfc], what=watcher.log())
+    assert paths_for(vault, "nfcword") == []
+    (vault / nfc).write_text("nfcword back\n", encoding="utf-8")
+    wait_until(lambda: paths_for(vault, "back") == [nfc], what=watcher.log())
+    assert paths_for(vault, "nfdword") == []
+    stop_clean(watcher)
+    assert_same_as_rebuild(vault, ["nfcword", "nfdword"])
+
+
+def test_links_into_pseudo_file_systems_made_under_the_watcher_are_never_read(
+    make_vault: MakeVault, watch: StartWatch
+) -> None:
+    """Fresh-user report 3, item 12.14, under the watcher: links made while it runs, to
+    ``/proc/self/environ`` (the environment), ``/dev/zero`` and a folder of ``/sys``, are
+    neither indexed nor watched; the page an ``env.md`` file held goes when it becomes one."""
+    vault = make_vault({"a.md": "alpha\n", "env.md": "envmarkerzq\n"})
+    watcher = watch(vault, env={"VS_TEST_MARKER": "envmarkerzq"})
+    (vault / "env.md").unlink()
+    (vault / "env.md").symlink_to("/proc/self/environ")
+    (vault / "zero.md").symlink_to("/dev/zero")
+    (vault / "sysk").symlink_to("/sys/kernel", target_is_directory=True)
+    sentinel(vault, watcher, "sys")
+    assert indexed(vault) == ["a.md", "zz-sentinelsys.md"]
+    assert paths_for(vault, "envmarkerzq") == []
+    stop_clean(watcher)
+    assert_same_as_rebuild(vault, ["envmarkerzq", "alpha"])
+
+
+def test_folders_equal_after_nfc_in_a_watcher_batch_match_a_rebuild(make_vault: MakeVault) -> None:
+    """Folder twins (``Résumé/`` in NFC and NFD) holding a page of the same name: a batch
+    naming either folder or page decides as a rebuild does, and keeps the other twin's pages."""
+    import unicodedata
+
+    nfc, nfd = (unicodedata.normalize(form, "Résumé") for form in ("NFC", "NFD"))
+    vault = make_vault({f"{nfc}/x.md": "nfcword\n", f"{nfc}/a.md": "aword\n"})
+    config = load_config(vault)
+    Engine(config).sync()
+    write_pages(vault, {f"{nfd}/x.md": "nfdword\n", f"{nfd}/b.md": "bword\n"})
+    Engine(config).sync(full_check=False, scope={nfd})  # what the watcher does
+    assert_same_as_rebuild(vault, ["nfcword", "nfdword", "aword", "bword"])
+    assert paths_for(vault, "nfdword") == [] and paths_for(vault, "bword") == [f"{nfc}/b.md"]
+    (vault / nfd / "x.md").write_text("nfdword again\n", encoding="utf-8")
+    Engine(config).sync(full_check=False, scope={f"{nfd}/x.md"})
+    assert_same_as_rebuild(vault, ["nfcword", "nfdword", "aword", "bword"])
+    os.unlink(vault / nfc / "x.md")
+    Engine(config).sync(full_check=False, scope={f"{nfc}/x.md"})
+    assert paths_for(vault, "nfdword") == [f"{nfc}/x.md"]
+    assert_same_as_rebuild(vault, ["nfcword", "nfdword", "aword", "bword"])
+
+
 def test_delete_of_a_folder(make_vault: MakeVault, watch: StartWatch) -> None:
     vault = make_vault(
         {"keep.md": "goneword keep\n", **{f"old/p{i}.md": f"goneword {i}\n" for i in range(4)}}
@@ -802,11 +869,16 @@ def test_status_sees_a_running_watcher_after_its_store_was_deleted_and_rebuilt(
     stop_clean(watcher)
 
 
-def test_status_counts_the_errors_batches_logged(make_vault: MakeVault, watch: StartWatch) -> None:
-    vault = make_vault({"a.md": "one\n"})
-    watcher = watch(vault)
+def test_status_counts_the_errors_batches_logged(open_folder: Path, watch: StartWatch) -> None:
+    """The watcher runs as nobody; root makes a page of mode 000 (was ``/proc/self/mem``,
+    now never read at all: fresh-user report 3)."""
+    vault = write_pages(open_folder / "vault", {".obsidian/app.json": "{}", "a.md": "one\n"})
+    give_to_nobody(vault)
+    env = {"HOME": str(open_folder)}
+    watcher = watch(vault, env=env, user=NOBODY)
     start = watcher.count()
-    (vault / "mem.md").symlink_to("/proc/self/mem")  # unreadable even for root: EIO
+    (vault / "mem.md").write_text("secret\n", encoding="utf-8")
+    (vault / "mem.md").chmod(0o000)
     line = watcher.wait_line(lambda x: "mem.md" in x.get("errors", {}), start)
     assert list(line["errors"]) == ["mem.md"], line
     state = cli(vault, "status", "--json").json()["watcher"]

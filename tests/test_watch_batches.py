@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from watchdog.events import DirCreatedEvent, DirDeletedEvent, FileCreatedEvent
 
 from vault_sync import layout
@@ -20,7 +21,7 @@ from vault_sync.engine import run_sync
 from vault_sync.watch import Watcher
 from vault_sync.watch_events import OVERFLOW_LOGGER, Batch, EventHandler, PathBatcher
 
-from .conftest import write_pages
+from .conftest import fail_reading, write_pages
 from .test_batcher import Clock
 
 MakeVault = Callable[..., Path]
@@ -151,13 +152,14 @@ def test_apply_logs_what_each_batch_did_and_keeps_the_state_status_shows(
 
 
 def test_apply_counts_a_page_it_cannot_read_as_an_error_and_logs_a_repair(
-    make_vault: MakeVault,
+    make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     vault = make_vault({"a.md": "alpha\n"})
     config = load_config(vault)
     watcher = Watcher(config, run_sync)
     watcher.apply(Batch(reconcile=True))
-    (vault / "mem.md").symlink_to("/proc/self/mem")  # unreadable even for root: EIO
+    (vault / "mem.md").write_text("x\n", encoding="utf-8")
+    fail_reading(monkeypatch, "mem.md")  # stat works, reading fails (EIO)
     line = _line(watcher.apply(Batch({"mem.md"})))
     assert list(line.pop("errors")) == ["mem.md"]
     assert line == {  # the unreadable page is recorded (lint, status): a generation

@@ -60,8 +60,9 @@ PSEUDO_FS_TYPES = frozenset(
 )
 
 
-def _mount_fs_type(path: Path) -> str | None:
-    """The type of the file system holding ``path`` (longest mount point prefix), if known."""
+def mount_fs_type(path: Path | str) -> str | None:
+    """The type of the file system holding ``path`` (longest mount point prefix of the
+    absolute, resolved path in ``/proc/self/mounts``), or None when it cannot be read."""
     try:
         lines = Path("/proc/self/mounts").read_text(encoding="utf-8", errors="replace")
     except OSError:
@@ -77,6 +78,22 @@ def _mount_fs_type(path: Path) -> str | None:
         if inside and len(point) >= len(best):
             best, fs_type = point, fields[2]
     return fs_type
+
+
+def pseudo_file_system(real: str, fs_type: str | None) -> str | None:
+    """Name the pseudo file system an absolute, resolved path lies on, or None.
+
+    Args:
+        real: the path, symlinks resolved (``os.path.realpath``).
+        fs_type: the type of the file system holding it (:func:`mount_fs_type`), if known.
+
+    Returns:
+        ``fs_type`` when it is one of :data:`PSEUDO_FS_TYPES` (``"proc"``), else the one of
+        :data:`PSEUDO_ROOTS` holding ``real`` (``"/dev"``: a tmpfs in containers), else None.
+    """
+    if fs_type in PSEUDO_FS_TYPES:
+        return fs_type
+    return next((r for r in PSEUDO_ROOTS if real == r or real.startswith(r + "/")), None)
 
 
 def refuse_system_folder(path: Path) -> Path:
@@ -98,8 +115,7 @@ def refuse_system_folder(path: Path) -> Path:
     text = str(path)
     if path == Path(path.anchor):
         raise NotAVaultError(f"refusing {text} as a vault: it is the file system root")
-    inside = any(text == root or text.startswith(root + "/") for root in PSEUDO_ROOTS)
-    if inside or _mount_fs_type(path) in PSEUDO_FS_TYPES:
+    if pseudo_file_system(text, mount_fs_type(path)):
         raise NotAVaultError(f"refusing {text} as a vault: it is on a pseudo file system")
     return path
 

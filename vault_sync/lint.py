@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+import unicodedata
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
@@ -175,7 +176,8 @@ def _unreadable_pages(
 
 def _scan_problems(result: ScanResult) -> list[dict[str, Any]]:
     """What the walk met: unreadable folders, ignore-rule problems (an unreadable
-    ``.gitignore``, a bad ``app.json``, bad patterns), skipped symlinks, NFC collisions."""
+    ``.gitignore``, a bad ``app.json``, bad patterns), skipped symlinks and other entries never
+    read (a FIFO named ``*.md``, a pseudo file system), NFC collisions."""
     from vault_sync.scan_result import describe_name
 
     problems = [
@@ -197,13 +199,22 @@ def _scan_problems(result: ScanResult) -> list[dict[str, Any]]:
         detail = f" ({link.detail})" if link.detail else ""
         message = f"symlink not followed: {link.reason}{detail}"
         problems.append(_problem(link.path, "warning", "skipped_symlink", message))
+    for skipped in result.skipped_files:
+        problems.append(_problem(skipped.path, "warning", "skipped_file", skipped.detail))
     for group in result.collisions:
+        key = unicodedata.normalize("NFC", group[0])
+        is_file = key in result.pages or key in result.attachments
+        kept = describe_name(group[0])
+        rest = "the other spelling is" if len(group) == 2 else "the other spellings are"
         for name in group:
             others = ", ".join(describe_name(n) for n in group if n != name)
-            message = (
-                f"{describe_name(name)} equals {others} after Unicode normalisation"
-                " (only one of them is indexed)"
+            which = "this one" if name == group[0] else kept
+            outcome = (
+                f": {which} is indexed, {rest} never read (rename one)"
+                if is_file
+                else " (folders: their entries are listed under one name)"
             )
+            message = f"{describe_name(name)} equals {others} after Unicode normalisation{outcome}"
             problems.append(_problem(name, "warning", "name_collision", message))
     return problems
 

@@ -3,7 +3,8 @@
 :class:`ScanResult` is the plain value :func:`vault_sync.vault.scan` and
 :func:`~vault_sync.vault.scan_paths` return: each page's :class:`FileEntry` (NFC key, on-disk
 name, mtime in ns, size in bytes), the attachments, the :class:`Unreadable` folders and
-entries, the NFC collisions and the :class:`SkippedSymlink` links. :func:`proven_absent` says
+entries, the NFC collisions, the :class:`SkippedSymlink` links and the :class:`SkippedFile`
+entries never read. :func:`proven_absent` says
 when a path is known not to exist (only then may sync delete its page);
 :func:`describe_name` shows on-disk names that are equal after NFC so they read differently.
 No walk here (:mod:`vault_sync.vault_walk`), no store.
@@ -55,7 +56,10 @@ class SkippedSymlink:
         reason: ``"loop"`` (its target is the vault root, an ancestor of it, or a folder on the
             link's own walk chain or an ancestor of one; or the OS reports too many levels of
             symbolic links), ``"repeat"`` (that folder was already entered through another
-            symlink) or ``"broken"`` (no target).
+            symlink), ``"broken"`` (no target), ``"pseudo_fs"`` (its target lies on a pseudo
+            file system: ``/proc``, ``/sys``, ``/dev``; never read, fresh-user report 3 item
+            12.14: ``env.md -> /proc/self/environ``) or ``"special"`` (a page name whose
+            target is a FIFO, socket or device, not a regular file; never read).
         detail: a line for people, e.g. ``"points to /home, an ancestor of the vault"``; not
             compared.
     """
@@ -63,6 +67,21 @@ class SkippedSymlink:
     path: str
     reason: str
     detail: str = field(default="", compare=False)
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    """An entry :func:`scan` met but never reads, that is not a symlink: a page name that is
+    a FIFO, socket or device, or a folder mounted from a pseudo file system. Like a skipped
+    symlink it proves absence: a page stored from it is deleted.
+
+    Attributes:
+        path: vault-relative NFC path.
+        detail: why, for people: ``"a FIFO, not a regular file"``.
+    """
+
+    path: str
+    detail: str
 
 
 @dataclass(frozen=True)
@@ -74,8 +93,11 @@ class ScanResult:
         attachments: NFC paths of every other file left in (for "missing attachment" checks).
         unreadable: folders that could not be listed, entries that could not be stat'ed, and
             names that are not valid UTF-8 (shown with ``\\xNN`` escapes, left out).
-        collisions: groups of on-disk paths equal after NFC, each sorted (the first is kept).
+        collisions: groups of on-disk paths equal after NFC, the kept one first (the one
+            spelled as its NFC key, else the first in byte order), the others sorted; a group
+            of folders (all walked) is sorted.
         skipped_symlinks: symlinks not followed.
+        skipped_files: other entries never read (:class:`SkippedFile`).
         warnings: one line each for a bad ``.obsidian/app.json`` or unreadable ``.gitignore``.
     """
 
@@ -84,6 +106,7 @@ class ScanResult:
     unreadable: tuple[Unreadable, ...] = ()
     collisions: tuple[tuple[str, ...], ...] = ()
     skipped_symlinks: tuple[SkippedSymlink, ...] = ()
+    skipped_files: tuple[SkippedFile, ...] = ()
     warnings: tuple[str, ...] = ()
 
     def absence_proven(self, path: str) -> bool:

@@ -9,8 +9,9 @@ what it returns :mod:`vault_sync.scan_result`.
 
 Paths are vault-relative POSIX strings in NFC, the key everything else uses; the on-disk name
 (NFD on macOS, or whatever a tool wrote) is kept beside it for file operations. Two on-disk
-names that are equal after NFC are a collision (DESIGN §2, case N2): the first by sorted
-on-disk path is kept and the group is reported.
+names that are equal after NFC are a collision (DESIGN §2, case N2): the one spelled as its
+NFC key is kept (so the path shown is the file read and written), else the first in byte
+order; the others are never read, and the group is reported.
 
 Proof of absence (DESIGN §4, case R4): a folder that cannot be listed, and any entry whose
 ``stat`` fails for a reason other than "not found" or a symlink loop, is reported in
@@ -114,6 +115,43 @@ def _under_any(path: str, roots: frozenset[str]) -> bool:
     return False
 
 
+#: The ASCII characters some other code point turns into under NFC (U+212A KELVIN SIGN -> K,
+#: U+037E GREEK QUESTION MARK -> ;, U+1FEF GREEK VARIA -> `; Unicode 14, checked by a test):
+#: an ASCII name holding none of them has no other spelling equal to it after NFC.
+_NFC_ASCII_TARGETS = frozenset("K;`")
+
+
+def _may_have_twins(name: str) -> bool:
+    """Whether another on-disk name may equal ``name`` after NFC (so its folder is listed)."""
+    return not name.isascii() or not _NFC_ASCII_TARGETS.isdisjoint(name)
+
+
+def _spellings(root: str, disk: str, listed: dict[str, list[str] | None]) -> list[str]:
+    """``disk`` and every other vault-relative on-disk path equal to it after NFC, found by
+    listing the folders on its way whose next name may have a twin (``listed`` caches each
+    folder's names, ``None`` when it cannot be listed). A watcher event names one spelling;
+    the batch must see them all, or it indexes the losing file of a collision under the key,
+    or deletes a page whose other spelling is still there (fresh-user report 3, item 8)."""
+    found = [""]
+    for part in disk.split("/"):
+        if not _may_have_twins(part):
+            found = [f"{base}/{part}" if base else part for base in found]
+            continue
+        key = _nfc(part)
+        grown: list[str] = []
+        for base in found:
+            if base not in listed:
+                try:
+                    listed[base] = os.listdir(os.path.join(root, base) if base else root)
+                except OSError:
+                    listed[base] = None
+            names = listed[base]
+            twins = {part} if names is None else {n for n in names if _nfc(n) == key} | {part}
+            grown.extend(f"{base}/{n}" if base else n for n in sorted(twins))
+        found = grown
+    return found
+
+
 def scan_paths(
     config: Config, paths: Iterable[str], *, listdir: Lister = os.scandir
 ) -> tuple[ScanResult, Callable[[str], bool]]:
@@ -121,9 +159,11 @@ def scan_paths(
 
     Each path (vault-relative, disk form, as events name them) that is a folder is walked like
     :func:`scan` walks the vault; a file is listed if no ignore rule leaves it out; a path
-    that is not on disk lists nothing. The returned ``in_scope(path)`` says which stored pages
-    this scan speaks for — the given paths and everything under them — so a caller treats a
-    stored page as gone only when it is in scope and absent (and absence is proven).
+    that is not on disk lists nothing. Every other on-disk spelling of a path, equal to it
+    after NFC, is looked at too, so a collision is decided as :func:`scan` decides it whichever
+    name an event named. The returned ``in_scope(path)`` says which stored pages this scan
+    speaks for — the given paths and everything under them — so a caller treats a stored page
+    as gone only when it is in scope and absent (and absence is proven).
 
     Args:
         config: the vault's configuration.
@@ -138,7 +178,9 @@ def scan_paths(
     """
     root, state = _start_walk(config, listdir)
     matcher, lineage = state.matcher, state.root_lineage
-    wanted = sorted({p.strip("/") for p in paths if p.strip("/")})
+    listed: dict[str, list[str] | None] = {}
+    named = {p.strip("/") for p in paths if p.strip("/")}
+    wanted = sorted({twin for p in named for twin in _spellings(root, p, listed)})
     for disk in wanted:
         if any(disk.startswith(other + "/") for other in wanted if other != disk):
             continue  # walked with its folder
@@ -146,15 +188,21 @@ def scan_paths(
         name = key.rsplit("/", 1)[-1]
         full = os.path.join(root, disk)
         try:  # not os.path.isdir / isfile: they answer False when the stat fails (EACCES)
-            mode = os.stat(full).st_mode
+            st = os.stat(full)
         except (FileNotFoundError, NotADirectoryError):
             continue  # proven absent
         except OSError as exc:
             state.unreadable.append(Unreadable(key, exc.strerror or str(exc)))
             continue
-        is_dir = stat.S_ISDIR(mode)
-        exists = is_dir or stat.S_ISREG(mode)
-        if not exists or matcher.is_ignored(disk, is_dir=is_dir):
+        is_dir = stat.S_ISDIR(st.st_mode)
+        exists = is_dir or stat.S_ISREG(st.st_mode)
+        page = name.lower().endswith(".md")
+        if not (exists or page) or matcher.is_ignored(disk, is_dir=is_dir):
+            continue
+        if is_dir and state.never_read(key, full, st, link=os.path.islink(full)):
+            continue  # a folder on a pseudo file system
+        if not exists:
+            state.never_read(key, full, st, link=os.path.islink(full))  # a FIFO named *.md
             continue
         if not is_dir:
             if not _is_temp_name(name):

@@ -17,9 +17,10 @@ import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from vault_sync.discover import mount_fs_type, pseudo_file_system
 from vault_sync.errors import VaultUnreadableError
 from vault_sync.ignore import IgnoreMatcher, _Chain, _is_temp_name, _nfc
-from vault_sync.scan_result import FileEntry, ScanResult, SkippedSymlink, Unreadable
+from vault_sync.scan_result import FileEntry, ScanResult, SkippedFile, SkippedSymlink, Unreadable
 
 #: The one test seam of :func:`vault_sync.vault.scan`: lists a folder given its absolute path
 #: (``os.scandir``).
@@ -73,6 +74,38 @@ def _is_utf8(name: str) -> bool:
     return True
 
 
+def keeps(new: str, old: str, key: str) -> bool:
+    """Whether the on-disk path ``new`` wins over ``old``, both equal to ``key`` after NFC (a
+    collision, DESIGN §2 / case N2): the spelling equal to the key itself wins, so the path
+    a hit shows names the file whose content is indexed and which writes edit (fresh-user
+    report 3, item 8); else the first in code-point order, which is UTF-8 byte order. The
+    other is never read; ``lint`` names both."""
+    if new == key or old == key:
+        return new == key
+    return new < old
+
+
+def special_kind(mode: int) -> str:
+    """What a file that is neither a regular file nor a folder is, for people."""
+    for test, kind in (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
+def _points_to(path: str) -> str:
+    """A symlink's target as written (``/proc/self/environ``), else its resolved path."""
+    try:
+        return os.readlink(path)
+    except OSError:
+        return os.path.realpath(path)
+
+
 def _is_symlink(entry: os.DirEntry[str]) -> bool:
     try:
         return entry.is_symlink()
@@ -94,6 +127,8 @@ class FolderWalk:
     unreadable: list[Unreadable] = field(default_factory=list)
     skipped: list[SkippedSymlink] = field(default_factory=list)
     via_symlink: set[_Ident] = field(default_factory=set)
+    skipped_files: list[SkippedFile] = field(default_factory=list)
+    systems: dict[int, str | None] = field(default_factory=dict)  # st_dev -> pseudo fs or None
 
     def collide(self, key: str, *disk_paths: str) -> None:
         self.collisions.setdefault(key, set()).update(disk_paths)
@@ -114,28 +149,66 @@ class FolderWalk:
         else:
             self.unreadable.append(Unreadable(key, exc.strerror or str(exc)))
 
+    def system(self, path: str, st: os.stat_result) -> str | None:
+        """The pseudo file system (``proc``, ``/dev``, ...) the file or folder at absolute
+        ``path`` lies on (``st``: its stat, through links), or None. Nothing is read there:
+        ``/proc/self/environ`` is the process's environment (fresh-user report 3, item
+        12.14). Free for anything on the vault root's device; else one ``realpath`` and one
+        read of the mount table per device met."""
+        dev = st.st_dev
+        if dev == self.root_ident[0]:
+            return None
+        if dev not in self.systems:
+            real = os.path.realpath(path)
+            self.systems[dev] = pseudo_file_system(real, mount_fs_type(real))
+        return self.systems[dev]
+
+    def never_read(self, key: str, path: str, st: os.stat_result, *, link: bool) -> bool:
+        """Report (and say True for) an entry on a pseudo file system, or a page name that is
+        not a regular file or folder: nothing is read from it, and a page stored from it
+        goes (its absence is proven). ``link``: the entry is a symlink (``path`` its own path)."""
+        system = self.system(path, st)
+        if system is None and (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+            return False
+        where = f"on the pseudo file system {system}" if system else special_kind(st.st_mode)
+        if link:
+            reason = "pseudo_fs" if system else "special"
+            detail = f"points to {_points_to(path)}, {where}: never read"
+            self.skipped.append(SkippedSymlink(key, reason, detail))
+        else:
+            self.skipped_files.append(SkippedFile(key, f"{where}: never read"))
+        return True
+
     def add_page(self, key: str, disk: str, entry: os.DirEntry[str]) -> None:
         try:
             st = entry.stat()
         except OSError as exc:
             self.entry_error(key, entry, exc)
             return
+        on_root_fs = st.st_dev == self.root_ident[0] and stat.S_ISREG(st.st_mode)
+        if not on_root_fs and self.never_read(key, entry.path, st, link=_is_symlink(entry)):
+            return
         denied = _read_denied(entry.path, st)
         if denied:
             self.unreadable.append(Unreadable(key, denied))
             return
-        old = self.pages.get(key)
+        self.keep_page(FileEntry(key, disk, st.st_mtime_ns, st.st_size))
+
+    def keep_page(self, entry: FileEntry) -> None:
+        """List a page unless a spelling equal after NFC already listed wins (:func:`keeps`)."""
+        old = self.pages.get(entry.path)
         if old is not None:
-            self.collide(key, old.disk_path, disk)
-            if old.disk_path < disk:
+            self.collide(entry.path, old.disk_path, entry.disk_path)
+            if not keeps(entry.disk_path, old.disk_path, entry.path):
                 return
-        self.pages[key] = FileEntry(key, disk, st.st_mtime_ns, st.st_size)
+        self.pages[entry.path] = entry
 
     def add_attachment(self, key: str, disk: str) -> None:
         old = self.attachments.get(key)
         if old is not None:
             self.collide(key, old, disk)
-            disk = min(old, disk)
+            if not keeps(disk, old, key):
+                return
         self.attachments[key] = disk
 
     def add_file(self, key: str, disk: str, full: str) -> None:
@@ -148,11 +221,13 @@ class FolderWalk:
             self.unreadable.append(Unreadable(key, exc.strerror or str(exc)))
             return
         if key.rsplit("/", 1)[-1].lower().endswith(_PAGE_SUFFIX):
+            if self.never_read(key, full, st, link=os.path.islink(full)):
+                return
             denied = _read_denied(full, st)
             if denied:
                 self.unreadable.append(Unreadable(key, denied))
                 return
-            self.pages[key] = FileEntry(key, disk, st.st_mtime_ns, st.st_size)
+            self.keep_page(FileEntry(key, disk, st.st_mtime_ns, st.st_size))
         else:
             self.add_attachment(key, disk)
 
@@ -231,9 +306,19 @@ class FolderWalk:
                     self.add_attachment(key, disk)
             elif _is_symlink(entry):  # broken, or to a fifo/socket/device (left out)
                 try:
-                    entry.stat()
+                    st = entry.stat()
                 except OSError as exc:
                     self.entry_error(key, entry, exc)
+                else:
+                    if nfc_name.lower().endswith(_PAGE_SUFFIX):
+                        self.never_read(key, entry.path, st, link=True)
+            elif nfc_name.lower().endswith(_PAGE_SUFFIX):  # a FIFO, socket or device
+                try:
+                    st = entry.stat()
+                except OSError as exc:
+                    self.entry_error(key, entry, exc)
+                else:
+                    self.never_read(key, entry.path, st, link=False)
 
     def _enter(
         self,
@@ -255,6 +340,8 @@ class FolderWalk:
             is_link = entry.is_symlink()
         except OSError as exc:
             self.entry_error(key, entry, exc)
+            return
+        if self.never_read(key, entry.path, st, link=is_link):
             return
         ident = (st.st_dev, st.st_ino)
         if not is_link:
@@ -278,13 +365,22 @@ class FolderWalk:
             return f"points to {target}, an ancestor of the vault"
         return f"points to {target}, a folder on its own path or an ancestor of one"
 
+    def _group(self, key: str, names: set[str]) -> tuple[str, ...]:
+        """A collision group: the spelling kept first (a page's or attachment's), the rest
+        sorted; a group of folders (all walked, their entries merged) sorted."""
+        page = self.pages.get(key)
+        kept = page.disk_path if page is not None else self.attachments.get(key)
+        rest = sorted(names - {kept}) if kept in names else sorted(names)
+        return (kept, *rest) if kept in names else tuple(rest)
+
     def result(self) -> ScanResult:
         """Freeze the state into a :class:`ScanResult`, everything in sorted order."""
         return ScanResult(
             pages={k: self.pages[k] for k in sorted(self.pages)},
             attachments=frozenset(self.attachments),
             unreadable=tuple(sorted(self.unreadable, key=lambda u: u.path)),
-            collisions=tuple(sorted(tuple(sorted(g)) for g in self.collisions.values())),
+            collisions=tuple(sorted(self._group(k, g) for k, g in self.collisions.items())),
             skipped_symlinks=tuple(sorted(self.skipped, key=lambda s: s.path)),
+            skipped_files=tuple(sorted(self.skipped_files, key=lambda s: s.path)),
             warnings=tuple(self.matcher.warnings),
         )

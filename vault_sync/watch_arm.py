@@ -33,6 +33,8 @@ from watchdog.events import FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver, ObservedWatch
 
+from vault_sync.discover import mount_fs_type, pseudo_file_system
+
 #: Extra watches (appeared folders) past which the watcher asks for a reconcile, which re-arms
 #: one root watch: each watch is a thread in watchdog.
 MAX_EXTRA = 64
@@ -163,6 +165,8 @@ class Arming:
             return
         if not target.is_dir() or ident in seen or self.links.get(rel) == ident:
             return
+        if pseudo_file_system(str(target), mount_fs_type(target)):
+            return  # /proc, /sys, /dev: the scan never reads there, so nothing to watch
         seen.add(ident)
         self._schedule(self.handler_for(target, rel), target)
         self.links[rel] = ident
