@@ -675,6 +675,40 @@ def test_pass_names_and_password_arguments_of_commands_are_secrets(text: str, ou
     assert scrub(out) == (out, ())
 
 
+@pytest.mark.parametrize("marker", ["*", "**", "~~", "==", "_"])
+@pytest.mark.parametrize(
+    "page",
+    [
+        "password&#58; Kd2&fG6{m}hJ0l",
+        "- db password&#58; Kd2&fG6{m}hJ0l\n",
+        "api_key&#58; Kd2&fG6{m}hJ0lXq9Zr7\n",
+        "password&#58; Kd2&fG6{m}hJ0l\n\nlater *a* and **b** ~~c~~ ==d== _e_\n",
+    ],
+)
+def test_a_lone_emphasis_marker_inside_a_password_is_redacted_with_it(
+    page: str, marker: str
+) -> None:
+    # fresh-user report (h-sec's note): the view found `password: Kd2&fG6hJ0l` with the lone
+    # `*` dropped as emphasis and redacted the two halves, so one `*` of the password stayed
+    # between them. A marker with no partner in its paragraph is no emphasis: the view keeps
+    # it and the value is redacted whole. (`_` inside a word was never emphasis.)
+    text = page.format(m=marker)
+    out, findings = scrub(text)
+    value = "Kd2&fG6" + marker + "hJ0l" + ("Xq9Zr7" if "api_key" in text else "")
+    label = "api_key" if "api_key" in text else "env_secret"
+    assert out == text.replace(value, f"[REDACTED:{label}]")
+    assert [text[f.start : f.end] for f in findings] == [value]
+
+
+def test_a_marker_with_a_partner_in_its_paragraph_is_still_dropped_in_the_view() -> None:
+    # `**` around the second half of a token pairs: the views drop it, the token is found
+    # there and both pieces are redacted, the markup between them kept
+    token = "ghp_" + "Zk3mvX2pQ8rT6wY1uI9oP4aS7dF0gH5jK2lZ"
+    text = f"see {token[:12]}**{token[12:]}** now"
+    out = scrub(text)[0]
+    assert out == "see [REDACTED:github_token]**[REDACTED:github_token]** now"
+
+
 def test_a_passphrase_of_words_stays_a_sentence_elsewhere() -> None:
     # only a `passphrase` name takes words: after `password:` a word is no password (prose)
     text = "password: see the vault for it\nthe passphrase is long"
