@@ -177,6 +177,7 @@ PACKAGE_ORDER = {
     "sanitize": [
         "rule",
         "vendor",
+        "phrases",
         "names",
         "commands",
         "structural",

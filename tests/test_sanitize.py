@@ -715,6 +715,76 @@ def test_a_passphrase_of_words_stays_a_sentence_elsewhere() -> None:
     assert scrub(text) == (text, ())
 
 
+@pytest.mark.parametrize(
+    ("text", "out"),
+    [
+        (
+            "user: bob\npassword: correct horse battery staple\n",
+            "user: bob\npassword: [REDACTED:env_secret]\n",
+        ),
+        (
+            "password: correct horse battery staple\nuser: bob",
+            "password: [REDACTED:env_secret]\nuser: bob",
+        ),
+        ("---\npasswd: violet moon river\n---\n", "---\npasswd: [REDACTED:env_secret]\n---\n"),
+        ("```\npwd: violet moon river\n```\n", "```\npwd: [REDACTED:env_secret]\n```\n"),
+        ("[db]\npassword = violet moon river\n", "[db]\npassword = [REDACTED:env_secret]\n"),
+        ("DB_PASSWORD=violet moon river\n", "DB_PASSWORD=[REDACTED:env_secret]\n"),
+        ("DB_USER=bob\nDB_PASS=Tr0ub4dor &3\n", "DB_USER=bob\nDB_PASS=[REDACTED:env_secret]\n"),
+        (
+            "- host: db.example.com\n- password: violet moon river\n",
+            "- host: db.example.com\n- password: [REDACTED:env_secret]\n",
+        ),
+        (
+            "db:\n  user: bob\n  password: violet moon river  # rotated\r\n",
+            "db:\n  user: bob\n  password: [REDACTED:env_secret]\r\n",
+        ),
+        # config lines joined into one, as a query is
+        ("user: bob password: violet moon river", "user: bob password: [REDACTED:env_secret]"),
+        ("DB_USER=bob DB_PASSWORD=violet moon", "DB_USER=bob DB_PASSWORD=[REDACTED:env_secret]"),
+        ('password: "violet moon river"', 'password: "[REDACTED:env_secret]"'),
+        ("password: 'violet moon'", "password: '[REDACTED:env_secret]'"),
+    ],
+)
+def test_a_password_of_several_words_on_a_config_line_is_redacted_whole(
+    text: str, out: str
+) -> None:
+    # fresh-user report: after `password:` only the first word was read, so a password of
+    # words stayed (or, `Tr0ub4dor &3`, its second word did)
+    assert scrub(text)[0] == out
+    assert scrub(out) == (out, ())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the password: it must be rotated every month\n",
+        "Password: it must be rotated every month\n",
+        "Note: the vault holds it.\nPassword: it must be rotated every month\n",
+        "Note: the vault holds it. Password: it must be rotated every month\n",
+        "We talked.\nthe password: it must be rotated every month\nuser: bob\n",
+        "- see also: the runbook\n- password: ask the on-call person\n",
+        "user: bob\npassword: ${DB_PASSWORD} from the environment\n",
+        "user: bob\npassword: changeme later\n",
+        "PASSWORD: it must be rotated\n",
+        "Run it with PASSWORD=x later, user: bob\n",
+    ],
+)
+def test_words_after_a_password_name_in_prose_stay(text: str) -> None:
+    # words before the name, no config line beside it, a prose label line beside it (its
+    # value has several words), a placeholder first: prose, not a password
+    assert scrub(text) == (text, ())
+
+
+def test_password_words_on_config_lines_are_linear() -> None:
+    # the value's line and its neighbours are read at most 256 characters each
+    for shape in ("password: a b ", "user: x\npassword: a b c\n", "password: a " + "b " * 200):
+        small, big = shape * (20_000 // len(shape)), shape * (80_000 // len(shape))
+        t_small = best_cpu_seconds(lambda: scrub(small))  # noqa: B023
+        t_big = best_cpu_seconds(lambda: scrub(big))  # noqa: B023
+        assert t_big <= 10 * t_small + 0.2, (shape[:20], t_small, t_big)
+
+
 def test_command_password_rules_are_linear() -> None:
     # each rule reads at most 8 arguments of 256 characters: repeats of its word cost
     # no more than a constant each (CPU time of 4x the input stays near 4x)

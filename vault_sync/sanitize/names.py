@@ -15,6 +15,7 @@ from collections import Counter
 from vault_sync.placeholders import password_placeholder
 from vault_sync.placeholders import placeholder as _placeholder
 from vault_sync.placeholders import random_looking as _random_looking
+from vault_sync.sanitize.phrases import line_value_end
 from vault_sync.sanitize.rule import (
     ALNUM,
     LazyPattern,
@@ -154,15 +155,23 @@ def _assignment_span(text: str, m: re.Match[str]) -> Span | None:
         return None  # `token value` is prose; `--token value` is a command line
     if not quoted and _code_after(text, m, index):
         return None  # os.environ["X"], get_token(): code, not a value
-    glued = not prefix or prefix[-1].isalnum()
-    if lower == "pwd" and glued and (value[:1] in "$%~" or any(c in value for c in "/\\")):
-        return None  # PWD=/home/me/src, XPWD=$HOME: a working folder, not a password
+    if lower == "pwd" and (
+        (not prefix and (value[:1] in "$%~" or any(c in value for c in "/\\")))
+        or (prefix[-1:].isalnum() and (value[:1] in "$%~/." or value[1:3] in (":\\", ":/")))
+    ):
+        return None  # PWD=/home/me/src, OLDPWD=$HOME, XPWD=C:\x: a working folder
     env_style = keyword.isupper() and (not prefix or prefix.upper() == prefix)
     if lower == "passphrase" and index == 5 and value.isalpha():
         words = _PASSPHRASE_WORDS.match(text, m.end())
         if words:  # `passphrase: correct horse battery staple`: the words to the line's end
             return m.start(index), words.end()
     if lower in _PASSWORDS:
+        if index == 5 and m.group(2) is None and not password_placeholder(value):
+            name_start = m.start() - len(prefix)
+            env_line = env_style and text[m.end(1) : m.start(index)].strip(" \t\"']") == "="
+            end = line_value_end(text, name_start, m.end(index), env_line)
+            if end is not None:  # `password: correct horse battery staple` on a config line
+                return m.start(index), end
         ok = (
             len(value) >= 4
             and not _placeholder(value)
