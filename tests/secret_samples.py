@@ -183,6 +183,31 @@ FALSE_POSITIVES: tuple[str, ...] = (
     "htpasswd -c .htpasswd bob",
     "net user admin * /add",
     "redis-cli -a <password> ping",
+    # words glued before `pass` / `passwd` / `pwd` that name no password (a glued name is
+    # one otherwise: GLUED_NAMES)
+    "Surpass=abc12345",
+    "COMPASS: north2",
+    "PROXY_BYPASS=localhost,127.0.0.1",
+    "LOWPASS: 2000Hz",
+    "keepass: vault.kdbx",
+    "bob ALL=(ALL) NOPASSWD: /usr/bin/systemctl restart nginx",
+    "OLDPWD=/home/me/src",
+    "MYSQLPWD=/var/lib/mysql",
+)
+#: Password and key names glued to the word before them without a separator (fresh-user
+#: report: ``SMTPPASS:`` went through): each value is redacted, under the label given.
+GLUED_NAMES: tuple[tuple[str, str], ...] = (
+    ("SMTPPASS: hunter2value", "hunter2value"),
+    ("DBPASS=Wq7ernBc", "Wq7ernBc"),
+    ("smtppass: mail2024x", "mail2024x"),
+    ("MYSQLPWD=hunter2value", "hunter2value"),
+    ("mysqlpwd: Rt5pzK2m", "Rt5pzK2m"),
+    ("DBPASSWD=Pz9mhGt3", "Pz9mhGt3"),
+    ("DBPASSWORD=Lk8vbXs1", "Lk8vbXs1"),
+    ("REDISSECRET=Vb6nmQw2", "Vb6nmQw2"),
+    ("ghtoken: Gh4kRr9vLp2sXq7z", "Gh4kRr9vLp2sXq7z"),
+    ("MYAPIKEY=Ak3jd9Fk2LqPz8Xw", "Ak3jd9Fk2LqPz8Xw"),
+    ("myapikey: Ak3jd9Fk2LqPz8Xw", "Ak3jd9Fk2LqPz8Xw"),
 )
 #: Weak but real passwords after a password-like name: mixing kinds, they are redacted
 #: though a looser check would call them sequential placeholders (``Abc123456!``).

@@ -193,6 +193,7 @@ PACKAGE_ORDER = {
     "sanitize": [
         "rule",
         "vendor",
+        "phrases",
         "names",
         "commands",
         "structural",

@@ -37,3 +37,37 @@ def test_the_start_test_keeps_every_match_on_the_example_vault() -> None:
     for page in pages:
         text = page.read_text(encoding="utf-8")
         assert _matches(plaintext._MARKUP, text) == _matches(BARE, text), page.name
+
+
+def test_a_lone_emphasis_marker_is_text() -> None:
+    # a marker with no other of its character in its paragraph cannot be emphasis (CommonMark
+    # and Obsidian show it): kept, so `Kd2&fG6*hJ0l` reads as written (fresh-user report)
+    plain = plaintext.to_plain
+    assert plain("Kd2&fG6*hJ0l").text == "Kd2&fG6*hJ0l"
+    assert plain("a ~~b and x==y").text == "a ~~b and x==y"
+    assert plain("a _b").text == "a _b"
+    assert plain("a *b* and **c**").text == "a b and c"
+    assert plain("a ~~b~~ ==c==").text == "a b c"
+    # partners are looked for in the paragraph: across its lines, never across a blank line
+    assert plain("G6*h\nb *c\n\nd*e").text == "G6h\nb c\n\nd*e"
+    # counted, not paired: a third marker beside a pair is dropped too (a part of the
+    # paragraph a snippet or a briefing converts never drops one the whole page keeps)
+    assert plain("G6*h *x*").text == "G6h x"
+
+
+def test_a_kept_lone_marker_is_kept_in_every_part_of_its_paragraph() -> None:
+    # snippets convert some lines of a page, a briefing a paragraph's lines joined: a
+    # marker the whole page keeps is kept there too, so no output joins what the
+    # sanitizer's view (the whole page) saw apart
+    text = "line *one\nG6*h two\nc* three\n\nKd2&fG6*hJ0l alone\n"
+    whole = plaintext.to_plain(text).text
+    lines = text.split("\n")
+    for i in range(len(lines)):
+        for j in range(i + 1, len(lines) + 1):
+            parts = ["\n".join(lines[i:j])]
+            if all(x.strip() for x in lines[i:j]):  # a briefing joins one paragraph's lines
+                parts.append(" ".join(x.strip() for x in lines[i:j]))
+            for part in parts:
+                if "Kd2&fG6*hJ0l" in part:
+                    assert "Kd2&fG6*hJ0l" in plaintext.to_plain(part).text
+    assert "Kd2&fG6*hJ0l" in whole and "G6h" in whole

@@ -84,10 +84,12 @@ EXACT = [
     ("PWD=~build", None),
     ("PWD=Xk9#mQ2z", "PWD=[REDACTED:env_secret]"),
     ("PWD=k9X#mQ2z", "PWD=[REDACTED:env_secret]"),
-    # _api_key_span: glued to a word only in camelCase; a quoted value before `.` is a value,
-    # a bare one before `(` is code
-    (f"xapi_key = {R}", None),
-    (f"-xapi_key = {R}", None),
+    # _api_key_span: glued to a word only in camelCase, or before `api` (a glued name:
+    # `myapikey`); a quoted value before `.` is a value, a bare one before `(` is code
+    (f"xapi_key = {R}", "xapi_key = [REDACTED:api_key]"),
+    (f"-xapi_key = {R}", "-xapi_key = [REDACTED:api_key]"),
+    (f"xaccess key is {R}", None),
+    (f"[REDACTED:custom]api_key is {R}", None),
     (f"a api_key = {R}", "a api_key = [REDACTED:api_key]"),
     (f'myApiKey = "{R}"', 'myApiKey = "[REDACTED:api_key]"'),
     (f'the apiKey = "{R}".', 'the apiKey = "[REDACTED:api_key]".'),

@@ -150,9 +150,10 @@ EXACT = [
     ("server.pem is here", "[REDACTED:credential_path] is here"),
     ("(~/keys/a.pem)", "([REDACTED:credential_path])"),
     ("=~/keys/a.pem", "=[REDACTED:credential_path]"),
-    # the plain-text views drop a lone `*` (to_plain), so the path reads `ab/keys/a.pem`
-    # there: both pieces go (docs/secrets.md, the view as the views show it)
-    ("a*b/keys/a.pem", "[REDACTED:credential_path]*[REDACTED:credential_path]"),
+    # a lone `*` is no emphasis: the plain-text views keep it, so the path reads as written
+    # there too (`a*b/…`; before, they dropped it and redacted `a` as well)
+    ("a*b/keys/a.pem", "a*[REDACTED:credential_path]"),
+    ("a*b/keys/a.pem *x*", "[REDACTED:credential_path]*[REDACTED:credential_path] *x*"),
     ("a */keys/a.pem", "a *[REDACTED:credential_path]"),
     ("x" * 300 + "/certs/server.pem", "x" * 57 + "[REDACTED:credential_path]"),  # 256 back
     # two secrets side by side each keep their own label

@@ -12,7 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.secret_samples import FALSE_POSITIVES, FORMATS, WEAK_PASSWORDS, Sample, samples
+from tests.secret_samples import (
+    FALSE_POSITIVES,
+    FORMATS,
+    GLUED_NAMES,
+    WEAK_PASSWORDS,
+    Sample,
+    samples,
+)
 from vault_sync.sanitize import labels, scrub
 from vault_sync.secret_rules import vendor_formats, vendor_labels
 
@@ -134,6 +141,19 @@ def test_false_positive_set_is_left_whole(text: str) -> None:
     kind 5): of these 78, the landed 24862ca redacted 23, edb96a0 (before the password
     placeholders were judged by kind) 8, now none."""
     assert scrub(text) == (text, ())
+
+
+@pytest.mark.parametrize(("text", "value"), GLUED_NAMES)
+def test_a_name_glued_to_its_word_is_a_name(text: str, value: str) -> None:
+    """``SMTPPASS:``, ``MYSQLPWD=``, ``myapikey:``: a password or key name written without a
+    separator still names one (fresh-user report); the glued words that are no name
+    (``bypass``, ``COMPASS``, ``NOPASSWD``, ``OLDPWD``) are in the false-positive set."""
+    out, findings = scrub(text)
+    assert len(findings) == 1, text
+    label = findings[0].label
+    assert label in ("env_secret", "api_key")
+    assert text[findings[0].start : findings[0].end] == value
+    assert out == text.replace(value, f"[REDACTED:{label}]")
 
 
 @pytest.mark.parametrize("text", WEAK_PASSWORDS)

@@ -1,7 +1,8 @@
 """Markdown as the plain text a person reads, with a map back to the source (DESIGN §5.7).
 
 Snippets are cut from this text, so they show what the rendered page shows: a link its
-display text, no emphasis markers, heading marks, code fences, callout markers, block ids,
+display text, no emphasis markers (a lone one, with no partner in its paragraph, is no
+emphasis and stays), heading marks, code fences, callout markers, block ids,
 HTML tags or comments, no SilverBullet ``${…}`` expressions, and no terminal control
 sequences or control characters (see :mod:`vault_sync.terminal`). :func:`to_plain` also returns
 where each kept run of characters came from, so highlights found in the source can be moved
@@ -51,6 +52,36 @@ MARKUP_ALTERNATIVES = (
 #: speed). ``tests/test_plaintext.py`` checks the matches equal the bare alternation's.
 MARKUP_STARTS = r"(?:(?=[\x00-\x08\x0b-\x1f\x7f-\x9f<$`~#>\-*+\d_!\[=|])|^|(?=[ \t]\^))"
 _MARKUP = re.compile(f"{MARKUP_STARTS}(?:{MARKUP_ALTERNATIVES})", re.MULTILINE | re.DOTALL)
+
+
+#: A blank line: emphasis pairs within a paragraph, never across one.
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+
+
+class _Partners:
+    """Whether an emphasis marker (``*``, ``_``, ``~~``, ``==``) has a partner: another of its
+    character in its paragraph. A lone one cannot be emphasis and stays as text
+    (``Kd2&fG6*hJ0l`` keeps its ``*``; CommonMark and Obsidian show it too). Judged by
+    count, not by pairing, so a lone marker is lone in every part of its paragraph a caller
+    converts (a snippet's lines, a briefing's joined paragraph) and the sanitizer's view
+    (:mod:`vault_sync.sanitize.markup`), built from the whole page, never drops one that an
+    output keeps. Linear: each paragraph's count of a character is taken once."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.starts = [0, *(m.end() for m in _BLANK_LINE.finditer(source))]
+        self.counts: dict[tuple[int, str], int] = {}
+
+    def lone(self, start: int, end: int) -> bool:
+        """Whether the marker run ``source[start:end]`` is the only one of its character in
+        its paragraph."""
+        char = self.source[start]
+        index = bisect.bisect_right(self.starts, start) - 1
+        count = self.counts.get((index, char))
+        if count is None:
+            stop = self.starts[index + 1] if index + 1 < len(self.starts) else len(self.source)
+            count = self.counts[(index, char)] = self.source.count(char, self.starts[index], stop)
+        return count == end - start
 
 
 @dataclass(frozen=True)
@@ -124,11 +155,16 @@ def to_plain(source: str) -> Plain:
         out.append(text)
         size += len(text)
 
+    partners: _Partners | None = None
     for m in _MARKUP.finditer(source):
         copy(pos, m.start())
         pos = m.end()
         kind = m.lastgroup
-        if kind in ("keepl", "keepc"):
+        if kind == "emph":
+            partners = partners or _Partners(source)
+            if partners.lone(m.start(), m.end()):
+                copy(m.start(), m.end())
+        elif kind in ("keepl", "keepc"):
             copy(m.start(kind), m.end(kind))
         elif kind in ("wtarget", "keepw"):
             if m.group("keepw") is not None:

@@ -15,6 +15,7 @@ from collections import Counter
 from vault_sync.placeholders import password_placeholder
 from vault_sync.placeholders import placeholder as _placeholder
 from vault_sync.placeholders import random_looking as _random_looking
+from vault_sync.sanitize.phrases import line_value_end
 from vault_sync.sanitize.rule import (
     ALNUM,
     LazyPattern,
@@ -94,12 +95,28 @@ _PUBLIC_NAME = re.compile(
 )
 
 
+#: The first three letters of the password-like keywords (``pass``, ``passwd``, ``pwd``…).
+_PASSWORD_HEADS = frozenset({"pas", "pwd"})
+#: Words that end in ``pass`` / ``pwd`` glued without a separator and are not a password's
+#: name: English (``bypass``, ``compass``, ``surpass``…), filters and encoder passes
+#: (``lowpass``, ``twopass``), password managers (``keepass``, ``lastpass``, ``gopass``),
+#: sudoers' and doas's ``NOPASSWD:`` / ``nopass`` tags, the shell's ``OLDPWD``. Any other
+#: word glued before ``PASS``, ``PASSWD``, ``PASSWORD`` or ``PWD`` names a password
+#: (``SMTPPASS``, ``DBPASS``, ``MYSQLPWD``, ``dbpasswd``: fresh-user report). Matched on the
+#: run of letters that ends the name before the keyword, then the keyword.
+_GLUED_WORD = re.compile(
+    r"(?:by|com|encom|sur|tres|over|under|multi|low|high|band|all|one|two|single|first"
+    r"|second|kee|last|go|no|old)(?:pass|passwd|pwd)(?![a-z])",
+    re.IGNORECASE,
+)
+_LETTERS_END = re.compile(r"[A-Za-z]*\Z")
+
+
 def _assignment_name(text: str, at: int) -> bool:
     """The keyword at ``at`` ends a name: ``DB_PASSWORD``, ``apiToken``, ``client-secret``;
     not ``monkey``/``hotkey``, and not a bare ``key`` (``API``-key names go to ``api_key``)."""
     prefix = _name_before(text, at)
     head = text[at : at + 3].lower()
-    bare_pass = text[at : at + 4].lower() == "pass" and text[at + 4 : at + 5].lower() not in "wp"
     if not prefix:  # a bare PWD is the shell's working folder unless its value says otherwise
         return head not in _NEEDS_PREFIX or head == "pwd"
     if _PUBLIC_NAME.search(prefix):
@@ -108,8 +125,12 @@ def _assignment_name(text: str, at: int) -> bool:
     camel = text[at].isupper() and (
         last.islower() or last.isdigit() or text[at + 1 : at + 2].islower()  # AWSToken
     )
-    if last.isalnum() and (head in _NEEDS_PREFIX or bare_pass) and not camel:
-        return False  # monkey=, hotkey:, TURKEY=, bypass:, compass: — no name part
+    if last.isalnum() and not camel:
+        if head == "key":
+            return False  # monkey=, hotkey:, TURKEY= — no name part
+        glued = _LETTERS_END.search(prefix).group()  # type: ignore[union-attr]
+        if head in _PASSWORD_HEADS and _GLUED_WORD.match(glued + text[at : at + 7]):
+            return False  # bypass:, COMPASS=, NOPASSWD:, OLDPWD= — a word, not a name
     return not (head in ("key", "tok") and prefix.lower().rstrip("_.-").endswith("api"))
 
 
@@ -134,14 +155,23 @@ def _assignment_span(text: str, m: re.Match[str]) -> Span | None:
         return None  # `token value` is prose; `--token value` is a command line
     if not quoted and _code_after(text, m, index):
         return None  # os.environ["X"], get_token(): code, not a value
-    if lower == "pwd" and not prefix and (value[:1] in "$%~" or any(c in value for c in "/\\")):
-        return None  # PWD=/home/me/src, PWD=$HOME: the shell's working folder, not a password
+    if lower == "pwd" and (
+        (not prefix and (value[:1] in "$%~" or any(c in value for c in "/\\")))
+        or (prefix[-1:].isalnum() and (value[:1] in "$%~/." or value[1:3] in (":\\", ":/")))
+    ):
+        return None  # PWD=/home/me/src, OLDPWD=$HOME, XPWD=C:\x: a working folder
     env_style = keyword.isupper() and (not prefix or prefix.upper() == prefix)
     if lower == "passphrase" and index == 5 and value.isalpha():
         words = _PASSPHRASE_WORDS.match(text, m.end())
         if words:  # `passphrase: correct horse battery staple`: the words to the line's end
             return m.start(index), words.end()
     if lower in _PASSWORDS:
+        if index == 5 and m.group(2) is None and not password_placeholder(value):
+            name_start = m.start() - len(prefix)
+            env_line = env_style and text[m.end(1) : m.start(index)].strip(" \t\"']") == "="
+            end = line_value_end(text, name_start, m.end(index), env_line)
+            if end is not None:  # `password: correct horse battery staple` on a config line
+                return m.start(index), end
         ok = (
             len(value) >= 4
             and not _placeholder(value)
@@ -227,10 +257,13 @@ _API_KEY = (
 def _api_key_span(text: str, m: re.Match[str]) -> Span | None:
     """``x-api-key: value``, ``--api-key value``, ``apiKey = "value"``: a random-looking value."""
     start = m.start()
-    # an ASCII letter or digit glues (`monkey_api_key`); a non-ASCII one ends a name
-    # (`トークンはapi_key=…`, found by a fresh user)
+    # an ASCII letter or digit glues (`monkey_access_key`); a non-ASCII one ends a name
+    # (`トークンはapi_key=…`, found by a fresh user). A name glued before `api` is a name
+    # still (`myapikey`, `githubapi_key`: the fresh user's `SMTPPASS` kind), not after our
+    # token, which stands for text a rule refused.
     glued = start and (text[start - 1] in ALNUM or after_token(text, start))
-    if glued and not m.group(1)[0].isupper():  # our token stands for the glued text it replaced
+    named = text[start - 1 : start] in ALNUM and m.group(1)[:3].lower() == "api"
+    if glued and not named and not m.group(1)[0].isupper():
         return None
     index = m.lastindex or 0
     value = m.group(index)
