@@ -1,0 +1,194 @@
+"""The text with its credential labels written plainly, for the sanitizer (fresh-user report
+3, kinds 1-2).
+
+The name rules (:mod:`.names`) read a value after its name and an operator: ``password:
+X``, ``DB_PASSWORD=X``, ``"password": "X"``. People write the same pair in many other
+syntaxes, and every one of them kept its value:
+
+- Markdown around the label or the value: ``**Password:** X``, ``**Password**: X``,
+  ``__Password:__ X``, ``*password*: X``, ``password: `X```;
+- a table row or cells: ``| DB_PASSWORD | X |``, ``<td>password</td><td>X</td>``,
+  ``<dt>Token</dt><dd>X</dd>``; a dash: ``Password - X``;
+- a full-width colon (``DB_PASSWORD：X``, ``密码：X``) or a name in another language
+  (``密码``, ``Passwort``, ``пароль``, ``mot de passe``, ``contraseña``, ``senha``…);
+- pretty-printed JSON or YAML, the value on the next line (``"password":\\n    "X"``);
+- a Dockerfile's ``ENV DB_PASSWORD X``; SQL's ``IDENTIFIED BY 'X'`` and ``PASSWORD 'X'``;
+  an XML element ``<password>X</password>`` (any name the name rules know: ``<apiKey>``,
+  ``<client_secret>``).
+
+:func:`label_view` is the text with each of these rewritten to ``name: value`` (a
+:class:`~.rendered.View`: what it rewrote maps to the raw syntax, the name and the value
+are copied), and the name rules run on it as on the raw text: the same names, the same
+placeholders spared, and a value found there is redacted in the raw text, its markup left.
+Where the pair has no operator (a table row, cells, a dash), the value must be one word of
+4+ characters that is not all letters: ``| DB_PASSWORD | Database password |`` and
+``Password - see the vault`` are prose. ``None`` when the text has none of these (the
+common case: the rules then run once). Linear: each pattern is bounded and tried only at a
+keyword or trigger. Part of :mod:`vault_sync.sanitize`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from vault_sync.sanitize.rendered import View
+
+#: The words a secret's name ends with, as the name rules read them (found from a literal
+#: occurrence of their head: :data:`_HEADS`).
+_KEYWORD = re.compile(
+    r"(?:pass(?:w(?:or)?d|phrase)?|pwd|psk|keys?|tokens?|secrets?|creds?|credentials?)",
+    re.IGNORECASE,
+)
+_HEADS = (b"pass", b"pwd", b"psk", b"key", b"token", b"secret", b"cred")
+_LETTERS = re.compile(r"[A-Za-z]{0,16}")
+#: What stands between a name and its value (matched right after the name's keyword), by
+#: kind: ``op`` an operator with markup around it (or the value on the next line: JSON,
+#: YAML); ``sql`` a blank before a single-quoted value; ``cell``, ``td``, ``dd``, ``dash``
+#: no operator; ``tag`` an XML element's ``>``. ``tick``: a backtick opening the value.
+_SEP = re.compile(
+    r"(?P<close>[*_]{1,3}|`|[\"'])?"
+    r"(?:(?P<op>[ \t]{0,4}[:=\uff1a\uff1d](?:[*_]{1,3}(?=[ \t]))?[ \t]{0,8}"
+    r"(?:\r?\n[ \t]{1,32}(?=[\"']|[^\s\"'#`|-][^\s]{3,255}[ \t]*(?:\r?\n|\Z)))?)"
+    r"|(?P<sql>[ \t]{1,8}(?='[^'\s]{4,256}'))"
+    r"|(?P<cell>[*_]{0,3}[ \t]{1,8}\|[ \t]{1,8})"
+    r"|(?P<td>[*_]{0,3}</t[dh]>[ \t\r\n]{0,16}<td(?:[ \t][^<>\n]{0,128})?>)"
+    r"|(?P<dd>[*_]{0,3}</dt>[ \t\r\n]{0,16}<dd(?:[ \t][^<>\n]{0,128})?>)"
+    r"|(?P<dash>[*_]{0,3}[ \t]{1,4}[-\u2013\u2014][ \t]{1,4})"
+    r"|(?P<tag>(?:[ \t][^<>\n]{0,128})?>(?=[^<\n]{1,256}</)))"
+    r"(?P<tick>`{1,2})?"
+)
+_KINDS = ("op", "sql", "cell", "td", "dd", "dash", "tag")
+#: A separator that is already plain (``: ``, ``=``, ``": "``): no rewrite needed.
+_PLAIN = re.compile(r"[\"']?[ \t]{0,8}[:=][ \t]{0,8}")
+#: The value after a separator without an operator: one word, then the cell's or line's end.
+_WORD_VALUE = {
+    "cell": re.compile(r"([^\s|`<]{4,256})`{0,2}[ \t]{0,8}\|"),
+    "td": re.compile(r"([^\s<`]{4,256})`{0,2}[ \t]{0,8}</td>"),
+    "dd": re.compile(r"([^\s<`]{4,256})`{0,2}[ \t]{0,8}</dd>"),
+    "dash": re.compile(r"([^\s`]{4,256})`{0,2}[ \t]{0,8}(?:\r?\n|\Z)"),
+}
+_NAME_CHARS = re.compile(r"[\w.:-]{0,64}\Z", re.ASCII)
+
+#: "Password" in other languages (a password-manager's or a router's label): Chinese
+#: (simplified, traditional), Japanese, Korean, German, Russian/Ukrainian, French, Spanish,
+#: Portuguese, Dutch, Polish, Czech/Slovak, Italian/Romanian, Turkish, Swedish, Norwegian,
+#: Danish, Finnish, Hungarian, Greek. Rewritten to ``password`` when an operator follows.
+_FOREIGN_WORDS = (
+    "密码|密碼|口令|パスワード|비밀번호|passwort|kennwort|пароль|mot de passe|mot-de-passe"
+    "|contraseña|contrasena|senha|wachtwoord|hasło|haslo|heslo|parola|parolă|şifre|şifresi"
+    "|sifre|lösenord|losenord|passord|adgangskode|salasana|jelszó|κωδικός"
+)
+_FOREIGN = re.compile(f"(?:{_FOREIGN_WORDS})", re.IGNORECASE)
+_FOREIGN_ASCII = (
+    *(w.encode() for w in _FOREIGN_WORDS.split("|") if w.isascii() and " " not in w),
+    b"mot de passe",
+)
+#: After a foreign word: an operator (plain or with markup: :data:`_SEP`'s ``op``).
+_FOREIGN_OP = re.compile(r"[*_]{0,3}[ \t]{0,4}[:=\uff1a\uff1d]")
+
+#: SQL: ``IDENTIFIED BY 'x'`` (Oracle, MySQL; ``IDENTIFIED WITH plugin BY 'x'``), not a
+#: hash (``BY PASSWORD '*6C8…'``, ``AS 'hash'``).
+_SQL_IDENTIFIED = re.compile(
+    r"identified(?:[ \t]{1,8}with[ \t]{1,8}[\w]{1,64})?[ \t]{1,8}by[ \t]{1,8}"
+    r"(?!password\b|values\b)(?=['\"]?[^\s'\";]{4,256})",
+    re.IGNORECASE,
+)
+#: Dockerfile's ``ENV NAME value`` (the legacy form without ``=``; docs.docker.com
+#: reference ``ENV``): the blanks after the name read as ``=``.
+_DOCKER_ENV = re.compile(
+    r"^[ \t]{0,16}ENV[ \t]{1,8}([A-Za-z_][\w.-]{0,127})([ \t]{1,8})(?=[^\s=])", re.MULTILINE
+)
+
+Edit = tuple[int, int, str]
+
+
+def _keyword_edits(text: str, view: bytes, edits: list[Edit]) -> None:
+    """The rewrites after each name ending with a secret keyword (:data:`_SEP`)."""
+    for head in _HEADS:
+        at = view.find(head)
+        while at >= 0:
+            end = _LETTERS.match(text, at + len(head)).end()  # type: ignore[union-attr]
+            if _KEYWORD.fullmatch(text, at, end):
+                _separator(text, at, end, edits)
+            at = view.find(head, end)
+
+
+def _separator(text: str, name_at: int, end: int, edits: list[Edit]) -> bool:
+    """Add the rewrite of the separator after a name (its keyword at ``name_at``, ending at
+    ``end``) when it is one of :data:`_SEP`'s kinds and not plain; whether one was added."""
+    m = _SEP.match(text, end)
+    if m is None or m.end() == end:
+        return False
+    kind = next(k for k in _KINDS if m.group(k) is not None)
+    if kind == "op" and not m.group("tick") and _PLAIN.fullmatch(text, end, m.end()):
+        return False
+    if kind == "tag":
+        name = _NAME_CHARS.search(text, max(0, name_at - 64), name_at)
+        start = name.start() if name else name_at
+        if m.group("close") or not text.endswith("<", 0, start):
+            return False
+    if kind in _WORD_VALUE:
+        word = _WORD_VALUE[kind].match(text, m.end())
+        if word is None or word.group(1).isalpha():
+            return False
+    edits.append((end, m.end(), ": "))
+    return True
+
+
+def _foreign_edits(text: str, view: bytes, edits: list[Edit]) -> None:
+    """``密码：X``, ``Passwort: X``: the word rewritten to ``password`` (and its separator,
+    when it has markup or is full-width) where an operator follows it."""
+    if text.isascii() and not any(w in view for w in _FOREIGN_ASCII):
+        return
+    for m in _FOREIGN.finditer(text):
+        start, end = m.span()
+        if start and text[start - 1].isalpha() and text[start].isascii():
+            continue  # `resenha`: a Latin word inside another
+        if not _FOREIGN_OP.match(text, end):
+            continue
+        sep: list[Edit] = []
+        if _separator(text, start, end, sep):
+            edits.append((start, sep[0][1], "password: "))
+        else:
+            edits.append((start, end, "password"))
+
+
+def _statement_edits(text: str, view: bytes, edits: list[Edit]) -> None:
+    """SQL's ``IDENTIFIED BY 'x'`` and Dockerfile's ``ENV NAME value``."""
+    if b"identified" in view:
+        for m in _SQL_IDENTIFIED.finditer(text):
+            edits.append((m.start(), m.end(), "password: "))
+    if b"env" in view and "ENV" in text:
+        for m in _DOCKER_ENV.finditer(text):
+            if _KEYWORD.search(m.group(1)):
+                edits.append((m.start(2), m.end(2), "="))
+
+
+def label_view(text: str) -> View | None:
+    """``text`` with each credential label of the module docstring's kinds rewritten to
+    ``name: value``, mapped back to ``text``; ``None`` when it holds none."""
+    view = text.encode("ascii", "replace").lower()
+    edits: list[Edit] = []
+    _keyword_edits(text, view, edits)
+    _foreign_edits(text, view, edits)
+    _statement_edits(text, view, edits)
+    if not edits:
+        return None
+    out: list[str] = []
+    segments: list[tuple[int, int, int, bool]] = []
+    size = pos = 0
+    for start, end, replacement in sorted(edits):
+        if start < pos:
+            continue  # overlapping rewrites: the first wins
+        if pos < start:
+            segments.append((size, pos, start, True))
+            out.append(text[pos:start])
+            size += start - pos
+        segments.append((size, start, end, False))
+        out.append(replacement)
+        size += len(replacement)
+        pos = end
+    if pos < len(text):
+        segments.append((size, pos, len(text), True))
+        out.append(text[pos:])
+    return View("".join(out), tuple(segments), tuple(s[0] for s in segments))
