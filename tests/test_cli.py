@@ -117,7 +117,13 @@ def test_status_json(cli: CLI, vault: Path) -> None:
     assert data["links_unresolved"] == 1
     assert data["evidence_rows"] == 2
     assert data["generation"] == 1  # one sync of three pages: one batch
-    assert data["drift"] == {"new": 0, "changed": 0, "deleted": 0, "unreadable": 0}
+    assert data["drift"] == {
+        "new": 0,
+        "changed": 0,
+        "deleted": 0,
+        "unreadable": 0,
+        "unreadable_new": 0,
+    }
     (vault / "new.md").write_text("x\n", encoding="utf-8")
     assert cli("--vault", str(vault), "status", "--json").json()["drift"]["new"] == 1
 
@@ -385,7 +391,7 @@ def test_status_drift_leaves_out_files_whose_names_hold_a_secret(
     vault = make_vault({"a.md": "one\n", f"{POSITIVE['github_token'][1]}.md": "two\n"})
     assert cli("--vault", str(vault), "sync").code == 0
     drift = cli("--vault", str(vault), "status", "--json").json()["drift"]
-    assert drift == {"new": 0, "changed": 0, "deleted": 0, "unreadable": 0}
+    assert drift == {"new": 0, "changed": 0, "deleted": 0, "unreadable": 0, "unreadable_new": 0}
     (vault / "b.md").write_text("three\n", encoding="utf-8")
     assert cli("--vault", str(vault), "status", "--json").json()["drift"]["new"] == 1
 

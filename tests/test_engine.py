@@ -204,7 +204,13 @@ def test_concurrent_first_syncs_never_delete_each_others_store(
 
     result = run_cli("--vault", str(root), "status", "--json")
     assert result.json()["pages"] == 2500
-    assert result.json()["drift"] == {"new": 0, "changed": 0, "deleted": 0, "unreadable": 0}
+    assert result.json()["drift"] == {
+        "new": 0,
+        "changed": 0,
+        "deleted": 0,
+        "unreadable": 0,
+        "unreadable_new": 0,
+    }
 
 
 def test_prune_keeps_a_set_another_live_process_is_building(tmp_path: Path) -> None:
@@ -609,7 +615,7 @@ def test_an_emptied_index_is_damage_never_zero_hits(
         assert len(result.json()["hits"]) == 30
     else:
         assert result.json()["pages"] == 30
-        drift = {"new": 0, "changed": 0, "deleted": 0, "unreadable": 0}
+        drift = {"new": 0, "changed": 0, "deleted": 0, "unreadable": 0, "unreadable_new": 0}
         assert result.json()["drift"] == drift
     assert active(vault) != folder
     assert len(hits(cli, vault, "common")) == 30

@@ -263,7 +263,13 @@ def test_one_session_given_twice_is_one_page_and_binary_is_refused(
     page = (vault / path).read_text(encoding="utf-8")
     assert "\x1b" not in page and "  1 failed, 1 passed in 0.12s" in page
     status = cli("--vault", str(vault), "status", "--json")
-    assert status.json()["drift"] == {"new": 0, "changed": 0, "deleted": 0, "unreadable": 0}
+    assert status.json()["drift"] == {
+        "new": 0,
+        "changed": 0,
+        "deleted": 0,
+        "unreadable": 0,
+        "unreadable_new": 0,
+    }
     binary = tmp_path / "bin.jsonl"
     binary.write_bytes(bytes(range(256)) * 10)
     refused = cli("--vault", str(vault), "import-session", str(binary))

@@ -158,7 +158,13 @@ def test_a_rename_between_spellings_equal_after_nfc_follows_the_disk_name(
     os.rename(vault / nfc, vault / nfd)
     engine = Engine.open(vault)
     status, _ = engine.read(lambda r: vault_status(engine.config, r.sidecar))
-    assert status["drift"] == {"new": 0, "changed": 1, "deleted": 0, "unreadable": 0}
+    assert status["drift"] == {
+        "new": 0,
+        "changed": 1,
+        "deleted": 0,
+        "unreadable": 0,
+        "unreadable_new": 0,
+    }
     _, report = sync(vault)
     assert (report.added, report.changed, report.moved, report.deleted) == (0, 1, 0, 0)
     assert sql(vault, "SELECT path, disk_path FROM pages") == [(nfc, nfd)]
@@ -682,6 +688,49 @@ def test_a_stored_page_whose_file_cannot_be_read_keeps_its_rows(open_folder: Pat
     assert [h["path"] for h in hits] == ["sub/p.md"]
 
 
+def test_a_new_page_file_without_read_permission_is_counted_by_status(open_folder: Path) -> None:
+    """``chmod 000`` on a page never synced (run unprivileged: root reads it): ``lint`` names
+    it and ``status`` counts it too, apart from the stored pages it cannot read (fresh-user
+    report: status said nothing of it)."""
+    from tests.conftest import NOBODY, give_to_nobody, run_cli
+
+    vault = write_pages(open_folder / "vault", {"p1.md": "alpha\n"})
+    give_to_nobody(vault)
+
+    def cli(*args: str) -> Any:
+        return run_cli("--vault", str(vault), *args, user=NOBODY)
+
+    assert cli("sync").code == 0
+    for name in ("new.md", "sub/other.md"):
+        (vault / name).parent.mkdir(exist_ok=True)
+        (vault / name).write_text("secret plans\n", encoding="utf-8")
+        (vault / name).chmod(0)
+    give_to_nobody(vault)
+    (vault / "notes.txt").write_text("an attachment\n", encoding="utf-8")
+    (vault / "notes.txt").chmod(0)  # not a page: neither count holds it
+    lint = cli("lint", "--json").json()
+    assert sorted((p["path"], p["code"]) for p in lint["problems"]) == [
+        ("new.md", "unreadable"),
+        ("sub/other.md", "unreadable"),
+    ]
+    status = cli("status", "--json")
+    assert status.code == 0, status.err
+    assert status.json()["drift"] == {
+        "new": 0,
+        "changed": 0,
+        "deleted": 0,
+        "unreadable": 0,
+        "unreadable_new": 2,
+    }
+    text = cli("status").out
+    assert [line for line in text.splitlines() if line.startswith("drift:")] == [
+        "drift: nothing for a sync to change; 2 new pages cannot be read (not indexed; see lint)"
+    ]
+    (vault / "p1.md").chmod(0)
+    assert cli("status", "--json").json()["drift"]["unreadable"] == 1
+    assert cli("status", "--json").json()["drift"]["unreadable_new"] == 2
+
+
 def test_a_page_file_without_read_permission_is_reported_and_kept(open_folder: Path) -> None:
     """``chmod 000`` on a page (run unprivileged): ``lint`` and ``status`` name it, as they name
     an unreadable folder; after a ``touch`` sync keeps its stored page and commits no empty
@@ -701,7 +750,13 @@ def test_a_page_file_without_read_permission_is_reported_and_kept(open_folder: P
     code, lint = cli("lint")
     assert code == 1
     assert [(p["path"], p["code"]) for p in lint["problems"]] == [("p2.md", "unreadable")]
-    assert cli("status")[1]["drift"] == {"new": 0, "changed": 0, "deleted": 0, "unreadable": 1}
+    assert cli("status")[1]["drift"] == {
+        "new": 0,
+        "changed": 0,
+        "deleted": 0,
+        "unreadable": 1,
+        "unreadable_new": 0,
+    }
     # fresh-user report: the text said "0 new, 0 changed, 0 deleted … (run vault-sync sync)"
     # though a sync changes nothing for an unreadable page
     status = run_cli("--vault", str(vault), "status", user=NOBODY)

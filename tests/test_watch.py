@@ -452,7 +452,13 @@ def test_r4_a_page_in_a_folder_made_unreadable_under_the_watcher_keeps_its_rows(
     lint = run_cli("--vault", str(vault), "lint", "--json", user=NOBODY, env=env)
     assert ("sub", "unreadable") in {(p["path"], p["code"]) for p in lint.json()["problems"]}
     status = run_cli("--vault", str(vault), "status", "--json", user=NOBODY, env=env).json()
-    assert status["drift"] == {"new": 0, "changed": 0, "deleted": 0, "unreadable": 1}, status
+    assert status["drift"] == {
+        "new": 0,
+        "changed": 0,
+        "deleted": 0,
+        "unreadable": 1,
+        "unreadable_new": 0,
+    }, status
     stop_clean_or_errors = watcher.stop()
     assert stop_clean_or_errors == 0, watcher.log()
     again = run_cli("--vault", str(vault), "sync", user=NOBODY, env=env)

@@ -160,8 +160,10 @@ def vault_status(config: Config, sidecar: Sidecar) -> dict[str, Any]:
     """Counts, generation, last sync, drift and watcher state, as a JSON-ready dict.
 
     Drift compares a fresh scan's (mtime, size) with the stored pages: pages new, changed
-    or gone on disk since the last sync (no file is read), and ``unreadable``: stored pages
-    under a folder (or a file) that cannot be read now, which sync keeps, never "deleted".
+    or gone on disk since the last sync (no file is read), ``unreadable``: stored pages
+    under a folder (or a file) that cannot be read now, which sync keeps, never "deleted",
+    and ``unreadable_new``: page files never stored that cannot be read (sync cannot add
+    them; ``lint`` names each).
     Files whose names hold a secret are never stored, so they are not "new" either.
     """
     from vault_sync.typed_text import scrub_data
@@ -214,6 +216,13 @@ def vault_status(config: Config, sidecar: Sidecar) -> dict[str, Any]:
             "unreadable": sum(
                 1 for p in stored if p not in result.pages and not result.absence_proven(p)
             ),
+            # a page file never stored that cannot be read (`chmod 000` on a new page): lint
+            # names it, and a sync cannot add it (fresh-user report)
+            "unreadable_new": sum(
+                1
+                for u in result.unreadable
+                if u.path.lower().endswith(".md") and u.path not in stored
+            ),
         },
         # its errors and notices name paths (a vault folder can hold a token)
         "watcher": scrub_data(watch_state, config),
@@ -233,13 +242,16 @@ def _drift_line(drift: dict[str, int]) -> str:
             f"drift: {drift['new']} new, {drift['changed']} changed, {drift['deleted']} deleted"
             " on disk since the last sync (run vault-sync sync)"
         )
-    elif drift["unreadable"]:
+    elif drift["unreadable"] or drift["unreadable_new"]:
         line = "drift: nothing for a sync to change"
     else:
         return "drift: none"
     if drift["unreadable"]:
         pages = _plural(drift["unreadable"], "stored page", "stored pages")
         line += f"; {pages} cannot be read now (kept; see lint)"
+    if drift["unreadable_new"]:
+        pages = _plural(drift["unreadable_new"], "new page", "new pages")
+        line += f"; {pages} cannot be read (not indexed; see lint)"
     return line
 
 

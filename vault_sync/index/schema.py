@@ -23,13 +23,14 @@ from typing import TYPE_CHECKING, Any
 import tantivy
 
 from vault_sync.index.section_terms import encode
+from vault_sync.plaintext import REDACTED_PATTERN
 
 if TYPE_CHECKING:  # the page model loads with the parser: a query never builds a document
     from vault_sync.page import Page
 
 #: Bump when a field, an analyzer or the document layout changes. The sidecar stores it, and
 #: the analyzer names below carry it, so an index of another version fails to open.
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 #: Longest token indexed, in UTF-8 bytes (tantivy's ``remove_long``), the same in every word
 #: analyzer at index and query time. A limit exists because tantivy silently drops terms over
@@ -39,6 +40,17 @@ SCHEMA_VERSION = 7
 #: tantivy's built-in analyzers drop tokens of 40 bytes or more, which made those unsearchable.
 MAX_TOKEN_BYTES = 256
 
+#: Our redaction token, one unit in every text analyzer (schema 8): the words of its label
+#: (``[REDACTED:github_token]``: redacted, github, token) are never indexed, so a page that
+#: held a secret is not found by ``github token`` or ``REDACTED`` (fresh-user report). The
+#: stored text keeps the token; its one term is never a query's: a query drops our tokens
+#: (:mod:`vault_sync.retrieve`).
+_TOKEN_UNIT = REDACTED_PATTERN + "|"
+#: tantivy's ``simple`` tokenizer as a regex (a run of ``char::is_alphanumeric``: Unicode
+#: Alphabetic or Numeric), with our token first: the same words for any other text.
+_EN_PATTERN = _TOKEN_UNIT + r"[\p{Alphabetic}\p{N}]+"
+_REDACTED = re.compile(REDACTED_PATTERN)
+
 _V = f"_v{SCHEMA_VERSION}"
 #: Registered analyzer names (versioned, see the module docstring).
 EN_ANALYZER = "vs_en" + _V
@@ -46,6 +58,10 @@ CJK_ANALYZER = "vs_cjk" + _V
 CODE_ANALYZER = "vs_code" + _V
 IDENT_ANALYZER = "vs_ident" + _V
 KEYWORD_ANALYZER = "vs_keyword" + _V
+#: tantivy's ``simple`` tokenizer in place of :data:`_EN_PATTERN`: the same words for a text
+#: without our token, 4x faster (tantivy's regex tokenizer costs ~45 ms per MB more). Never
+#: registered: the sections of a page without a token are analyzed with it.
+_EN_SIMPLE = "vs_en_simple" + _V
 
 #: CJK unigrams, other letters/digits as whole words (TECH-NOTES §1.7, verified on S2), and
 #: one separator token for each run of other characters (punctuation, symbols, blanks).
@@ -64,7 +80,7 @@ _CJK_PATTERN = (
     r"|[\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}--\p{M}]\p{M}*"
     r"|[\p{L}\p{M}\p{N}--\p{Han}--\p{Hiragana}--\p{Katakana}--\p{Hangul}"
     r"--\p{Thai}--\p{Lao}--\p{Khmer}--\p{Myanmar}]+"
-    r"|[^\p{L}\p{M}\p{N}]+"
+    r"|[^\p{L}\p{M}\p{N}\[]+|\["  # `[` apart: our token (first in the analyzer) starts there
 )
 #: Code words: splits snake_case and CamelCase (``PageAuthority`` -> page, authority).
 #: A run of capitals keeps the next capital (``HTTPServer`` -> https, erver): Rust's regex has
@@ -109,10 +125,13 @@ def _analyzers() -> dict[str, tantivy.TextAnalyzer]:
         return builder.build()
 
     return {
-        # tantivy's built-in en_stem with a longer token limit, so queries are analyzed by the
-        # same object.
-        EN_ANALYZER: build(t.simple(), limit, f.lowercase(), f.stemmer("english")),
-        CJK_ANALYZER: build(t.regex(_CJK_PATTERN), limit, f.lowercase(), f.ascii_fold()),
+        # tantivy's built-in en_stem with a longer token limit and our token as one unit, so
+        # queries are analyzed by the same object.
+        EN_ANALYZER: build(t.regex(_EN_PATTERN), limit, f.lowercase(), f.stemmer("english")),
+        _EN_SIMPLE: build(t.simple(), limit, f.lowercase(), f.stemmer("english")),
+        CJK_ANALYZER: build(
+            t.regex(_TOKEN_UNIT + _CJK_PATTERN), limit, f.lowercase(), f.ascii_fold()
+        ),
         CODE_ANALYZER: build(t.regex(_CODE_PATTERN), limit, f.lowercase(), f.stemmer("english")),
         IDENT_ANALYZER: build(t.regex(_IDENT_PATTERN), limit, f.lowercase()),
         # tags are whole filter keys, matched by a term query on the whole value: no limit
@@ -261,6 +280,8 @@ def document_fields(page: Page, content_hash: str) -> dict[str, Any]:
     # Same list as [w for w in re.findall(r"\w+", body) if is_identifier(w)], found
     # without a Python step per word (speed: see _IDENTIFIER_TAIL).
     body, backwards = page.body, ""
+    if "[REDACTED:" in body:  # our tokens' labels are no identifiers (`github_token`)
+        body = _REDACTED.sub(lambda m: " " * len(m.group()), body)
     idents: list[str] = []
     for m in _IDENTIFIER_TAIL.finditer(body):
         backwards = backwards or body[::-1]  # reversed once, for the pages that need it
@@ -289,7 +310,7 @@ def document_fields(page: Page, content_hash: str) -> dict[str, Any]:
         "body_code": " ".join(camel),
         "body_ident": " ".join(idents),
         "hash": content_hash,
-        "sections": encode(body, _section_analyzers(body)),
+        "sections": encode(page.body, _section_analyzers(page.body)),
     }
     for key in ("project", "valid_from", "valid_to"):
         value = getattr(page, key)
@@ -301,7 +322,8 @@ def document_fields(page: Page, content_hash: str) -> dict[str, Any]:
 def _section_analyzers(body: str) -> list[tantivy.TextAnalyzer]:
     """The analyzers of the ``sections`` field (:mod:`vault_sync.passages` looks for the
     words of ``body`` and ``body_cjk`` in a section): English, and CJK for a CJK body."""
-    names = [EN_ANALYZER, CJK_ANALYZER] if has_cjk(body) else [EN_ANALYZER]
+    en = EN_ANALYZER if "[REDACTED:" in body else _EN_SIMPLE  # the same words, faster
+    names = [en, CJK_ANALYZER] if has_cjk(body) else [en]
     return [analyzer(name) for name in names]
 
 
