@@ -21,10 +21,11 @@ syntaxes, and every one of them kept its value:
 are copied), and the name rules run on it as on the raw text: the same names, the same
 placeholders spared, and a value found there is redacted in the raw text, its markup left.
 Where the pair has no operator (a table row, cells, a dash), the value must be one word of
-4+ characters that is not all letters: ``| DB_PASSWORD | Database password |`` and
-``Password - see the vault`` are prose. ``None`` when the text has none of these (the
-common case: the rules then run once). Linear: each pattern is bounded and tried only at a
-keyword or trigger. Part of :mod:`vault_sync.sanitize`.
+4+ characters that reads as a secret (:func:`_secret_like`): ``| DB_PASSWORD | Database
+password |``, ``| Password | see-below |`` and ``Password - see the vault`` are prose.
+``None`` when the text has none of these (the common case: the rules then run once). Linear:
+each pattern is bounded and tried only at a keyword or trigger. Part of
+:mod:`vault_sync.sanitize`.
 """
 
 from __future__ import annotations
@@ -102,6 +103,17 @@ _DOCKER_ENV = re.compile(
 Edit = tuple[int, int, str]
 
 
+def _secret_like(word: str) -> bool:
+    """A value after a separator without an operator (a table cell, a dash) reads as a
+    secret: a symbol of a password (``!@#$%^&*+/=~``), or letters and digits together
+    without a dash unless 16+ characters long (``Yh2Lc9Bn4Sx7``, a UUID) — not a word
+    (``Required``, ``see-below``) nor a version (``v2-compatible``)."""
+    if any(c in "!@#$%^&*+/=~" for c in word):
+        return True
+    mixed = any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
+    return mixed and ("-" not in word or len(word) >= 16)
+
+
 def _keyword_edits(text: str, view: bytes, edits: list[Edit]) -> None:
     """The rewrites after each name ending with a secret keyword (:data:`_SEP`)."""
     for head in _HEADS:
@@ -129,7 +141,7 @@ def _separator(text: str, name_at: int, end: int, edits: list[Edit]) -> bool:
             return False
     if kind in _WORD_VALUE:
         word = _WORD_VALUE[kind].match(text, m.end())
-        if word is None or word.group(1).isalpha():
+        if word is None or not _secret_like(word.group(1)):
             return False
     edits.append((end, m.end(), ": "))
     return True
