@@ -68,6 +68,8 @@ LABELLED: tuple[tuple[str, str], ...] = (
     # Dockerfile ENV without `=`, SQL, XML
     ("ENV DB_PASSWORD Wd8pQz2Lr6", "ENV DB_PASSWORD [REDACTED:env_secret]"),
     ("  ENV API_TOKEN Jr4Nb7Tq1Yx5Vk8Cm2Hs6\n", "  ENV API_TOKEN [REDACTED:api_key]\n"),
+    ("- ENV DB_PASSWORD Wd8pQz2Lr6", "- ENV DB_PASSWORD [REDACTED:env_secret]"),
+    ("メモ：ENV DB_PASSWORD Wd8pQz2Lr6です", "メモ：ENV DB_PASSWORD [REDACTED:env_secret]"),
     (
         "CREATE USER app IDENTIFIED BY 'Wd8pQz2Lr6';",
         "CREATE USER app IDENTIFIED BY '[REDACTED:env_secret]';",
@@ -171,6 +173,7 @@ PROSE: tuple[str, ...] = (
     "PASSWORD=__PASSWORD__",
     '"password":\n  "${DB_PASSWORD}"',
     "ENV LOG_LEVEL debug",
+    "set the ENV DB_PASSWORD variable, then restart",
     "ENV API_KEY_FILE /run/secrets/api_key",
     "if password>5: return",
     "<key>value</key>",

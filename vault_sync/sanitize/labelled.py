@@ -96,9 +96,17 @@ _SQL_IDENTIFIED = re.compile(
 )
 #: Dockerfile's ``ENV NAME value`` (the legacy form without ``=``; docs.docker.com
 #: reference ``ENV``): the blanks after the name read as ``=``.
+#: At a line's start (after blanks, a list marker or ``>``) any value is taken; elsewhere
+#: (``- RUN x && ENV …`` no, but ``メモ：ENV …`` or a sentence) the value must read as a
+#: secret (:func:`_secret_like`).
 _DOCKER_ENV = re.compile(
-    r"^[ \t]{0,16}ENV[ \t]{1,8}([A-Za-z_][\w.-]{0,127})([ \t]{1,8})(?=[^\s=])", re.MULTILINE
+    r"(?P<head>^[ \t]{0,16}(?:[-*+>][ \t]{1,4}){0,2})?(?<![A-Za-z0-9_])ENV[ \t]{1,8}"
+    r"([A-Za-z_][\w.-]{0,127})([ \t]{1,8})(?=([^\s=][^\s]{0,255}))",
+    re.MULTILINE,
 )
+
+#: The ASCII start of a value (a non-ASCII letter ends it: ``…O3hです``).
+_ASCII_RUN = re.compile(r"[\x21-\x7e]*")
 
 Edit = tuple[int, int, str]
 
@@ -172,8 +180,12 @@ def _statement_edits(text: str, view: bytes, edits: list[Edit]) -> None:
             edits.append((m.start(), m.end(), "password: "))
     if b"env" in view and "ENV" in text:
         for m in _DOCKER_ENV.finditer(text):
-            if _KEYWORD.search(m.group(1)):
-                edits.append((m.start(2), m.end(2), "="))
+            if not _KEYWORD.search(m.group(2)):
+                continue
+            value = _ASCII_RUN.match(m.group(4)).group()  # type: ignore[union-attr]
+            if m.group("head") is None and not _secret_like(value):
+                continue
+            edits.append((m.start(3), m.end(3), "="))
 
 
 def label_view(text: str) -> View | None:
