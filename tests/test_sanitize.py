@@ -778,6 +778,21 @@ def test_words_after_a_password_name_in_prose_stay(text: str) -> None:
     assert scrub(text) == (text, ())
 
 
+def test_password_words_never_run_over_our_token() -> None:
+    # found by a random run: a value of words running over one of our tokens was refused
+    # whole (a rule never matches using a token's text) and the rule was not tried again on
+    # that line, so a second scrub found what the first had left
+    text = (
+        "mysqlpwd=password: \npassword: ---x=- :&#58;~~ [REDACTED:github_token]PASSWORD=Kq8#vT2!\n"
+    )
+    out = scrub(text)[0]
+    assert out == (
+        "mysqlpwd=[REDACTED:env_secret] \n[REDACTED:env_secret] [REDACTED:env_secret] :&#58;~~"
+        " [REDACTED:github_token]PASSWORD=[REDACTED:env_secret]\n"
+    )
+    assert scrub(out) == (out, ())
+
+
 def test_password_words_on_config_lines_are_linear() -> None:
     # the value's line and its neighbours are read at most 256 characters each
     for shape in ("password: a b ", "user: x\npassword: a b c\n", "password: a " + "b " * 200):

@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # the page model loads with the parser: a query never builds 
 
 #: Bump when a field, an analyzer or the document layout changes. The sidecar stores it, and
 #: the analyzer names below carry it, so an index of another version fails to open.
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 #: Longest token indexed, in UTF-8 bytes (tantivy's ``remove_long``), the same in every word
 #: analyzer at index and query time. A limit exists because tantivy silently drops terms over

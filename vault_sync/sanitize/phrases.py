@@ -88,6 +88,8 @@ def line_value_end(text: str, name_start: int, value_end: int, env_line: bool) -
     more = _MORE_WORDS.match(text, value_end, value_end + LINE_CAP + 1)
     if more is None or (more.end() < len(text) and text[more.end()] != "\n"):
         return None  # no other word, or a line longer than the cap
+    if "[REDACTED:" in more.group():
+        return None  # never over our own token (scrubbing stays idempotent)
     line_start = text.rfind("\n", max(0, name_start - LINE_CAP), name_start) + 1
     if not line_start and name_start > LINE_CAP:
         return None
