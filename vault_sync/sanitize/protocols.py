@@ -88,7 +88,8 @@ def _query_span(text: str, m: re.Match[str]) -> Span | None:
 
 def _putty_span(text: str, m: re.Match[str]) -> Span | None:
     """A PuTTY key file's private lines (``Private-Lines: N`` and the base64 lines after
-    it), without the newline after the last one."""
+    it), without the newline after the last one; flattened onto one line (a query, a title)
+    the lines of 16+ characters after it (the full leak audit found them kept)."""
     block = m.group(1).rstrip()
     return (m.start(1), m.start(1) + len(block)) if block else None
 
@@ -127,8 +128,9 @@ def protocol_rules() -> list[Rule]:
         Rule(
             "private_key",
             c(
-                r"(?i:private-lines):[ \t]{0,8}[0-9]{1,4}[ \t]{0,8}\r?\n"
-                r"((?:[ \t]{0,8}[A-Za-z0-9+/=]{4,256}+[ \t]{0,8}(?:\r?\n|\Z)){1,4096}+)"
+                r"(?i:private-lines):[ \t]{0,8}[0-9]{1,4}(?:[ \t]{0,8}\r?\n|[ \t]{1,8})"
+                r"((?:[ \t]{0,8}[A-Za-z0-9+/=]{4,256}+[ \t]{0,8}(?:\r?\n|\Z)"
+                r"|[A-Za-z0-9+/=]{16,256}+(?:[ \t]{1,8}|\Z)){1,4096}+)"
             ),
             ("private-lines:",),
             _putty_span,
