@@ -101,7 +101,9 @@ POSITIVE: dict[str, tuple[str, str]] = {
 
 NEGATIVE: dict[str, tuple[str, str]] = {
     "github_token": ("ghp_" + gen(20) + " is too short", "ghp_" + gen(30) + "-is-not-a-token"),
-    "openai_key": ("task-sk-list and sk-learn", "risk-" + gen(48) + " and desk-sk-" + gen(48)),
+    # glued to a letter: part of a word (after `-` or `_` a token is a token: every vendor
+    # rule has one left boundary, fresh-user report 3)
+    "openai_key": ("task-sk-list and sk-learn", "risk-" + gen(48) + " and desksk-" + gen(48)),
     "anthropic_key": ("sk-ant- is the prefix", "sk-ant-api03-short"),
     "stripe_key": ("pk_live_" + gen(24) + " is publishable", "sk_live_ alone"),
     "aws_key": ("AKIA" + gen(10, UPPER) + " short", "XAKIA" + gen(16, UPPER) + " in a word"),

@@ -51,6 +51,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from vault_sync.sanitize.labelled import label_view
 from vault_sync.sanitize.markup import markup_view, wrap_view
 from vault_sync.sanitize.overlaps import Candidate, Finding, Spans, resolve
 from vault_sync.sanitize.rendered import Chain, View, rendered_view
@@ -88,6 +89,8 @@ logger = logging.getLogger(__name__)
 #: too, and in every folder of the path, not only the file name (a folder named
 #: ``keys-sk_live_…`` kept its key: found by a fresh user).
 _NAME_GLUE = re.compile(r"[-_ ./]")
+#: A page's extension, cut off for a second look at its path (:meth:`Scrubber.scrub_names`).
+_PAGE_EXTENSION = re.compile(r"\.(?:md|markdown)\Z", re.IGNORECASE)
 
 
 def _view(text: str, findings: tuple[Finding, ...]) -> View | Chain | None:
@@ -100,7 +103,7 @@ def _view(text: str, findings: tuple[Finding, ...]) -> View | Chain | None:
     wrapped = wrap_view(text, {f.end for f in findings})
     if wrapped is not None:
         views.append(wrapped)
-    for step in (rendered_view, markup_view):
+    for step in (rendered_view, label_view, markup_view):
         view = step(views[-1].text if views else text)
         if view is not None:
             views.append(view)
@@ -281,21 +284,29 @@ class Scrubber:
         # A path glues words with `-`, `_`, `.`, spaces or `/` (`notes-glpat-…`,
         # `keys-sk_live_…/note.md`): each part after one, in any folder, is also scrubbed on
         # its own, as if it began the name.
-        variants: list[tuple[int, int]] = []  # (name index, offset of the part in the name)
+        # A page's path is scrubbed without its `.md` too: a value ending in a file
+        # extension is spared after a password name (`password=Fo10sPX5zYKrh.md` kept its
+        # password: fresh-user report 3).
+        variants: list[tuple[int, int, int]] = []  # (name index, part start, part end)
         for index, name in enumerate(names):
-            variants.append((index, 0))
-            variants.extend((index, m.end()) for m in _NAME_GLUE.finditer(name))
-        joined = "\n".join(names[i][at:] for i, at in variants)
+            ends = [len(name)]
+            page = _PAGE_EXTENSION.search(name)
+            if page is not None:
+                ends.append(page.start())
+            for end in ends:
+                variants.append((index, 0, end))
+                variants.extend((index, m.end(), end) for m in _NAME_GLUE.finditer(name, 0, end))
+        joined = "\n".join(names[i][at:end] for i, at, end in variants)
         _, findings = self.scrub(joined)
         if not findings:
             return {}
         starts = [0]
-        for i, at in variants:
-            starts.append(starts[-1] + len(names[i]) - at + 1)
+        for _i, at, end in variants:
+            starts.append(starts[-1] + end - at + 1)
         by_name: dict[str, list[Finding]] = {}  # from all of a name's parts, at name offsets
         for f in findings:
             k = bisect.bisect_right(starts, f.start) - 1
-            i, at = variants[k]
+            i, at, _end = variants[k]
             shift = at - starts[k]
             by_name.setdefault(names[i], []).append(
                 Finding(f.label, f.start + shift, f.end + shift)

@@ -50,6 +50,17 @@ def _value_end(text: str, m: re.Match[str], index: int, quote: str) -> int:
     return capped_end(_REST[quote], text, m.start(index), m.end(index), _VALUE_CAP)
 
 
+def _bare_end(text: str, name_start: int, start: int, end: int) -> int:
+    """Where a bare value from ``start`` to ``end`` ends when a quote opens before its name
+    (``curl -d "password=X" …``, ``echo 'token=X' > cfg``): at that quote, which closes the
+    string the pair is in (a bare value may hold quotes: YAML ``token: ab"cd``; but redacting
+    the closing one ate it: fresh-user report 3). ``end`` otherwise."""
+    if name_start <= 0 or text[name_start - 1] not in "\"'":
+        return end
+    cut = text.find(text[name_start - 1], start, end)
+    return cut if cut > start else end
+
+
 def _code_after(text: str, m: re.Match[str], index: int) -> bool:
     """A bare value that ended by itself before ``(`` or ``[``: code (``get_token()``,
     ``os.environ["X"]``), not a value. A value cut at the cap did not end there."""
@@ -62,7 +73,7 @@ def _code_after(text: str, m: re.Match[str], index: int) -> bool:
 #: name ends with KEY/TOKEN/SECRET/PASSWORD/...; then an assignment operator of any common
 #: syntax (`=`, `:`, `:=`, `=>`, `?=`, `||=`, `.=`, `<-`), or spaces after a `--flag`.
 _ASSIGN = (
-    r"(?i:(key|token|secret|pass(?:w(?:or)?d|phrase)?|pwd|pw))[\"'\]]{0,2}"
+    r"(?i:(key|token|secret|pass(?:w(?:or)?d|phrase)?|pwd|pw|psk))[\"'\]]{0,2}"
     r"(?:[ \t]{0,8}(?::=|=>|\?=|\|\|=|\.=|<-|=|:)[ \t]{0,8}|([ \t]{1,8}))" + _VALUE
 )
 #: Keywords that must follow another name part (`API_KEY`, `dbPwd`); bare `key:` is too common.
@@ -70,7 +81,7 @@ _NEEDS_PREFIX = frozenset({"key", "pwd"})
 
 #: ``pw`` too, the common short form (``pw=``, ``db_pw:``, ``--pw``: a fresh user's value
 #: after ``pw=`` went through unredacted).
-_PASSWORDS = frozenset({"password", "passwd", "passphrase", "pwd", "pw", "pass"})
+_PASSWORDS = frozenset({"password", "passwd", "passphrase", "pwd", "pw", "pass", "psk"})
 
 
 _NAME_REVERSED = re.compile(r"[\w.-]*", re.ASCII)
@@ -181,8 +192,13 @@ def _assignment_span(text: str, m: re.Match[str]) -> Span | None:
         ok = len(value) >= 4 and not _placeholder(value)
     else:
         ok = _random_looking(value)
+    if not ok:
+        return None
     quote = {3: '"', 4: "'"}.get(index, "")
-    return (m.start(index), _value_end(text, m, index, quote)) if ok else None
+    end = _value_end(text, m, index, quote)
+    if not quote:
+        end = _bare_end(text, m.start() - len(prefix), m.start(index), end)
+    return m.start(index), end
 
 
 #: A name whose secret word is abbreviated (``awssec``, ``db_cred``, ``auth``) or followed by
@@ -244,7 +260,10 @@ def _loose_assignment_span(text: str, m: re.Match[str]) -> Span | None:
     if not _generated_run(m.group(index)):
         return None
     quote = {3: '"', 4: "'"}.get(index, "")
-    return m.start(index), _value_end(text, m, index, quote)
+    end = _value_end(text, m, index, quote)
+    if not quote:
+        end = _bare_end(text, m.start() - len(_name_before(text, m.start())), m.start(index), end)
+    return m.start(index), end
 
 
 _API_KEY = (
@@ -271,7 +290,9 @@ def _api_key_span(text: str, m: re.Match[str]) -> Span | None:
         return None
     if not _random_looking(value):
         return None
-    return m.start(index), _value_end(text, m, index, {2: '"', 3: "'"}.get(index, ""))
+    quote = {2: '"', 3: "'"}.get(index, "")
+    end = _value_end(text, m, index, quote)
+    return m.start(index), end if quote else _bare_end(text, start, m.start(index), end)
 
 
 #: The rest of a command-line password past the pattern's cap of 256 characters.
@@ -327,7 +348,7 @@ def name_rules() -> list[Rule]:
         Rule(
             "env_secret",
             c(_ASSIGN),
-            ("pass", "pw"),
+            ("pass", "pw", "psk"),
             _assignment_span,
             pre=_assignment_name,
             spare=password_placeholder,

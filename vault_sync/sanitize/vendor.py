@@ -44,6 +44,8 @@ _BEFORE: dict[str, frozenset[str]] = {
     "alnum": ALNUM,
     "digit": frozenset("0123456789"),
 }
+#: The row boundaries read as "no letter or digit before" (:func:`_vendor_rule`).
+_WORD_BOUNDARIES = frozenset({"word", "word_dash"})
 _BACK: dict[str, Callable[[str, int], int] | None] = {"": None, "digits": _digits_before}
 _CHECK: dict[str, Callable[[str], bool] | None] = {
     "": None,
@@ -83,10 +85,11 @@ def _vendor_rule(row: SecretFormat) -> Rule:
     check = _CHECK[row.check]
     back = _lead(row.lead) if row.lead else _BACK[row.back]
     dispatch = _dispatchable(row)
-    # A token with a distinctive prefix glued after a dash is still the token (`notes-glpat-…`
-    # file names); a short one is not (`desk-sk-…`).
-    glued = dispatch and row.before == "word_dash" and min(map(len, row.triggers)) >= 4
-    before = WORD if glued else _BEFORE[row.before]
+    # One left boundary for every token rule: a letter or digit glued before it makes it
+    # part of a word (`mysk-…`), but a token after `-` or `_` is still the token
+    # (`backup-xoxb-…`, `notes-glpat-…`, `x_sk-ant-…`, `dir-xoxp-…/`: a fresh user found
+    # some rules took it after a dash and others not, and after `_` almost none did).
+    before = ALNUM if row.before in _WORD_BOUNDARIES else _BEFORE[row.before]
     span = whole if row.group == 0 and check is None else group(row.group, check)
     return Rule(
         row.label,
