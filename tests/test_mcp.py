@@ -507,3 +507,27 @@ def test_the_brief_tools_section_is_what_a_more_line_points_to(vault: Path) -> N
 def _text(result: Any) -> str:
     assert not result.is_error, result.content
     return str(result.content[0].text)
+
+
+def test_query_explain_gives_the_reading_the_cli_gives(vault: Path) -> None:
+    """``explain`` over MCP carries ``reading`` as ``query --explain --json`` does."""
+    typed = 'how does the "retry storm" -draft retry'
+
+    async def body(client: Client) -> Any:
+        return _json(await client.call_tool("query", {"text": typed, "explain": True}))
+
+    got = _session(vault)(body)
+    cli_out = run_cli("--vault", str(vault), "query", typed, "--explain", "--json")
+    assert cli_out.code == 0, cli_out.err
+    assert (
+        got["reading"]
+        == cli_out.json()["reading"]
+        == {
+            "words": ["retry"],
+            "phrases": ["retry storm"],
+            "excluded": ["draft"],
+            "stop_words": ["how", "does", "the"],
+            "repeats": [],
+            "word_pairs": [],
+        }
+    )

@@ -367,6 +367,35 @@ def test_as_of_filters_and_shows_the_status_a_page_had_that_day(
     assert reasons["Alone.md"][-1] == "status superseded: cap 0.65"
 
 
+def test_explain_says_how_the_query_was_read(make_vault: Callable[..., Path], cli: Cli) -> None:
+    """A fresh user's report: ``--explain`` never said which words were left out, excluded
+    or counted once, nor that a quoted phrase no page holds was searched as its words."""
+    vault = make_vault({"A.md": "retry storm budget\n", "B.md": "retry budget draft\n"})
+    typed = 'how does the "retry storm" -draft budget Budget retry budget'
+    out = cli("--vault", str(vault), "query", typed, "--explain", "--json")
+    assert out.code == 0, out.err
+    assert out.json()["reading"] == {
+        "words": ["budget", "retry"],
+        "phrases": ["retry storm"],
+        "excluded": ["draft"],
+        "stop_words": ["how", "does", "the"],
+        "repeats": ["Budget", "budget"],
+        "word_pairs": ["budget Budget", "Budget retry", "retry budget"],
+    }
+    assert [h["explain"]["lexical"]["phrases_as_words"] for h in out.json()["hits"]] == [False]
+    missing = cli("--vault", str(vault), "query", '"storm retry"', "--explain", "--json").json()
+    assert {h["path"]: h["explain"]["lexical"]["phrases_as_words"] for h in missing["hits"]} == {
+        "A.md": True,
+        "B.md": True,
+    }
+    text = cli("--vault", str(vault), "query", typed, "--explain").out.splitlines()
+    assert text[0] == (
+        "read as: words: budget, retry; phrases: retry storm; excluded: draft; stop words left"
+        " out: how, does, the; repeats counted once: Budget, budget; word pairs: budget Budget,"
+        " Budget retry, retry budget"
+    )
+
+
 def test_the_rules_read_the_facts_of_successors_and_of_both_sides_of_a_contradiction() -> None:
     from vault_sync.page_facts import read_by_rules
 

@@ -286,16 +286,39 @@ def query(
     took_ms = round((time.perf_counter() - started) * 1000, 2)
     if not hits and (kind is not None or project is not None or status is not None):
         _unknown_filters(vault, {"kind": kind, "project": project, "status": status})
+    read = _reading(text, config) if explain else None
     if as_json:
         echo = scrub_typed(text, config)
         out: dict[str, Any] = {"query": echo, "hits": [hit_json(h, explain) for h in hits]}
+        if read is not None:
+            out["reading"] = read
         if timings:
             out["took_ms"] = took_ms
         emit_json(out)
         return
+    if read is not None:
+        said = [f"{_READ_AS.get(key, key)}: {', '.join(v)}" for key, v in read.items() if v]
+        click.echo(one_line("read as: " + "; ".join(said)))
     _print_hits(hits, explain)
     if timings:
         click.echo(f"({took_ms} ms)")
+
+
+#: ``--explain``'s words for the keys of the query's reading, in text output.
+_READ_AS = {
+    "stop_words": "stop words left out",
+    "repeats": "repeats counted once",
+    "word_pairs": "word pairs",
+}
+
+
+def _reading(text: str, config: Any) -> dict[str, list[str]]:
+    """``--explain``'s reading of the query text (:func:`vault_sync.retrieve.query_reading`),
+    each clause scrubbed as the echoed query is."""
+    from vault_sync.retrieve import query_reading
+
+    read = query_reading(text)
+    return {key: [scrub_typed(clause, config) for clause in v] for key, v in read.items()}
 
 
 def _print_hits(hits: list[Any], explain: bool) -> None:

@@ -110,7 +110,7 @@ def _search_tools(server: MCPServer, engine: Engine) -> None:
         page to reinforce or link. Not for listing everything: use `brief` for the standing
         answers. Phrases in double quotes must appear as written; `-word` leaves pages out.
         `as_of` (YYYY-MM-DD) keeps only pages valid that day; `now` dates relative phrases.
-        `explain` gives each stage's part per hit."""
+        `explain` gives each stage's part per hit and how the text was read (`reading`)."""
         count, why = int_arg(limit, "limit", 1, 1000), flag_arg(explain, "explain")
         options = {"limit": count, "kind": kind, "project": project, "tag": tag, "explain": why}
         options.update(status=status, as_of=as_of, now=now)
@@ -121,7 +121,12 @@ def _search_tools(server: MCPServer, engine: Engine) -> None:
                 lambda: call(engine, lambda: engine.search(text, **options))
             )
             hits = found[0]
-        return {"query": text, "hits": [hit_json(h, why) for h in hits]}
+        out: dict[str, Any] = {"query": text, "hits": [hit_json(h, why) for h in hits]}
+        if why:  # how the (scrubbed) text was read, as the CLI's --explain --json gives it
+            from vault_sync.retrieve import query_reading
+
+            out["reading"] = query_reading(text)
+        return out
 
     @server.tool()
     def brief(

@@ -139,6 +139,41 @@ def read_clauses(text: str, *, rules: ClauseRules, boosts: Mapping[str, float]) 
     return out
 
 
+#: The keys of :func:`reading`, in the order ``--explain`` prints them.
+READING_KEYS = ("words", "phrases", "excluded", "stop_words", "repeats", "word_pairs")
+
+
+def reading(text: str, rules: ClauseRules = DEFAULT_RULES) -> dict[str, list[str]]:
+    """How :func:`read_clauses` reads user text, for ``query --explain``: ``{key: [clause as
+    typed]}`` for each of :data:`READING_KEYS` — ``words`` (searched, any may match; a CJK
+    run among them is searched by its bigrams), ``phrases`` (quoted: must match, or their
+    words are searched when no page holds one), ``excluded`` (``-word``, ``-"a phrase"``),
+    ``stop_words`` (left out while another word remains), ``repeats`` (typed again: counted
+    once), ``word_pairs`` (adjacent words earning the pair bonus, :data:`PAIR_BOOST`)."""
+    out: dict[str, list[str]] = {key: [] for key in READING_KEYS}
+    stops = _stop_clauses(text) if rules.drop_stop_words else set()
+    seen: set[tuple[bool, str]] = set()
+    for match in _CLAUSE.finditer(text):
+        quoted = match.group(2) is not None
+        clause = (match.group(2) if quoted else match.group(4)).strip()
+        if not clause:
+            continue
+        is_phrase = quoted and rules.phrases_required
+        key = (is_phrase, clause.strip(_EDGE_PUNCTUATION).casefold())
+        if match.start() in stops:
+            out["stop_words"].append(clause)
+        elif match.group(1) if quoted else match.group(3):
+            out["excluded"].append(clause)
+        elif key in seen and not rules.keep_repeats:
+            out["repeats"].append(clause)
+        else:
+            seen.add(key)
+            out["phrases" if is_phrase else "words"].append(clause)
+    if rules.word_pairs:
+        out["word_pairs"] = _word_pairs(text, _stop_clauses(text))
+    return out
+
+
 def _cjk_run_clauses(
     run: str,
     out: Clauses,

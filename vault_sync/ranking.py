@@ -586,6 +586,8 @@ def _hits(
                 else None
             )
             details = explain_of(candidate, run.facts[candidate.path], plan, words)
+            # the quoted phrases found no page: their words were searched (lexical_plans)
+            details["lexical"]["phrases_as_words"] = lexical is not plan.lexical
         hit = hit_of(doc, candidate.final, snippet, details, candidate.confidence)
         if (status := _status_on(run, candidate.path)) != hit.status:
             hit = replace(hit, status=status)

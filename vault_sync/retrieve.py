@@ -44,7 +44,7 @@ from vault_sync.query_fields import (
     TIE_BREAKER,
     QueryPlan,
 )
-from vault_sync.query_text import DEFAULT_RULES, ClauseRules, Clauses, read_clauses
+from vault_sync.query_text import DEFAULT_RULES, ClauseRules, Clauses, read_clauses, reading
 from vault_sync.snippets import SNIPPET_MAX_CHARS, Snippet, make_snippet
 
 #: Ranking switches ``eval --ablate`` can flip, by name: each is a stage or option of this
@@ -492,6 +492,12 @@ def search(
     if hits or fallback is None:
         return hits
     return run_query(index, fallback(), limit=limit, explain=explain, snippets=snippets)
+
+
+def query_reading(text: str) -> dict[str, list[str]]:
+    """How the default ranking reads ``text`` (:func:`vault_sync.query_text.reading`), after
+    the same normalisation as :func:`lexical_plans` (NFC, full-width forms as ASCII)."""
+    return reading(unicodedata.normalize("NFC", text).translate(_FULL_WIDTH))
 
 
 def lexical_plans(
