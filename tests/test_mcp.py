@@ -394,7 +394,7 @@ def test_bad_arguments_never_echo_their_values(vault: Path) -> None:
 
     texts = _session(vault)(body)
     assert texts[0] == "Error executing tool link: bad arguments: target (missing)"
-    assert texts[1] == "Error executing tool show: bad arguments: page (missing)"
+    assert texts[1] == "Error executing tool show: bad arguments: page (missing), pg (unknown)"
     assert all("Hunter2024" not in t and "IOSFODNN7ABCDEFG" not in t for t in texts), texts
 
 
@@ -531,3 +531,30 @@ def test_query_explain_gives_the_reading_the_cli_gives(vault: Path) -> None:
             "word_pairs": [],
         }
     )
+
+
+def test_an_argument_a_tool_does_not_take_is_refused_by_name(vault: Path) -> None:
+    """A fresh user's report: ``{"text": "retry", "bogus": 1}`` was answered, the unknown
+    argument silently dropped (a misspelt ``explian`` would never explain)."""
+    secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+
+    async def body(client: Client) -> list[Any]:
+        out: list[Any] = []
+        for name, args in (
+            ("query", {"text": "retry", "bogus": 1, "explian": True}),
+            ("status", {"verbose": True}),
+            ("query", {"text": "retry", secret: 1}),
+        ):
+            result = await client.call_tool(name, args)
+            out.append((result.is_error, result.content[0].text))
+        out.append(_json(await client.call_tool("query", {"text": "retry", "limit": 1})))
+        return out
+
+    bad, status, hidden, ok = _session(vault)(body)
+    assert bad == (
+        True,
+        "Error executing tool query: bad arguments: bogus (unknown), explian (unknown)",
+    )
+    assert status == (True, "Error executing tool status: bad arguments: verbose (unknown)")
+    assert hidden[0] is True and secret not in hidden[1] and "[REDACTED:" in hidden[1]
+    assert len(ok["hits"]) == 1

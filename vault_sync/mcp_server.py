@@ -50,8 +50,19 @@ class _Server(MCPServer):
     config: Config | None = None
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
-        """The SDK's call, its ToolError turned into our one line (see the class)."""
+        """The SDK's call, its ToolError turned into our one line (see the class); an
+        argument the tool does not take is refused by name (the SDK drops it silently, so a
+        misspelt ``explian`` or ``kinds`` would be ignored: a fresh user's report)."""
         try:
+            schema = self._tool_input_schema(name)
+            given = set(arguments or {})
+            if schema is not None and (unknown := sorted(given - set(schema["properties"]))):
+                missing = sorted(set(schema.get("required", [])) - given)
+                listed = ", ".join(
+                    [f"{arg} (missing)" for arg in missing]
+                    + [f"{arg} (unknown)" for arg in unknown]
+                )
+                raise ToolError(f"Error executing tool {name}: bad arguments: {listed}")
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
             if isinstance(exc.__cause__, ValidationError):
