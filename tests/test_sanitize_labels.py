@@ -137,6 +137,14 @@ LABELLED: tuple[tuple[str, str], ...] = (
         "Private-MAC: 0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d",
         "Private-Lines: 2\n[REDACTED:private_key]\nPrivate-MAC: [REDACTED:private_key]",
     ),
+    # the same key in a JSON or YAML string: its lines parted by `\n` escapes (the full leak
+    # audit found it kept in a page's tags), the escapes kept
+    (
+        '{"ppk": "Private-Lines: 2\\nQm9yZWRvbVRoZVF1aWNrQnJvd25Gb3g=\\r\\nSnVtcHNPdmVy\\n'
+        'Private-MAC: 0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d"}',
+        '{"ppk": "Private-Lines: 2\\n[REDACTED:private_key]\\n'
+        'Private-MAC: [REDACTED:private_key]"}',
+    ),
     # a bare value inside a quoted string keeps the closing quote (kind 10)
     (
         'curl -d "password=Wd8pQz2Lr6" https://x/login',

@@ -91,6 +91,7 @@ def _putty_span(text: str, m: re.Match[str]) -> Span | None:
     it), without the newline after the last one; flattened onto one line (a query, a title)
     the lines of 16+ characters after it (the full leak audit found them kept)."""
     block = m.group(1).rstrip()
+    block = block.removesuffix("\\n").removesuffix("\\r").rstrip()  # a `\n` escape ending it
     return (m.start(1), m.start(1) + len(block)) if block else None
 
 
@@ -124,12 +125,14 @@ def protocol_rules() -> list[Rule]:
             back=_param_start,
         ),
         # PuTTY key files (.ppk, PuTTY's "PPK file format" in its manual, appendix C): the
-        # private lines after `Private-Lines: N`, and the MAC after `Private-MAC:`.
+        # private lines after `Private-Lines: N`, and the MAC after `Private-MAC:`; lines
+        # parted by newlines, or by `\n` escapes (a key kept in a JSON or YAML string).
         Rule(
             "private_key",
             c(
-                r"(?i:private-lines):[ \t]{0,8}[0-9]{1,4}(?:[ \t]{0,8}\r?\n|[ \t]{1,8})"
-                r"((?:[ \t]{0,8}[A-Za-z0-9+/=]{4,256}+[ \t]{0,8}(?:\r?\n|\Z)"
+                r"(?i:private-lines):[ \t]{0,8}[0-9]{1,4}"
+                r"(?:[ \t]{0,8}(?:\r?\n|(?:\\r)?\\n)|[ \t]{1,8})"
+                r"((?:[ \t]{0,8}[A-Za-z0-9+/=]{4,256}+[ \t]{0,8}(?:\r?\n|(?:\\r)?\\n|\Z)"
                 r"|[A-Za-z0-9+/=]{16,256}+(?:[ \t]{1,8}|\Z)){1,4096}+)"
             ),
             ("private-lines:",),
