@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import weakref
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -168,6 +168,15 @@ def active(page: PageFacts, day: str | None) -> bool:
     return page.status == "active" and in_window(page, day)
 
 
+def _successions(edges: Iterable[tuple[str, str, str]]) -> Iterator[tuple[str, str]]:
+    """``(successor, replaced)`` of each ``A supersedes B`` / ``B superseded_by A`` edge."""
+    for source, edge, target in edges:
+        if edge == "supersedes":
+            yield source, target
+        elif edge == "superseded_by":
+            yield target, source
+
+
 def superseded_by_edges(
     edges: Iterable[tuple[str, str, str]], pages: Mapping[str, PageFacts], day: str | None
 ) -> dict[str, str]:
@@ -177,13 +186,7 @@ def superseded_by_edges(
     given (``--as-of``), ``A`` started by then (its ``valid_from``, else its date). The
     first successor by path wins."""
     out: dict[str, str] = {}
-    for source, edge, target in sorted(edges):
-        if edge == "supersedes":
-            new, old = source, target
-        elif edge == "superseded_by":
-            new, old = target, source
-        else:
-            continue
+    for new, old in _successions(sorted(edges)):
         successor = pages.get(new)
         if successor is None or new == old or successor.status in NOT_CURRENT:
             continue
@@ -204,13 +207,7 @@ def superseded_on(
     ``None``, counts) — whatever the successor's status now, which may say it was replaced
     later itself. The ``--as-of`` status of a page (``vault_sync.ranking``)."""
     out: set[str] = set()
-    for source, edge, target in edges:
-        if edge == "supersedes":
-            new, old = source, target
-        elif edge == "superseded_by":
-            new, old = target, source
-        else:
-            continue
+    for new, old in _successions(edges):
         successor = pages.get(new)
         if successor is None or new == old:
             continue
