@@ -26,17 +26,20 @@ from vault_sync.terminal import SEQUENCE_PATTERN
 REDACTED_PATTERN = r"\[REDACTED:[a-z0-9_]{1,64}\]"
 #: The markup removed or replaced, in one alternation (first match wins at a position).
 #: Groups named ``keep*`` hold text that stays (a link's display text, code's content).
+#: A link's target and text stop at ``[`` (as CommonMark, the innermost brackets make the
+#: link; Obsidian refuses ``[`` in a link target) and an expression at ``$``: else each
+#: opener of ``'[[' * 10000`` scanned its whole window, ~280x the cost of page text.
 MARKUP_ALTERNATIVES = (
     rf"(?P<ctl>{SEQUENCE_PATTERN}|[\x00-\x08\x0b-\x1f\x7f])"
     r"|(?P<comment><!--.*?(?:-->|\Z))"
-    r"|(?P<expr>\$\{[^}\n]{0,4096}\})"
+    r"|(?P<expr>\$\{[^}\n$]{0,4096}\})"
     r"|(?P<fence>^[ \t]{0,3}(?:`{3,}|~{3,})[^\n]{0,256}$)"
     r"|(?P<heading>^[ \t]{0,3}#{1,6}(?:[ \t]+|$))"
     r"|(?P<quote>^(?:[ \t]{0,3}>[ \t]?)+(?:\[![\w-]{1,64}\][+-]?[ \t]*)?)"
     r"|(?P<item>^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?)"
     r"|(?P<rule>^[ \t]{0,3}(?:[-*_][ \t]*){3,}$)"
-    r"|!?\[\[(?P<wtarget>[^\]\|\n]{0,512})(?:\|(?P<keepw>[^\]\n]{0,512}))?\]\]"
-    r"|!?\[(?P<keepl>[^\]\n]{0,512})\]\([^)\n]{0,2048}\)"
+    r"|!?\[\[(?P<wtarget>[^\[\]\|\n]{0,512})(?:\|(?P<keepw>[^\[\]\n]{0,512}))?\]\]"
+    r"|!?\[(?P<keepl>[^\[\]\n]{0,512})\]\([^)\n]{0,2048}\)"
     r"|(?P<html></?[A-Za-z][\w-]{0,32}(?:\s[^<>\n]{0,512})?/?>)"
     r"|(?P<block>[ \t]\^[\w-]{1,64}$)"
     r"|`(?P<keepc>[^`\n]{1,1024})`"
