@@ -2,12 +2,14 @@
 
 Snippets are cut from this text, so they show what the rendered page shows: a link its
 display text, no emphasis markers (a lone one, with no partner in its paragraph, is no
-emphasis and stays), heading marks, code fences, callout markers, block ids,
-HTML tags or comments, no SilverBullet ``${…}`` expressions, and no terminal control
-sequences or control characters (see :mod:`vault_sync.terminal`). :func:`to_plain` also returns
-where each kept run of characters came from, so highlights found in the source can be moved
-onto the plain text. One regex pass, linear in the text (each alternative is bounded or a run
-of one class), as every scan of page text must be (issue 14).
+emphasis and stays), heading marks, code fences, callout markers, block ids, HTML tags or
+comments, Obsidian ``%%…%%`` comments (its reading view hides them; an unclosed one hides
+the rest, as an unclosed HTML comment does), no SilverBullet ``${…}`` expressions, and no
+terminal control sequences or control characters (see :mod:`vault_sync.terminal`).
+:func:`to_plain` also returns where each kept run of characters came from, so highlights
+found in the source can be moved onto the plain text. One regex pass, linear in the text
+(each alternative is bounded or a run of one class), as every scan of page text must be
+(issue 14).
 
 Layer 1: above :mod:`vault_sync.terminal`.
 """
@@ -31,7 +33,7 @@ REDACTED_PATTERN = r"\[REDACTED:[a-z0-9_]{1,64}\]"
 #: opener of ``'[[' * 10000`` scanned its whole window, ~280x the cost of page text.
 MARKUP_ALTERNATIVES = (
     rf"(?P<ctl>{SEQUENCE_PATTERN}|[\x00-\x08\x0b-\x1f\x7f])"
-    r"|(?P<comment><!--.*?(?:-->|\Z))"
+    r"|(?P<comment><!--.*?(?:-->|\Z)|%%.*?(?:%%|\Z))"
     r"|(?P<expr>\$\{[^}\n$]{0,4096}\})"
     r"|(?P<fence>^[ \t]{0,3}(?:`{3,}|~{3,})[^\n]{0,256}$)"
     r"|(?P<heading>^[ \t]{0,3}#{1,6}(?:[ \t]+|$))"
@@ -48,12 +50,12 @@ MARKUP_ALTERNATIVES = (
     r"|(?P<pipe>\|)"
 )
 #: Where an alternative can start: a character some alternative begins with (a control
-#: character, one of ``<$`~#>-*+_![=|``, a digit), a line start (block marks, which may be
+#: character, one of ``<$`~#>-*+_![=|%``, a digit), a line start (block marks, which may be
 #: indented), or a blank before ``^`` (a block id). At any other position no alternative
 #: matches, and this test rejects it at once instead of trying each alternative in turn: the
 #: same matches, ~5x faster on page text (a snippet converts ~4 kB per hit; issue 10's query
 #: speed). ``tests/test_plaintext.py`` checks the matches equal the bare alternation's.
-MARKUP_STARTS = r"(?:(?=[\x00-\x08\x0b-\x1f\x7f-\x9f<$`~#>\-*+\d_!\[=|])|^|(?=[ \t]\^))"
+MARKUP_STARTS = r"(?:(?=[\x00-\x08\x0b-\x1f\x7f-\x9f<$`~#>\-*+\d_!\[=|%])|^|(?=[ \t]\^))"
 _MARKUP = re.compile(f"{MARKUP_STARTS}(?:{MARKUP_ALTERNATIVES})", re.MULTILINE | re.DOTALL)
 
 
