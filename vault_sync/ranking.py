@@ -27,7 +27,6 @@ The stages, in order (each a function below naming its source):
 from __future__ import annotations
 
 import datetime
-import os
 from collections.abc import Callable, Iterable, Mapping, Set
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -69,7 +68,6 @@ from vault_sync.snippets import Snippet
 from vault_sync.store import Sidecar
 from vault_sync.time_phrases import TimeSpan, closeness, time_spans
 
-SEM_WEIGHTS = ("0.1", "0.2", "0.3", "0.5", "0.8")
 #: The pipeline's own switches for ``eval --ablate`` (each turns a stage off, or ``chain``
 #: on); with the lexical stream's (:data:`vault_sync.retrieve.SWITCHES`) in :data:`SWITCHES`.
 STAGE_SWITCHES: dict[str, str] = {
@@ -81,7 +79,6 @@ STAGE_SWITCHES: dict[str, str] = {
     "no-dates": 'time phrases in the query ("two weeks ago", "in May 2023") leave page dates alone',
     "no-follow": "no follower-below-its-source rule for next / prev links (follow_depth 0)",
     "chain": "also walk a second fixes / causes hop (depth 2)",
-    **{f"sem-w{w}": f"PROTOTYPE semantic stream, weight {w}" for w in SEM_WEIGHTS},
 }
 #: Every switch ``search(switches=...)`` and ``eval --ablate`` know, by name.
 SWITCHES: dict[str, str] = {**LEXICAL_SWITCHES, **STAGE_SWITCHES}
@@ -126,7 +123,6 @@ class RankPlan:
     stages: frozenset[str]
     settings: RankingSettings
     spans: tuple[TimeSpan, ...] = ()
-    text: str = ""
 
     @property
     def depth(self) -> int:
@@ -183,13 +179,12 @@ def build_plan(
     on -= {name.removeprefix("no-") for name in switches if name.startswith("no-")}
     if "chain" in switches:
         on.add("chain")
-    on |= {name for name in switches if name.startswith("sem-w")}
     settings = settings or RankingSettings()
     day = _day(now, "now") or datetime.date.today().isoformat()
     spans = time_spans(text, day) if "dates" in on and settings.date_weight > 0 else []
     return RankPlan(
         lexical, fallback, limit, kind, project, tag, status, _day(as_of, "as_of"), day,
-        frozenset(on), settings, tuple(spans), text,
+        frozenset(on), settings, tuple(spans),
     )  # fmt: skip
 
 
@@ -237,7 +232,6 @@ class Candidate:
     date_factor: float = 1.0
     final: float = 0.0
     rules: list[str] = field(default_factory=list)
-    semantic: float = 0.0
 
 
 @dataclass
@@ -256,7 +250,6 @@ class _Run:
     open_against: dict[str, list[str]] = field(default_factory=dict)
     open_edges: dict[str, int] = field(default_factory=dict)
     pairing: Pairing = LENIENT
-    sem_weight: float = 0.0
 
     def edges_of(self, paths: Iterable[str]) -> list[tuple[str, str, str]]:
         """Resolved links touching ``paths`` (read once per path), sorted."""
@@ -310,47 +303,6 @@ def _graph(run: _Run) -> None:
             candidates[path].graph = hit
         else:
             candidates[path] = Candidate(path, graph=hit)
-
-
-_SEM_VAULTS: dict[tuple[str, int], tuple[list[str], Any]] = {}
-
-
-def _semantic(run: _Run, index: PageIndex, searcher: tantivy.Searcher) -> None:
-    """PROTOTYPE: the semantic stream (vault_sync.semantic)."""
-    on = [w for w in SEM_WEIGHTS if f"sem-w{w}" in run.plan.stages]
-    if not on:
-        return
-    from vault_sync import semantic
-
-    run.sem_weight = float(on[0])
-    key = (str(index.path), searcher.num_docs)
-    if key not in _SEM_VAULTS:
-        hits = searcher.search(tantivy.Query.all_query(), limit=max(searcher.num_docs, 1)).hits
-        texts = {}
-        projects = {}
-        for _, addr in hits:
-            doc = searcher.doc(addr)
-            texts[stored_text(doc, "path")] = (
-                stored_text(doc, "title") + "\n" + stored_text(doc, "body")
-            )
-            projects[stored_text(doc, "path")] = stored_text(doc, "project")
-        _SEM_VAULTS[key] = (*semantic.page_vectors(texts), projects)
-    paths, matrix, projects = _SEM_VAULTS[key]
-    allowed = None
-    if run.plan.project is not None and os.environ.get("VS_SEM_PROJECT", "1") == "1":
-        allowed = {p for p in paths if projects[p] == run.plan.project}
-    found = semantic.semantic_scores(
-        run.plan.text, paths, matrix, run.plan.settings.lexical_depth, allowed
-    )
-    mode = os.environ.get("VS_SEM_MODE", "linear")
-    for path, (rank, score) in found.items():
-        if path not in run.candidates:
-            run.candidates[path] = Candidate(path)
-        run.candidates[path].semantic = score if mode != "rank" else 11 / (10 + rank)
-    if mode == "only":
-        for c in run.candidates.values():
-            c.lexical_norm = 0.0
-            c.graph = None
 
 
 def _exclude(run: _Run, index: PageIndex, searcher: tantivy.Searcher) -> None:
@@ -429,7 +381,7 @@ def _keep(run: _Run, candidate: Candidate) -> bool:
         return False
     if plan.as_of is not None and not in_window(facts, plan.as_of):
         return False
-    if candidate.lexical_rank is None and candidate.graph is None and not candidate.semantic:
+    if candidate.lexical_rank is None and candidate.graph is None:
         return False  # its only link came from a page outside its window (_unlink_as_of)
     if candidate.lexical_rank is not None:
         return True
@@ -463,7 +415,6 @@ def _score(run: _Run, candidates: list[Candidate]) -> None:
         facts = run.facts[candidate.path]
         graph = candidate.graph.score if candidate.graph and graph_on else 0.0
         candidate.fused = candidate.lexical_norm + graph_weight * graph
-        candidate.fused += run.sem_weight * candidate.semantic
         multiplier = 1.0
         if authority_on:
             candidate.authority = _authority(run, candidate, explain=False)
@@ -590,8 +541,6 @@ def _run_plan(
             return []
         if "graph" in plan.stages:
             _graph(run)
-        _semantic(run, index, searcher)
-        if "graph" in plan.stages or run.sem_weight:
             _exclude(run, index, searcher)
         _read_facts(run)
         chosen = _rank(run, list(run.candidates.values()))
