@@ -34,6 +34,8 @@ PAGES = [
     Page(path="wide.md", id="wide", title="Wide", body="y" * 200 + " storm retry " * 30),
     Page(path="ties.md", id="ties", title="Ties", body=("storm " + "calm " * 40) * 4),
     Page(path="cafe.md", id="cafe", title="Cafe", body="Le café storm retry " * 20),
+    # punctuation outside ASCII (its UTF-8 bytes are blanks between tokens): replayed
+    Page(path="quotes.md", id="quotes", title="Quotes", body="The “storm” — retry… it’s " * 12),
     Page(path="snake.md", id="snake", title="Snake", body="retry_storm and RETRY-storm x1 " * 9),
     Page(path="blank.md", id="blank", title="Blank", body="  \n storm first after blanks"),
     Page(
@@ -89,6 +91,7 @@ def test_a_text_whose_runs_are_not_its_tokens_is_left_to_tantivy(tmp_path: Path)
 
 def test_only_ascii_text_without_our_token_or_leading_blanks_is_replayed() -> None:
     assert replayable("retry storm")
+    assert replayable("the “storm” — retry…\u00a0again")
     assert not replayable("café storm")
     assert not replayable(" storm")
     assert not replayable("a [REDACTED:aws_key] b")

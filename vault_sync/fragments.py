@@ -5,7 +5,9 @@ the passage tantivy's ``SnippetGenerator`` chooses (``retrieve.snippet_of``): it
 ``body`` field's analyzer over the whole text (a regex tokenizer, ~45 ms per MB: ~0.1 ms a
 2 kB page, the largest part of a phrase query's ten snippets), cuts the tokens into fragments
 and keeps the best one. For a page of ASCII text without our redaction token, the same choice
-is made here from what the index already stored, without analyzing anything:
+is made here from what the index already stored, without analyzing anything (a text whose
+only other characters are punctuation and spaces, ``’ — …``, counts as ASCII: their UTF-8
+bytes are blanks between tokens):
 
 - the tokens' places: the analyzer's tokens of such a text are its runs of ``[A-Za-z0-9]``
   (``index.schema``'s English pattern on ASCII), found by C-speed scans of a copy of the text
@@ -23,7 +25,7 @@ start; a fragment's score is the sum, in ``f32`` and token order, of its terms' 
 fragment runs from its start to its last token's end, and its highlights are its terms'
 tokens. The generator's terms are the query's terms on ``body`` with a document frequency
 (``QueryPlan.body_terms``: without an excluded word, whose terms it also highlights). Anything
-else (non-ASCII text, our token, leading blanks, which tantivy-py trims) returns ``None``: the
+else (other non-ASCII text, our token, leading blanks, which tantivy-py trims) returns ``None``: the
 caller asks tantivy. ``tests/test_fragments.py`` compares both on every hit of varied queries.
 """
 
@@ -40,8 +42,14 @@ from vault_sync.snippets import SNIPPET_MAX_CHARS
 
 #: Every ASCII letter or digit as ``a``, every other byte as a blank (``bytes.translate``).
 _RUNS = bytes(b"a"[0] if chr(i).isascii() and chr(i).isalnum() else b" "[0] for i in range(256))
-#: One token of ASCII text (the English analyzer's regex on ASCII, our token aside).
-_TOKEN = re.compile(r"[A-Za-z0-9]+")
+#: One token of a :func:`replayable` text's UTF-8 (the English analyzer's regex on ASCII,
+#: our token aside).
+_TOKEN = re.compile(rb"[A-Za-z0-9]+")
+#: A character that may be part of a word: anything but ASCII, the no-break space and
+#: Unicode's General Punctuation block (U+2000-U+206F: dashes, curly quotes, ellipsis,
+#: bullets, spaces, format characters; categories P*, Z*, Sm, Cf and unassigned, none of
+#: them alphabetic or numeric for the analyzer).
+_MAYBE_WORD = re.compile("[^\x00-\x7f\u00a0\u2000-\u206f]")
 #: Rounds a float to ``f32`` (tantivy's ``Score``) without importing ``struct``.
 _F32 = memoryview(bytearray(4)).cast("f")
 
@@ -94,10 +102,15 @@ def term_scores(doc_freqs: Mapping[str, int]) -> dict[bytes, float]:
 
 
 def replayable(text: str) -> bool:
-    """Whether :func:`choose` can stand in for tantivy's generator on ``text``: ASCII, not
-    starting with a blank (tantivy-py trims the text: offsets would move), without our
-    redaction token (one token of the analyzer)."""
-    return text.isascii() and not text[:1].isspace() and "[REDACTED:" not in text
+    """Whether :func:`choose` can stand in for tantivy's generator on ``text``: ASCII but for
+    characters that are never part of a word (:data:`_MAYBE_WORD`: its UTF-8 bytes are then
+    all blanks between tokens), not starting with a blank (tantivy-py trims the text: offsets
+    would move), without our redaction token (one token of the analyzer)."""
+    return (
+        (text.isascii() or not _MAYBE_WORD.search(text))
+        and not text[:1].isspace()
+        and "[REDACTED:" not in text
+    )
 
 
 def choose(
@@ -117,7 +130,8 @@ def choose(
         when ``text``'s runs of letters and digits are not ``stream``'s tokens one for one
         (by count: a token over the analyzer's length limit is dropped): ask tantivy.
     """
-    runs = text.encode().translate(_RUNS)
+    data = text.encode()
+    runs = data.translate(_RUNS)
     starts = _fragment_starts(runs, max_chars)
     before, total = [], 0  # tokens ahead of each fragment, counted piece by piece
     for at, stop in zip(starts, [*starts[1:], len(runs)], strict=True):
@@ -148,7 +162,7 @@ def choose(
     start = starts[best]
     stop = starts[best + 1] if best + 1 < len(starts) else len(runs)
     wanted = {number - before[best] for number, _ in found}
-    tokens = [m.span() for m in _TOKEN.finditer(text, start, stop)]
+    tokens = [m.span() for m in _TOKEN.finditer(data, start, stop)]
     return (start, tokens[-1][1]), [span for n, span in enumerate(tokens) if n in wanted]
 
 
