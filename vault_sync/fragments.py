@@ -50,8 +50,6 @@ _TOKEN = re.compile(rb"[A-Za-z0-9]+")
 #: bullets, spaces, format characters; categories P*, Z*, Sm, Cf and unassigned, none of
 #: them alphabetic or numeric for the analyzer).
 _MAYBE_WORD = re.compile("[^\x00-\x7f\u00a0\u2000-\u206f]")
-#: Rounds a float to ``f32`` (tantivy's ``Score``) without importing ``struct``.
-_F32 = memoryview(bytearray(4)).cast("f")
 
 #: A chosen passage: the fragment's ``(start, end)`` and each term token's ``(start, end)`` in
 #: it, UTF-8 byte offsets into the text (tantivy's ``fragment_range`` and highlights, made
@@ -89,10 +87,17 @@ def passage(
     return (frag.start, frag.end), [(frag.start + r.start, frag.start + r.end) for r in marks]
 
 
-def f32(value: float) -> float:
-    """``value`` rounded to the nearest ``f32`` (as tantivy's scores are)."""
-    _F32[0] = value
-    return _F32[0]
+def f32(value: float, box: memoryview[float] | None = None) -> float:
+    """``value`` rounded to the nearest ``f32`` (as tantivy's scores are), through ``box``
+    (a one-``f32`` view: :func:`_f32_box`, one per caller, so threads share none), without
+    importing ``struct``."""
+    box = box if box is not None else _f32_box()
+    box[0] = value
+    return float(box[0])
+
+
+def _f32_box() -> memoryview[float]:
+    return memoryview(bytearray(4)).cast("f")
 
 
 def term_scores(doc_freqs: Mapping[str, int]) -> dict[bytes, float]:
@@ -149,10 +154,10 @@ def choose(
     if not found:
         return NO_PASSAGE
     found.sort()
-    scores = [0.0] * len(starts)
+    scores, box = [0.0] * len(starts), _f32_box()
     for number, score in found:
         j = bisect.bisect_right(before, number) - 1
-        scores[j] = f32(scores[j] + score)
+        scores[j] = f32(scores[j] + score, box)
     best, best_score = -1, 0.0
     for j, score in enumerate(scores):
         if score > best_score:  # ties: the earliest fragment
