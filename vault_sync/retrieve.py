@@ -25,7 +25,7 @@ from typing import Any
 
 import tantivy
 
-from vault_sync import passages
+from vault_sync import fragments, passages
 from vault_sync.errors import QuerySyntaxError
 from vault_sync.index import (
     MAX_TOKEN_BYTES,
@@ -271,11 +271,14 @@ def hit_of(
 @dataclass(frozen=True)
 class Snippets:
     """What cutting a query's snippets needs: tantivy's generator for the plan's query over
-    ``body``, and the query's body words with their idf (:func:`vault_sync.passages.query_terms`,
-    empty when the plan has no passage weight) to find a long page's answering section."""
+    ``body``, the query's body words with their idf (:func:`vault_sync.passages.query_terms`,
+    empty when the plan has no passage weight) to find a long page's answering section, and
+    the generator's term scores to choose its passage without it
+    (:func:`vault_sync.fragments.term_scores`; ``None`` with an excluded word)."""
 
     generator: tantivy.SnippetGenerator
     terms: tuple[Any, ...]
+    scores: dict[bytes, float] | None = None
 
 
 def snippet_generator(searcher: tantivy.Searcher, plan: QueryPlan) -> Snippets:
@@ -283,29 +286,33 @@ def snippet_generator(searcher: tantivy.Searcher, plan: QueryPlan) -> Snippets:
     generator = tantivy.SnippetGenerator.create(searcher, plan.query, schema(), "body")
     generator.set_max_num_chars(SNIPPET_MAX_CHARS)
     terms = passages.query_terms(plan.parts, searcher) if plan.passage_weight else []
-    return Snippets(generator, tuple(terms))
+    scores = None
+    if plan.body_terms is not None:
+        scores = fragments.term_scores({t: searcher.doc_freq("body", t) for t in plan.body_terms})
+    return Snippets(generator, tuple(terms), scores)
 
 
 def snippet_of(snippets: Snippets, doc: tantivy.Document, plan: QueryPlan) -> Snippet:
-    """The hit's snippet: tantivy chooses the passage, inside the section of a long page that
-    scores best for the query (:func:`vault_sync.passages.best_section`) when it has one;
-    :mod:`vault_sync.snippets` shows it."""
+    """The hit's snippet: tantivy's passage (:func:`vault_sync.fragments.passage`), inside
+    the section of a long page that scores best for the query
+    (:func:`vault_sync.passages.best_section`) when it has one; :mod:`vault_sync.snippets`
+    shows it."""
     body = stored_text(doc, "body")
     section = passages.best_section(snippets.terms, doc)
     if plan.body_terms is not None and not passages.holds_any(doc, plan.body_terms):
-        wheres: list[tuple[int, int] | None] = []  # tantivy would highlight no word of it
+        wheres: list[tuple[int, tuple[int, int]] | None] = []  # tantivy would highlight none
     else:
         wheres = [section, None] if section else [None]
     for where in wheres:
-        start = 0 if where is None else len(body[: where[0]].encode())
-        target = doc if where is None else tantivy.Document(body=[body[where[0] : where[1]]])
-        snippet = snippets.generator.snippet_from_doc(target)
-        if marks := snippet.highlighted():
-            frag = snippet.fragment_range()
-            spans = [(start + frag.start + r.start, start + frag.start + r.end) for r in marks]
-            return make_snippet(body, (start + frag.start, start + frag.end), spans, plan.literals)
+        start = 0 if where is None else len(body[: where[1][0]].encode())
+        (first, last), marks = fragments.passage(
+            snippets.generator, snippets.scores, doc, body, where
+        )
+        if marks:
+            spans = [(start + a, start + b) for a, b in marks]
+            return make_snippet(body, (start + first, start + last), spans, plan.literals)
     # tantivy highlights no CJK word of the section (its body copy is English-analyzed)
-    return make_snippet(body, None, [], plan.literals, near=section[0] if section else 0)
+    return make_snippet(body, None, [], plan.literals, near=section[1][0] if section else 0)
 
 
 _TERM_CONTEXT = re.compile(r'^Term=Term\(field=\d+, type=Str, "(.*)"\)$')
