@@ -123,6 +123,27 @@ def test_f2_crlf() -> None:
     assert page.body.startswith("# Heading here\r\n")  # the body is kept as written
 
 
+def test_a_block_of_lone_cr_line_ends_is_frontmatter() -> None:
+    """Classic Mac OS line ends (a lone CR) were read as body text: title, kind and tags were
+    lost without a word."""
+    text = "---\rtitle: Old Mac\rkind: decision\rtags: [a, b]\rx: {k: v}\r---\rBody\r# Head\r"
+    page = parse_page(text, "x.md")
+    assert (page.title, page.kind, page.tags) == ("Old Mac", "decision", ("a", "b"))
+    assert (page.body, page.body_line, page.issues) == ("Body\r# Head\r", 7, ())
+    assert [(h.text, h.line) for h in page.headings] == [("Head", 8)]
+    assert frontmatter.frontmatter_map(text).key_lines == {"title": 2, "kind": 3, "tags": 4, "x": 5}
+    dup = parse_page("---\rk: 1\rk: 2\r---\r", "d.md").issues
+    assert [(i.code, i.line) for i in dup] == [("duplicate_key", 3)]
+
+
+def test_splice_keeps_lone_cr_line_ends() -> None:
+    from vault_sync.splice import splice_key
+
+    text = "---\rtitle: Old Mac\rstatus: active\r---\rBody\r"
+    out = splice_key(text, "status", "superseded", path="x.md")
+    assert out == "---\rtitle: Old Mac\rstatus: superseded\r---\rBody\r"
+
+
 @pytest.mark.parametrize("name", ["f3a-empty-block.md", "f3b-comment-only.md"])
 def test_f3_empty_and_comment_only_blocks(name: str) -> None:
     page = parse_case(name)

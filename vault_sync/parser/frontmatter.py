@@ -1,12 +1,12 @@
 """The frontmatter block of a page: split it off, load it, and report its problems by line.
 
-An own splitter (a ``---`` line at the very start, closed by ``---`` or ``...``; BOM and CRLF
-tolerated) keeps the body's offset and first line, which python-frontmatter loses (it strips the
-text: TECH-NOTES §3). The block is loaded by :mod:`vault_sync.parser.yaml_plain` (every scalar
-as written; the simple blocks most pages have without PyYAML), here given the file line of
-every top-level key and list item (:func:`frontmatter_map`, for the splice editor). Total: no
-``str`` makes it raise; every problem becomes an :class:`~vault_sync.page.Issue` with its
-1-based file line.
+An own splitter (a ``---`` line at the very start, closed by ``---`` or ``...``; a BOM, CRLF
+and lone-CR line ends tolerated) keeps the body's offset and first line, which
+python-frontmatter loses (it strips the text: TECH-NOTES §3). The block is loaded by
+:mod:`vault_sync.parser.yaml_plain` (every scalar as written; the simple blocks most pages
+have without PyYAML), here given the file line of every top-level key and list item
+(:func:`frontmatter_map`, for the splice editor). Total: no ``str`` makes it raise; every
+problem becomes an :class:`~vault_sync.page.Issue` with its 1-based file line.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ from vault_sync.parser.yaml_plain import (
 
 __all__ = ["parse_frontmatter"]
 
-_OPEN = re.compile(r"---[ \t]*(?:\r\n|\n)")
+_OPEN = re.compile(r"---[ \t]*(?:\r\n|\n|\r)")
+_LONE_CR = re.compile(r"\r(?!\n)")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r\n|\n|\Z)", re.MULTILINE)
 
 
@@ -61,10 +62,14 @@ def _split(text: str) -> tuple[str | None, str, int]:
     opened = _OPEN.match(text)
     if opened is None:
         return None, text, 0
-    closed = _CLOSE.search(text, opened.end())
+    # lines ended by a lone CR (classic Mac OS; editors still offer it) are read as lines:
+    # the block is found and loaded in a copy with each lone CR a LF (same offsets, so the
+    # body and every line number are the file's)
+    lines = _LONE_CR.sub("\n", text) if opened.group().endswith("\r") else text
+    closed = _CLOSE.search(lines, opened.end())
     if closed is None:
         return None, text, 0
-    return text[opened.end() : closed.start()], text[closed.end() :], closed.end()
+    return lines[opened.end() : closed.start()], text[closed.end() :], closed.end()
 
 
 def _yaml_error(exc: Exception, file_line: Callable[[int], int], first: int, last: int) -> Issue:
