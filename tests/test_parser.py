@@ -136,6 +136,28 @@ def test_a_block_of_lone_cr_line_ends_is_frontmatter() -> None:
     assert [(i.code, i.line) for i in dup] == [("duplicate_key", 3)]
 
 
+def test_an_unknown_yaml_tag_is_warned_of_by_line_and_read_as_text() -> None:
+    """``!!python/…`` and other tags no YAML type names were dropped without a word; they are
+    never applied (the loader is safe), and each is now a warning on its line."""
+    text = (
+        "---\ntitle: Py\nx: !!python/object/apply:os.system [echo hi]\nn: !!int 5\n"
+        "y: &a !vault foo\nz: *a\nlist:\n  - !!python/name:os.system\n---\nbody\n"
+    )
+    page = parse_page(text, "p.md")
+    assert page.frontmatter == {
+        "title": "Py", "x": ["echo hi"], "n": "5", "y": "foo", "z": "foo",
+        "list": [""],  # the tag is the whole `!!python/name:os.system`
+    }  # fmt: skip
+    assert [(i.severity, i.code, i.line, i.message) for i in page.issues] == [
+        (Severity.WARNING, "yaml_tag", line, f"YAML tag {tag} is not applied: the value is"
+         " read as plain text")
+        for line, tag in [
+            (3, "!!python/object/apply:os.system"), (5, "!vault"), (8, "!!python/name:os.system")
+        ]
+    ]  # fmt: skip
+    assert "body" in page.body
+
+
 def test_splice_keeps_lone_cr_line_ends() -> None:
     from vault_sync.splice import splice_key
 

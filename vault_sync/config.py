@@ -106,7 +106,7 @@ class Config:
 
 #: Bumped when a change to vault-sync changes what is stored for the same page (so stores
 #: written before it are rebuilt once): part of :func:`content_fingerprint`.
-CONTENT_VERSION = 2
+CONTENT_VERSION = 3
 
 
 #: Default of ``[write] session_max_chars`` (characters): a long session's page stays readable.
@@ -116,8 +116,10 @@ SESSION_MAX_CHARS = 40_000
 def content_fingerprint(config: Config) -> str:
     """A digest (32 hex characters) of the settings that change what is stored for a page:
     ``[projects]``, ``[sanitize]`` and ``title_from`` (and :data:`CONTENT_VERSION`: 2 since
-    titles are file stems, issue 16). Stores record the one they
-    were built with; a different one means every page must be stored again (a rebuild)."""
+    titles are file stems, issue 16; 3 since lone-CR frontmatter is read, unknown YAML tags
+    warned of and pages cut at :data:`vault_sync.pagefile.MAX_PAGE_BYTES`). Stores record
+    the one they were built with; a different one means every page must be stored again (a
+    rebuild)."""
     settings = {
         "content_version": CONTENT_VERSION,
         "projects": list(config.projects.items()),  # in order: the first match wins

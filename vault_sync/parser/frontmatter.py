@@ -115,7 +115,8 @@ def _read_front(text: str) -> _Front:
         node = loader.get_single_node()
         try:
             mapping = _node_plain(node, [_MAX_NODES]) if node is not None else None
-        except _Unusual:
+        except _Unusual:  # explicit tags among them: each said, then read as plain text
+            front.issues += _unknown_tags(node, file_line)
             data = loader.construct_document(node)
             mapping = _plain(data, [_MAX_NODES])
     except _TooComplex:
@@ -150,6 +151,44 @@ def _read_front(text: str) -> _Front:
             items = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
             front.value_lines[key] = [file_line(n.start_mark.line) for n in items]
     return front
+
+
+#: The tags of YAML 1.1's types (yaml.org/type), which the loader reads as their text; any
+#: other tag (``!!python/object/apply:os.system``, ``!vault``) names a type of some program.
+_TYPE_TAGS = frozenset(
+    f"tag:yaml.org,2002:{name}"
+    for name in (
+        "str", "null", "bool", "int", "float", "timestamp", "binary",
+        "seq", "map", "omap", "pairs", "set", "merge", "value",
+    )
+)  # fmt: skip
+
+
+def _unknown_tags(node: Any, file_line: Callable[[int], int]) -> list[Issue]:
+    """A ``yaml_tag`` warning for each node under ``node`` (a composed PyYAML node) whose tag
+    is not one of :data:`_TYPE_TAGS`: it is never acted on (no code runs, no object is made),
+    its value is read as plain text; at most :data:`_MAX_NODES` nodes are looked at."""
+    out: list[Issue] = []
+    stack, seen = [node], set()
+    while stack and len(seen) < _MAX_NODES:
+        item = stack.pop()
+        if id(item) in seen:
+            continue  # an alias: the node it names was looked at
+        seen.add(id(item))
+        tag = str(item.tag)
+        if tag not in _TYPE_TAGS and tag != "!":
+            shown = "!!" + tag.removeprefix("tag:yaml.org,2002:") if tag.startswith("tag:") else tag
+            out.append(
+                _warning(
+                    "yaml_tag",
+                    f"YAML tag {shown} is not applied: the value is read as plain text",
+                    file_line(item.start_mark.line),
+                )
+            )
+        if isinstance(item.value, list):  # a sequence's items, a mapping's (key, value) pairs
+            for child in reversed(item.value):
+                stack.extend(reversed(child) if isinstance(child, tuple) else [child])
+    return sorted(out, key=lambda issue: issue.line or 0)
 
 
 def parse_frontmatter(text: str) -> tuple[dict[str, Any], str, int, tuple[Issue, ...]]:
