@@ -169,7 +169,8 @@ def _unknown_tags(node: Any, file_line: Callable[[int], int]) -> list[Issue]:
     is not one of :data:`_TYPE_TAGS`: it is never acted on (no code runs, no object is made),
     its value is read as plain text; at most :data:`_MAX_NODES` nodes are looked at."""
     out: list[Issue] = []
-    stack, seen = [node], set()
+    stack: list[Any] = [node]
+    seen: set[int] = set()
     while stack and len(seen) < _MAX_NODES:
         item = stack.pop()
         if id(item) in seen:
