@@ -629,3 +629,28 @@ def test_lint_names_a_frontmatter_block_never_closed(cli: CLI, tmp_path: Path) -
         "p.md:1: warning frontmatter_unclosed: frontmatter opened on line 1 is never closed by"
         " a --- line: read as body text\n0 errors, 1 warning\n",
     )
+
+
+def test_lint_cuts_its_lines_to_the_terminal_width_and_json_keeps_them(
+    cli: CLI, tmp_path: Path
+) -> None:
+    """Fresh-user report: a long message ran over many terminal rows."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "术语.md").write_text(f"[[{'长' * 30}]] and [[short]]\n", encoding="utf-8")
+    full = [
+        "术语.md:1: warning unresolved_link: [[short]] names no page",
+        f"术语.md:1: warning unresolved_link: [[{'长' * 30}]] names no page",
+    ]
+    out = cli("--vault", str(vault), "lint", env={"COLUMNS": "60"})
+    # 60 columns: each wide character takes two, the cut line ends with … in the last
+    assert out.out.splitlines() == [
+        full[0],
+        f"术语.md:1: warning unresolved_link: [[{'长' * 10}…",
+        "0 errors, 2 warnings",
+    ]
+    assert cli("--vault", str(vault), "lint", env={"COLUMNS": ""}).out.splitlines()[:2] == full
+    data = cli("--vault", str(vault), "lint", "--json", env={"COLUMNS": "60"}).json()
+    assert [p["message"] for p in data["problems"]] == [
+        f[len("术语.md:1: warning unresolved_link: ") :] for f in full
+    ]
