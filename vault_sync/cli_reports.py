@@ -114,11 +114,10 @@ def lint(vault: Path | None, as_json: bool) -> None:
 
 
 def _terminal_columns() -> int | None:
-    """The width text lines are cut to: ``COLUMNS`` when set (as shells set it), else the
-    terminal's when stdout is one, else ``None`` (piped: lines are printed whole)."""
-    import os
+    """The width text lines are cut to when stdout is a terminal (``COLUMNS`` when set, else
+    the terminal's), else ``None``: piped, lines are printed whole."""
     import shutil
 
-    if not os.environ.get("COLUMNS", "").isdigit() and not sys.stdout.isatty():
+    if not sys.stdout.isatty():
         return None
     return shutil.get_terminal_size().columns
