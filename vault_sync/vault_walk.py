@@ -20,7 +20,14 @@ from dataclasses import dataclass, field
 from vault_sync.discover import mount_fs_type, pseudo_file_system
 from vault_sync.errors import VaultUnreadableError
 from vault_sync.ignore import IgnoreMatcher, _Chain, _is_temp_name, _nfc
-from vault_sync.scan_result import FileEntry, ScanResult, SkippedFile, SkippedSymlink, Unreadable
+from vault_sync.scan_result import (
+    FileEntry,
+    ScanResult,
+    SkippedFile,
+    SkippedSymlink,
+    Unreadable,
+    clamp_ns,
+)
 
 #: The one test seam of :func:`vault_sync.vault.scan`: lists a folder given its absolute path
 #: (``os.scandir``).
@@ -192,7 +199,7 @@ class FolderWalk:
         if denied:
             self.unreadable.append(Unreadable(key, denied))
             return
-        self.keep_page(FileEntry(key, disk, st.st_mtime_ns, st.st_size))
+        self.keep_page(FileEntry(key, disk, clamp_ns(st.st_mtime_ns), st.st_size))
 
     def keep_page(self, entry: FileEntry) -> None:
         """List a page unless a spelling equal after NFC already listed wins (:func:`keeps`)."""
@@ -227,7 +234,7 @@ class FolderWalk:
             if denied:
                 self.unreadable.append(Unreadable(key, denied))
                 return
-            self.keep_page(FileEntry(key, disk, st.st_mtime_ns, st.st_size))
+            self.keep_page(FileEntry(key, disk, clamp_ns(st.st_mtime_ns), st.st_size))
         else:
             self.add_attachment(key, disk)
 
