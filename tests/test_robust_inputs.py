@@ -6,8 +6,16 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, NoReturn
 
-from tests.conftest import Result, query_paths
+import pytest
+from watchdog.events import FileCreatedEvent
+
+from tests.conftest import Result, query_paths, run_cli
+from tests.test_watch import StartWatch, indexed, watch  # noqa: F401  (watch: a fixture)
+from vault_sync.config import load_config
+from vault_sync.watch import Watcher
+from vault_sync.watch_events import Batch, EventHandler
 
 Cli = Callable[..., Result]
 
@@ -33,3 +41,62 @@ def test_a_file_time_past_2262_or_before_1970_is_synced_and_its_changes_seen(
     assert query_paths(cli, root, "nextsword") == ["a.md"]
     again = cli("--vault", str(root), "sync")
     assert again.out == "sync: nothing to do (2 pages unchanged, generation 2)\n"
+
+
+def _make(root: Path, name: bytes, data: bytes = b"# bad name\n") -> None:
+    path = os.path.join(os.fsencode(root), name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def test_the_watcher_warns_of_names_that_are_not_utf8_and_goes_on(
+    make_vault: Callable[..., Path],
+    watch: StartWatch,  # noqa: F811 (the fixture imported above)
+) -> None:
+    """Real watchdog events: a file, a folder and a UTF-8-encoded surrogate, each named by
+    bytes that are not UTF-8, are left out with sync's warning; the watcher lives on."""
+    root = make_vault({"a.md": "# a\n"})
+    watcher = watch(root)
+    start = watcher.count()
+    _make(root, b"x\xff.md")
+    _make(root, b"d\xfe/p.md")
+    _make(root, b"e\xed\xa0\x80.md")
+    bad = {"x\\xff.md", "d\\xfe", "e\\xed\\xa0\\x80.md"}
+    seen: dict[str, str] = {}
+
+    def all_warned(line: dict[str, Any]) -> bool:
+        seen.update(line.get("errors", {}))
+        return bad <= seen.keys()
+
+    watcher.wait_line(all_warned, start)
+    assert set(seen.values()) == {"name is not valid UTF-8, left out"}, seen
+    start = watcher.count()
+    _make(root, b"x\xff.md", b"# bad name\nmore\n")  # changed again: warned again
+    (root / "c.md").write_text("# c\nlater\n")
+    watcher.wait_line(lambda x: x["added"] == 1, start)
+    assert watcher.proc.poll() is None, watcher.log()
+    assert query_paths(run_cli, root, "later") == ["c.md"]
+    assert indexed(root) == ["a.md", "c.md"]
+    assert watcher.stop() == 0, watcher.log()
+    assert "Traceback" not in watcher.log()
+
+
+def test_an_unexpected_error_in_a_batch_or_an_event_never_stops_the_watcher(
+    make_vault: Callable[..., Path], caplog: pytest.LogCaptureFixture
+) -> None:
+    root = make_vault({"a.md": "# a\n"})
+    config = load_config(root)
+
+    def broken(*_args: object, **_kw: object) -> NoReturn:
+        raise RuntimeError("boom")
+
+    watcher = Watcher(config, broken)
+    watcher._flush(Batch(paths={"a.md"}))
+    assert watcher.state.errors == 1
+    assert watcher.state.last_error == "internal error (RuntimeError: boom); please report it"
+    assert watcher.batcher.take().reconcile is True
+    handler = EventHandler(root, config.store_dir, watcher.batcher)
+    handler.on_any_event(FileCreatedEvent(7))  # type: ignore[arg-type]  # no path: TypeError
+    assert watcher.batcher.take().reconcile is True
+    assert "watch event not read (TypeError: " in caplog.text

@@ -71,7 +71,7 @@ def folder_lineage(real: str) -> frozenset[_Ident]:
         path = parent
 
 
-def _is_utf8(name: str) -> bool:
+def is_utf8(name: str) -> bool:
     """Whether an on-disk name decoded to text (``os.fsdecode`` keeps bad bytes as lone
     surrogates) can be a key: stores, JSON and terminals all need valid UTF-8."""
     try:
@@ -242,7 +242,9 @@ class FolderWalk:
         """Report an on-disk name that is not valid UTF-8 (left out), shown with escapes."""
         shown = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
         key = f"{nfc_dir}/{shown}" if nfc_dir else shown
-        self.unreadable.append(Unreadable(key, "name is not valid UTF-8, left out"))
+        bad = Unreadable(key, "name is not valid UTF-8, left out")
+        if bad not in self.unreadable:  # a watcher batch may name it twice
+            self.unreadable.append(bad)
 
     def _list(self, abs_dir: str, disk_dir: str, nfc_dir: str) -> list[os.DirEntry[str]] | None:
         """A folder's entries by name; ``None`` (reported) when it cannot be listed.
@@ -284,7 +286,7 @@ class FolderWalk:
             if name.startswith("."):
                 continue
             nfc_name = _nfc(name)
-            if not name.isascii() and not _is_utf8(name):
+            if not name.isascii() and not is_utf8(name):
                 self.bad_name(nfc_dir, name)
                 continue
             try:
