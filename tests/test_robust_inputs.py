@@ -100,3 +100,43 @@ def test_an_unexpected_error_in_a_batch_or_an_event_never_stops_the_watcher(
     handler.on_any_event(FileCreatedEvent(7))  # type: ignore[arg-type]  # no path: TypeError
     assert watcher.batcher.take().reconcile is True
     assert "watch event not read (TypeError: " in caplog.text
+
+
+CONTROLLED = {
+    "remember": ("remember", "Esc \x07 title", "--kind", "note"),
+    "remember body": ("remember", "Esc body", "--kind", "note", "--body-file"),
+    "reinforce": ("reinforce", "a", "--evidence", "session:x", "--note", "n \x1b[2J"),
+    "link": ("link", "a", "fixes\x9b", "b"),
+    "supersede": ("supersede", "a", "b\x7f"),
+    "resolve": ("resolve", "a", "--keep", "b\x1b]52;c;SGVsbG8=\x07"),
+}
+CONTROL_SAID = {
+    "remember": "title holds the control character U+0007 (line 1)",
+    "remember body": "body holds the control character U+0000 (line 2)",
+    "reinforce": "note holds the control character U+001B (line 1)",
+    "link": "relation holds the control character U+009B (line 1)",
+    "supersede": "new holds the control character U+007F (line 1)",
+    "resolve": "keep holds the control character U+001B (line 1)",
+}
+
+
+def test_write_commands_refuse_control_characters_and_print_each_byte_of_their_diff(
+    make_vault: Callable[..., Path], cli: Cli, tmp_path: Path
+) -> None:
+    root = make_vault({"a.md": "# a\nold \x1b]0;OWNED\x07 text\n", "b.md": "# b\n"})
+    assert cli("--vault", str(root), "sync").code == 0
+    body = tmp_path / "body.md"
+    body.write_bytes(b"line one\nx \x00 \x1b]52;c;SGVsbG8=\x07 y\n")
+    before = {p: p.read_bytes() for p in root.rglob("*.md")}
+    for case, args in CONTROLLED.items():
+        extra = (str(body),) if case == "remember body" else ()
+        result = cli("--vault", str(root), *args, *extra)
+        said = f"Error: {CONTROL_SAID[case]}; agent input may hold tab and newline only\n"
+        assert (result.code, result.out, result.err) == (2, "", said), case
+    assert {p: p.read_bytes() for p in root.rglob("*.md")} == before
+    # tab and newline (CRLF too) are text; an existing page's ESC is shown, never run or dropped
+    kept = cli("--vault", str(root), "remember", "Tabbed", "--kind", "note", "--body", "a\tb\r\nc")
+    assert kept.code == 0, kept.err
+    shown = cli("--vault", str(root), "reinforce", "a", "--evidence", "session:x", "--dry-run")
+    assert shown.out.endswith(" # a\n old \\x1b]0;OWNED\\x07 text\n")
+    assert "\x1b" not in shown.out and "\x07" not in shown.out
