@@ -140,3 +140,18 @@ def test_write_commands_refuse_control_characters_and_print_each_byte_of_their_d
     shown = cli("--vault", str(root), "reinforce", "a", "--evidence", "session:x", "--dry-run")
     assert shown.out.endswith(" # a\n old \\x1b]0;OWNED\\x07 text\n")
     assert "\x1b" not in shown.out and "\x07" not in shown.out
+
+
+def test_time_phrases_whose_days_leave_the_calendar_are_words_not_a_traceback(
+    make_vault: Callable[..., Path], cli: Cli
+) -> None:
+    root = make_vault({"a.md": "---\ndate: 2026-03-01\n---\nretry policy\n"})
+    for now, phrases in (
+        ("0001-01-05", ["last week", "the past month", "last weekend"]),
+        ("0001-01-01", ["yesterday", "last month", "3 years ago", "last year", "last winter"]),
+        ("9999-12-31", ["this year", "last week", "in 9999", "march 3"]),
+    ):
+        for phrase in phrases:
+            out = cli("--vault", str(root), "query", f"retry {phrase}", "--now", now, "--json")
+            assert (out.code, out.err.count("Traceback")) == (0, 0), (now, phrase, out.err)
+            assert [h["path"] for h in out.json()["hits"]] == ["a.md"], (now, phrase)

@@ -37,3 +37,14 @@ def test_write_tools_refuse_control_characters_as_the_cli_does(vault: Path) -> N
         ],
     ]
     assert {p: p.read_bytes() for p in vault.rglob("*.md")} == before
+
+
+def test_query_now_at_the_calendar_s_ends_answers(vault: Path) -> None:  # noqa: F811
+    async def body(client: Client) -> list[Any]:
+        return [
+            _json(await client.call_tool("query", {"text": f"retry {phrase}", "now": now}))
+            for now, phrase in (("0001-01-01", "yesterday"), ("9999-12-31", "this year"))
+        ]
+
+    for answer in _session(vault)(body):
+        assert answer["hits"][0]["path"] == "payments/Retry policy v3.md", answer
