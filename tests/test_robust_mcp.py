@@ -48,3 +48,32 @@ def test_query_now_at_the_calendar_s_ends_answers(vault: Path) -> None:  # noqa:
 
     for answer in _session(vault)(body):
         assert answer["hits"][0]["path"] == "payments/Retry policy v3.md", answer
+
+
+def test_numbers_and_flags_are_checked_not_coerced(vault: Path) -> None:  # noqa: F811
+    limit = "Error executing tool query: limit must be a whole number from 1 to 1000"
+    explain = "Error executing tool query: explain must be true or false"
+    cases: list[tuple[dict[str, Any], str | int]] = [
+        ({"limit": True}, f"{limit} (true or false is no number)"),
+        ({"limit": False}, f"{limit} (true or false is no number)"),
+        ({"limit": 2.5}, f"{limit} (a fraction is no whole number)"),
+        ({"limit": "2.0"}, limit),
+        ({"limit": "two"}, limit),
+        ({"limit": 2.0}, 2),  # the JSON number 2
+        ({"limit": "2"}, 2),
+        ({"explain": "yes"}, explain),
+        ({"explain": 1}, explain),
+        ({"explain": 0}, explain),
+        ({"explain": ""}, explain),
+        ({"explain": "True"}, 3),
+        ({"explain": False}, 3),
+    ]
+
+    async def body(client: Client) -> list[Any]:
+        out = []
+        for args, _ in cases:
+            result = await client.call_tool("query", {"text": "retry", "limit": 3, **args})
+            out.append(_texts(result)[0] if result.is_error else len(_json(result)["hits"]))
+        return out
+
+    assert _session(vault)(body) == [want for _, want in cases]
