@@ -155,3 +155,40 @@ def test_time_phrases_whose_days_leave_the_calendar_are_words_not_a_traceback(
             out = cli("--vault", str(root), "query", f"retry {phrase}", "--now", now, "--json")
             assert (out.code, out.err.count("Traceback")) == (0, 0), (now, phrase, out.err)
             assert [h["path"] for h in out.json()["hits"]] == ["a.md"], (now, phrase)
+
+
+def test_watch_timings_are_bounded_and_named_with_their_line(
+    make_vault: Callable[..., Path], cli: Cli
+) -> None:
+    root = make_vault({"a.md": "# a\n"})
+    config = root / "vault-sync.toml"
+    for key in ("debounce_ms", "max_delay_ms", "reconcile_s"):
+        for value in ("99999999999999999999", "600001", "-1"):
+            config.write_text(f"# timings\n\n[watch]\n{key} = {value}\n", encoding="utf-8")
+            out = cli("--vault", str(root), "status")
+            said = f"Error: {config}:4: key 'watch.{key}' must be a whole number from 0 to 600000\n"
+            assert (out.code, out.out, out.err) == (2, "", said), (key, value)
+        config.write_text(f"watch = {{ {key} = 600000 }}\n", encoding="utf-8")
+        assert cli("--vault", str(root), "status").code == 0
+
+
+def test_write_folders_into_the_stores_or_git_are_config_errors(
+    make_vault: Callable[..., Path], cli: Cli
+) -> None:
+    root = make_vault({"a.md": "# a\n"})
+    config = root / "vault-sync.toml"
+    for folder, problem in (
+        (".vault-sync/x", "vault-sync never writes into .vault-sync/"),
+        (".GIT", "vault-sync never writes into .GIT/"),
+        ("/tmp/x", "must be a path inside the vault, not absolute"),
+    ):
+        config.write_text(f'[write]\nfolders = {{"project:p" = "{folder}"}}\n', encoding="utf-8")
+        out = cli("--vault", str(root), "query", "a")
+        said = (
+            f"Error: {config}:2: key 'write.folders.project:p' must name a folder inside the"
+            f" vault: {problem} (got {folder!r})\n"
+        )
+        assert (out.code, out.err) == (2, said), folder
+    config.write_text('[write.folders]\nrule = ""\nnote = "inbox/"\n', encoding="utf-8")
+    assert cli("--vault", str(root), "remember", "N", "--kind", "note").code == 0
+    assert (root / "inbox/N.md").is_file()
