@@ -192,3 +192,18 @@ def test_write_folders_into_the_stores_or_git_are_config_errors(
     config.write_text('[write.folders]\nrule = ""\nnote = "inbox/"\n', encoding="utf-8")
     assert cli("--vault", str(root), "remember", "N", "--kind", "note").code == 0
     assert (root / "inbox/N.md").is_file()
+
+
+def test_a_vault_whose_path_is_not_utf8_is_refused_in_one_line(tmp_path: Path, cli: Cli) -> None:
+    root = os.fsdecode(os.fsencode(tmp_path) + b"/vault\xff")
+    os.mkdir(root)
+    Path(root, "a.md").write_text("# a\n")
+    shown = os.fsencode(root).decode("utf-8", "backslashreplace")
+    said = (
+        f"Error: vault path is not valid UTF-8: {shown} (the index needs a UTF-8 path;"
+        " rename the folder)\n"
+    )
+    for args in (("--vault", root, "sync"), ("--vault", root, "init"), ("query", "a")):
+        out = cli(*args, cwd=Path(root))
+        assert (out.code, out.out, out.err) == (2, "", said), args
+    assert os.listdir(root) == ["a.md"]
