@@ -207,3 +207,17 @@ def test_a_vault_whose_path_is_not_utf8_is_refused_in_one_line(tmp_path: Path, c
         out = cli(*args, cwd=Path(root))
         assert (out.code, out.out, out.err) == (2, "", said), args
     assert os.listdir(root) == ["a.md"]
+
+
+def test_a_query_longer_than_the_cap_is_refused_in_one_line(
+    make_vault: Callable[..., Path], cli: Cli
+) -> None:
+    root = make_vault({"a.md": "# a\nword\n", "z.md": "# z\n法術\n"})
+    assert query_paths(cli, root, " ".join(["word"] * 256)) == ["a.md"]
+    for text, words in ((" ".join(["word"] * 257), 257), ("法術" * 129, 259)):
+        out = cli("--vault", str(root), "query", text)
+        said = (
+            "Error: a query is read with at most 256 words and 4000 characters (this one has"
+            f" {words} words and {len(text)} characters): shorten it\n"
+        )
+        assert (out.code, out.out, out.err) == (2, "", said)

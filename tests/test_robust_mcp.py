@@ -77,3 +77,15 @@ def test_numbers_and_flags_are_checked_not_coerced(vault: Path) -> None:  # noqa
         return out
 
     assert _session(vault)(body) == [want for _, want in cases]
+
+
+def test_a_query_longer_than_the_cap_is_refused_as_in_the_cli(vault: Path) -> None:  # noqa: F811
+    text = " ".join(f"word{i}" for i in range(5000))
+
+    async def body(client: Client) -> list[str]:
+        return _texts(await client.call_tool("query", {"text": text}))
+
+    assert _session(vault)(body) == [
+        "Error executing tool query: a query is read with at most 256 words and 4000 characters"
+        f" (this one has 5000 words and {len(text)} characters): shorten it"
+    ]
