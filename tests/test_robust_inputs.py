@@ -221,3 +221,12 @@ def test_a_query_longer_than_the_cap_is_refused_in_one_line(
             f" {words} words and {len(text)} characters): shorten it\n"
         )
         assert (out.code, out.out, out.err) == (2, "", said)
+
+
+def test_a_name_that_is_not_utf8_is_shown_with_byte_escapes_on_one_line() -> None:
+    """As cli.md prints such names (``import-session --watch`` showed ``r\\udcff.jsonl``)."""
+    from vault_sync.cli_common import one_line
+
+    assert one_line(os.fsdecode(b"r\xff.jsonl: imported")) == "r\\xff.jsonl: imported"
+    assert one_line(os.fsdecode(b"d\xfe/\xc3\xa9\n")) == "d\\xfe/\xe9\\n"
+    assert one_line("\ud800 from JSON") == "\\ud800 from JSON"
