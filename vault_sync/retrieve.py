@@ -190,7 +190,8 @@ def build_query(
     if words > QUERY_MAX_WORDS or len(text) > QUERY_MAX_CHARS:
         raise QuerySyntaxError(
             f"a query is read with at most {QUERY_MAX_WORDS} words and {QUERY_MAX_CHARS}"
-            f" characters (this one has {words} words and {len(text)} characters): shorten it"
+            f" characters (this one has {words} word{'s' * (words != 1)} and {len(text)}"
+            " characters): shorten it"
         )
     used = {**FIELD_BOOSTS, **(boosts or {})}
     if unknown := used.keys() - FIELD_BOOSTS.keys():
