@@ -939,9 +939,9 @@ def test_has_cjk_matches_the_cjk_charset_for_every_code_point() -> None:
     import importlib
 
     schema_module = importlib.import_module("vault_sync.index.schema")
-    charset = re.compile(schema_module._CJK_CHARS)
+    charset = re.compile(schema_module.CJK_CHARS)
     has_cjk, head = schema_module.has_cjk, "é" * schema_module._HEAD
-    ends = {ord(c) + d for c in schema_module._CJK_CHARS[1:-1:2] for d in (-1, 0, 1)}
+    ends = {ord(c) + d for c in schema_module.CJK_CHARS[1:-1:2] for d in (-1, 0, 1)}
     wrong = []
     for code in range(0x110000):
         char = chr(code)

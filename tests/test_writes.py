@@ -490,9 +490,9 @@ def test_a_different_title_with_a_taken_file_name_gets_a_number(vault: Path, cli
 def test_remember_folders_come_from_the_config_and_may_not_leave_the_vault(
     vault: Path, cli: Cli
 ) -> None:
-    (vault / "vault-sync.toml").write_text(
-        '[write.folders]\ndecision = "adr"\n"project:pay" = "payments/notes"\nbug = "../out"\n',
-        encoding="utf-8",
+    config = vault / "vault-sync.toml"
+    config.write_text(
+        '[write.folders]\ndecision = "adr"\n"project:pay" = "payments/notes"\n', encoding="utf-8"
     )
     base = ("--vault", str(vault), "remember")
     assert cli(*base, "Use X", "--kind", "decision", "--json").json()["pages"][0]["path"] == (
@@ -500,8 +500,16 @@ def test_remember_folders_come_from_the_config_and_may_not_leave_the_vault(
     )
     pay = cli(*base, "Use Y", "--kind", "decision", "--project", "pay", "--json").json()
     assert pay["pages"][0]["path"] == "payments/notes/Use Y.md"
-    out = cli(*base, "Leak", "--kind", "bug")
-    assert (out.code, out.err.startswith("Error: '../out': every part")) == (2, True)
+    # a folder leaving the vault is a config error at load, for every command (not first
+    # met by a write: fresh-user report 4)
+    config.write_text(config.read_text() + 'bug = "../out"\n', encoding="utf-8")
+    said = (
+        f"Error: {config}:4: key 'write.folders.bug' must name a folder inside the vault:"
+        " every part must be a name (no '', '.', '..') (got '../out')\n"
+    )
+    for args in (("remember", "Leak", "--kind", "bug"), ("query", "x"), ("sync",)):
+        out = cli("--vault", str(vault), *args)
+        assert (out.code, out.err) == (2, said), args
     assert not (vault.parent / "out").exists()
 
 

@@ -247,6 +247,37 @@ def no_secret(config: Config, text: str, what: str) -> str:
 _BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
+#: Control characters agent input may not hold: C0 but tab and newline (a carriage return
+#: only before a newline), DEL, and C1 (U+0080-U+009F; U+009B is CSI). ESC, BEL and NUL in a
+#: page run as terminal sequences when it is `cat`, `less -R` or `git diff`-ed (an OSC 52
+#: sets the clipboard): fresh-user report 4, F9.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
+
+
+def no_controls(arguments: dict[str, Any]) -> None:
+    """Refuse a write whose arguments hold control characters (:data:`_CONTROL`); the same
+    check for the CLI and the MCP tools (:meth:`vault_sync.app.Engine.write` runs it).
+
+    ``arguments``: a write command's keyword arguments; strings, and lists of strings, are
+    looked at (other values are not text).
+
+    Raises:
+        AgentInputError: names the argument, the character (``U+001B``) and its line.
+    """
+    for name, value in arguments.items():
+        texts = (
+            [value] if isinstance(value, str) else value if isinstance(value, list | tuple) else []
+        )
+        for text in texts:
+            bad = _CONTROL.search(text) if isinstance(text, str) else None
+            if bad:
+                line = text.count("\n", 0, bad.start()) + 1
+                raise AgentInputError(
+                    f"{name} holds the control character U+{ord(bad[0][0]):04X} (line {line});"
+                    " agent input may hold tab and newline only"
+                )
+
+
 def one_line(text: str, what: str) -> str:
     """``text`` on one line (runs of white space made one space), bidi controls dropped.
 

@@ -249,11 +249,14 @@ class Engine:
         Raises:
             PageNotFoundError, AmbiguousPageError: a page reference names no page, or several.
             AgentInputError, PageExistsError, OutsideVaultError, EditRefusedError,
-            EditConflictError: see each command; nothing is written then.
+            EditConflictError: see each command; nothing is written then. An argument holding
+                a control character other than tab and newline is an AgentInputError
+                (:func:`vault_sync.agent_input.no_controls`).
         """
-        from vault_sync import engine, session_import, write_commands
+        from vault_sync import agent_input, engine, session_import, write_commands
         from vault_sync.edits import EditReport, run_edits
 
+        agent_input.no_controls(arguments)  # before any look-up: nothing read, nothing written
         module = session_import if command == "import-session" else write_commands
         build = getattr(module, _BUILDERS[command])
         report = EditReport(command, dry_run=dry_run)

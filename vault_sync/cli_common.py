@@ -7,6 +7,7 @@ Layer 8 with ``cli.py`` and the command groups in their own modules (``cli_eval`
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from collections.abc import Callable
@@ -192,6 +193,10 @@ def one_line(text: str) -> str:
     if text.isprintable():
         return text
     text = strip_controls(text)
+    # a name's bytes that are not UTF-8 (os.fsdecode's lone surrogates) shown as \xff; any
+    # other lone surrogate (from JSON) is escaped below
+    with contextlib.suppress(UnicodeEncodeError):
+        text = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     return "".join(
         c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text
     )

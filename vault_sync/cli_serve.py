@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from vault_sync.cli_common import engine_for, json_log_formatter, vault_option
+from vault_sync.cli_common import engine_for, json_log_formatter, one_line, vault_option
 from vault_sync.typed_text import scrub_data, scrub_typed
 
 
@@ -45,6 +45,8 @@ def watch(vault: Path | None, json_log: bool) -> None:
             f" (generation {line['generation']}, {line['ms']:.0f} ms)"
         )
         click.echo(text + (f" — {line['notice']}" if "notice" in line else ""), err=True)
+        for path, message in sorted(line.get("errors", {}).items()):  # as sync warns
+            click.echo(one_line(f"warning: {path}: {message}"), err=True)
 
     # watchdog logs its own shutdown chatter; the watcher reads the one record it needs (the
     # inotify overflow) through its own handler. Library warnings: JSON lines with --json-log.

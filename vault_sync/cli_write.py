@@ -28,6 +28,7 @@ from vault_sync.cli_common import (
     print_notice,
     vault_option,
 )
+from vault_sync.terminal import escape_controls
 
 if TYPE_CHECKING:
     from vault_sync.edits import EditReport
@@ -53,7 +54,7 @@ def show_report(report: EditReport, as_json: bool) -> None:
         if not page["changed"]:
             click.echo(one_line(f"{page['path']}: already so, nothing to change"))
             continue
-        click.echo(page["diff"], nl=False)
+        click.echo(escape_controls(page["diff"]), nl=False)  # each character, none run
     if report.redacted:
         labels = ", ".join(sorted(set(report.redacted)))
         click.echo(f"redacted from the input: {labels}", err=True)

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -181,8 +182,10 @@ def load_config(vault: Path) -> Config:
     write = _expect(data.get("write", {}), dict, "write", path)
     _reject_unknown(write, {"folders", "session_max_chars", "transcript_roots"}, "write.", path)
     folders = _expect(write.get("folders", {}), dict, "write.folders", path)
+    store_dir = _store_dir(data, path)
     for name, folder in folders.items():
         _expect(folder, str, f"write.folders.{name}", path)
+        _check_write_folder(name, folder, store_dir, path)
     _reject_unknown(watch, _WATCH_KEYS, "watch.", path)
     _reject_unknown(sanitize, _SANITIZE_KEYS, "sanitize.", path)
     projects = _expect(data.get("projects", {}), dict, "projects", path)
@@ -193,7 +196,7 @@ def load_config(vault: Path) -> Config:
     _check_linear(extra, path)
     return Config(
         vault=vault,
-        store_dir=_store_dir(data, path),
+        store_dir=store_dir,
         ignore=ignore,
         title_from=_title_from(data, path),
         ignore_tool_folders=_expect(
@@ -336,6 +339,7 @@ _KEYS = {
     "ranking",
 }
 _WATCH_KEYS = {"debounce_ms", "max_delay_ms", "reconcile_s"}
+_DRIVE = re.compile(r"[A-Za-z]:")
 _SANITIZE_KEYS = {"extra_patterns", "allow"}
 
 
@@ -358,8 +362,65 @@ def _session_max_chars(write: dict[str, Any], path: Path) -> int:
     return int(value)
 
 
+#: Largest ``[watch]`` timing, in each key's unit (ms, or s for ``reconcile_s``): the bound of
+#: ``import-session --debounce-ms``. A larger quiet window never lets a batch be applied.
+WATCH_MAX = 600_000
+
+
 def _positive(table: dict[str, Any], key: str, default: int, path: Path) -> int:
     value = _expect(table.get(key, default), int, f"watch.{key}", path)
-    if isinstance(value, bool) or value < 0:
-        raise ConfigError(f"{path}: key 'watch.{key}' must be a whole number >= 0")
+    if isinstance(value, bool) or not 0 <= value <= WATCH_MAX:
+        raise ConfigError(
+            f"{_where(path, 'watch', key)}: key 'watch.{key}' must be a whole number"
+            f" from 0 to {WATCH_MAX}"
+        )
     return int(value)
+
+
+def vault_path_problem(relative: str) -> str | None:
+    """What makes ``relative`` (a vault-relative POSIX path) no plain path inside the vault,
+    or ``None``: a NUL, a backslash, an absolute, ``~`` or drive-letter start, or a part that
+    is empty, ``.`` or ``..``. Lexical only (:func:`vault_sync.confine.confined` also checks
+    symlinks on disk before a write)."""
+    if "\x00" in relative:
+        return "a NUL character is not allowed in a path"
+    if "\\" in relative:
+        return "use / between folders (no backslash)"
+    if relative.startswith(("/", "~")) or _DRIVE.match(relative):
+        return "must be a path inside the vault, not absolute"
+    if any(part in ("", ".", "..") for part in relative.split("/")):
+        return "every part must be a name (no '', '.', '..')"
+    return None
+
+
+def _check_write_folder(name: str, folder: str, store_dir: str, path: Path) -> None:
+    """``[write] folders`` values, checked at load (not first by a write): a folder inside
+    the vault (``""``: the vault root), not the store folder nor ``.git``."""
+    relative = folder.rstrip("/")
+    if not relative:
+        return
+    problem = vault_path_problem(relative)
+    top = relative.split("/")[0].casefold()
+    if problem is None and top in (".git", store_dir.split("/")[0].casefold()):
+        problem = f"vault-sync never writes into {relative.split('/')[0]}/"
+    if problem:
+        raise ConfigError(
+            f"{_where(path, 'write', name)}: key 'write.folders.{name}' must name a folder"
+            f" inside the vault: {problem} (got {folder!r})"
+        )
+
+
+def _where(path: Path, table: str, key: str) -> str:
+    """``FILE:LINE`` of ``key`` (its first ``key =`` after the ``[table]`` header, else
+    anywhere), or ``FILE`` when no line says it (a dotted or unusual spelling)."""
+    try:
+        lines = path.read_text(encoding="utf-8-sig").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return str(path)
+    said = re.compile(rf'(?:^|[\s{{,."]){re.escape(key)}"?\s*=')
+    header = re.compile(rf"^\s*\[\s*{re.escape(table)}\s*\]")
+    start = next((n for n, line in enumerate(lines) if header.match(line)), 0)
+    for n in [*range(start, len(lines)), *range(start)]:
+        if said.search(lines[n]):
+            return f"{path}:{n + 1}"
+    return str(path)

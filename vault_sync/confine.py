@@ -11,17 +11,16 @@ path as it will be opened; the writer then opens with ``O_NOFOLLOW`` as well.
 from __future__ import annotations
 
 import os
-import re
 import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 
+from vault_sync.config import vault_path_problem
 from vault_sync.errors import AgentInputError, OutsideVaultError
 from vault_sync.transcript import VENDOR_ROOTS
 
 #: Folders below the vault no write may enter, whatever the config: git's own.
 ALWAYS_RESERVED = (".git",)
-_DRIVE = re.compile(r"[A-Za-z]:")
 
 
 def confined(vault: Path, relative: str, reserved: Iterable[str] = ()) -> Path:
@@ -64,17 +63,10 @@ def _parts(relative: str) -> list[str]:
     """The parts of a path an agent gave, or :class:`OutsideVaultError` naming what is wrong."""
     if not relative or not relative.strip():
         raise OutsideVaultError("an empty path names no page")
-    if "\x00" in relative:
-        raise OutsideVaultError(f"{relative!r}: a NUL character is not allowed in a path")
-    if "\\" in relative:
-        raise OutsideVaultError(f"{relative!r}: use / between folders (no backslash)")
-    if relative.startswith(("/", "~")) or _DRIVE.match(relative):
-        raise OutsideVaultError(f"{relative!r}: must be a path inside the vault, not absolute")
-    parts = relative.split("/")
-    for part in parts:
-        if part in ("", ".", ".."):
-            raise OutsideVaultError(f"{relative!r}: every part must be a name (no '', '.', '..')")
-    return parts
+    problem = vault_path_problem(relative)
+    if problem:
+        raise OutsideVaultError(f"{relative!r}: {problem}")
+    return relative.split("/")
 
 
 def transcript_roots(configured: Sequence[str] | None) -> tuple[str, ...]:

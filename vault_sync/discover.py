@@ -162,8 +162,28 @@ def find_vault(explicit: str | os.PathLike[str] | None = None, cwd: Path | None 
         NotAVaultError: the given folder is empty text, does not exist, is not a folder, is
             ``/`` or on a pseudo file system, is (or is inside) a store folder, or discovery
             found nothing vault-like (the
-            home and temp folders are never a vault by their Markdown files alone).
+            home and temp folders are never a vault by their Markdown files alone), or its
+            path is not valid UTF-8.
     """
+    return refuse_non_utf8_path(_find_vault(explicit, cwd))
+
+
+def refuse_non_utf8_path(vault: Path) -> Path:
+    """``vault``, or :class:`NotAVaultError` when its path is not valid UTF-8 (tantivy and
+    SQLite take text paths: such a vault cannot hold stores; it was reported as a damaged
+    index). Shown with ``\\xff`` escapes, as names that are not UTF-8 always are."""
+    try:
+        str(vault).encode("utf-8")
+    except UnicodeEncodeError:
+        shown = os.fsencode(vault).decode("utf-8", "backslashreplace")
+        raise NotAVaultError(
+            f"vault path is not valid UTF-8: {shown} (the index needs a UTF-8 path;"
+            " rename the folder)"
+        ) from None
+    return vault
+
+
+def _find_vault(explicit: str | os.PathLike[str] | None, cwd: Path | None) -> Path:
     chosen = explicit if explicit is not None else os.environ.get(ENV_VAULT) or None
     if chosen is not None:
         if not str(chosen):

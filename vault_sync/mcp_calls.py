@@ -10,11 +10,13 @@ registered by :mod:`vault_sync.mcp_server` (reads) and :mod:`vault_sync.mcp_writ
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import WithJsonSchema
 
 from vault_sync import layout
 from vault_sync.app import Engine
@@ -32,32 +34,53 @@ Names = str | list[str] | None
 #: Numbers and flags are typed loosely: the SDK's own validation error for a wrong type is a
 #: multi-line pydantic dump that echoes the input unscrubbed (checked on mcp 2.3.0), so every
 #: argument an agent may get wrong is checked here instead (:func:`int_arg`, :func:`flag_arg`).
-Number = int | str
-Flag = bool | str
+#: The types take what JSON may send (a bool, a float) so pydantic never converts it (its lax
+#: mode read ``true`` as 1 and ``2.0`` as 2: fresh-user report 4); the schema an agent sees
+#: still says integer or string, boolean or string.
+Number = Annotated[
+    int | float | str | bool, WithJsonSchema({"anyOf": [{"type": "integer"}, {"type": "string"}]})
+]
+Flag = Annotated[
+    bool | int | float | str, WithJsonSchema({"anyOf": [{"type": "boolean"}, {"type": "string"}]})
+]
+_WHOLE = re.compile(r"[+-]?[0-9]+")
 
 
 def int_arg(value: Number | None, name: str, low: int = 1, high: int = 1_000_000) -> int | None:
-    """A whole-number argument, or a one-line ToolError naming it (never echoing it)."""
+    """A whole-number argument, or a one-line ToolError naming it (never echoing it).
+
+    Taken: a JSON integer, a number with no fraction (``2.0`` is the number 2: JSON has one
+    number type), or a string of ASCII digits (``"2"``). Refused: ``true``/``false`` (a bool is
+    no number), a fraction (``2.5``), any other string, a value outside ``low``..``high``.
+    """
     if value is None:
         return None
-    try:
+    said = f"{name} must be a whole number from {low} to {high}"
+    if isinstance(value, bool):
+        raise ToolError(f"{said} (true or false is no number)")
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise ToolError(f"{said} (a fraction is no whole number)")
         number = int(value)
-    except (TypeError, ValueError):
-        raise ToolError(f"{name} must be a whole number from {low} to {high}") from None
+    elif isinstance(value, int):
+        number = value
+    elif isinstance(value, str) and _WHOLE.fullmatch(value.strip()):
+        number = int(value.strip())
+    else:
+        raise ToolError(said)
     if not low <= number <= high:
-        raise ToolError(f"{name} must be a whole number from {low} to {high}")
+        raise ToolError(said)
     return number
 
 
 def flag_arg(value: Flag, name: str) -> bool:
-    """A true/false argument (``true``/``false``/``1``/``0`` as text too), or a ToolError."""
+    """A true/false argument: a JSON ``true``/``false``, or the string ``"true"``/``"false"``
+    (any case); anything else (``1``, ``"yes"``, ``""``) is a ToolError naming it."""
     if isinstance(value, bool):
         return value
-    text = str(value).strip().lower()
-    if text in ("true", "1", "yes"):
-        return True
-    if text in ("false", "0", "no", ""):
-        return False
+    text = value.strip().lower() if isinstance(value, str) else None
+    if text in ("true", "false"):
+        return text == "true"
     raise ToolError(f"{name} must be true or false")
 
 

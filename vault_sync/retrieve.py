@@ -28,8 +28,10 @@ import tantivy
 from vault_sync import fragments, passages
 from vault_sync.errors import QuerySyntaxError
 from vault_sync.index import (
+    CJK_CHARS,
     MAX_TOKEN_BYTES,
     PageIndex,
+    has_cjk,
     schema,
     stored_text,
 )
@@ -82,6 +84,21 @@ def _nothing_to_search(text: str, clauses: Clauses) -> QuerySyntaxError:
 #: How much of a query an error message quotes, in characters: a query of 20,000 ``<!--``
 #: was echoed whole (80 KB on one line of stderr).
 QUOTED_MAX_CHARS = 60
+#: The most words and characters a query is read with; a longer one is refused
+#: (QuerySyntaxError, exit 2), in the CLI and over MCP alike. Words: blank-separated, plus one
+#: per CJK character (a CJK run is searched as one bigram per character). Each word costs work
+#: in every stage: 5,000 words took 4-10 s (fresh-user report 4); 256 take ~0.3 s on
+#: obsidian-tasks-docs (256 CJK characters ~1.2 s on dnd-srd-zh), and the longest eval
+#: question (LongMemEval) has 57 words.
+QUERY_MAX_WORDS = 256
+QUERY_MAX_CHARS = 4000
+
+
+@functools.cache
+def _cjk_char() -> re.Pattern[str]:
+    """:data:`CJK_CHARS` compiled, once and only for a query holding such a character (~3 ms:
+    kept off the query path of other text)."""
+    return re.compile(CJK_CHARS)
 
 
 def _quoted(text: str) -> str:
@@ -172,10 +189,18 @@ def build_query(
 
     Raises:
         QuerySyntaxError: an empty query, one with no searchable word
-            (only punctuation, or only words too long to be indexed), or one that only
-            excludes.
+            (only punctuation, or only words too long to be indexed), one that only
+            excludes, or one longer than :data:`QUERY_MAX_WORDS` words or
+            :data:`QUERY_MAX_CHARS` characters.
     """
     text = unicodedata.normalize("NFC", text).translate(_FULL_WIDTH)
+    words = len(text.split()) + (len(_cjk_char().findall(text)) if has_cjk(text) else 0)
+    if words > QUERY_MAX_WORDS or len(text) > QUERY_MAX_CHARS:
+        raise QuerySyntaxError(
+            f"a query is read with at most {QUERY_MAX_WORDS} words and {QUERY_MAX_CHARS}"
+            f" characters (this one has {words} word{'s' * (words != 1)} and {len(text)}"
+            " characters): shorten it"
+        )
     used = {**FIELD_BOOSTS, **(boosts or {})}
     if unknown := used.keys() - FIELD_BOOSTS.keys():
         raise ValueError(f"unknown fields in boosts: {sorted(unknown)}")

@@ -16,6 +16,25 @@ import os
 import unicodedata
 from dataclasses import dataclass, field
 
+#: The range of a SQLite INTEGER (signed 64-bit): a file time outside it (a page touched to
+#: after 2262-04-11, fresh-user report 4 F2) is stored as the nearest end.
+NS_MIN = -(2**63)
+NS_MAX = 2**63 - 1
+
+
+def clamp_ns(ns: int) -> int:
+    """``ns`` (a file time, ns since the epoch) clamped to [:data:`NS_MIN`, :data:`NS_MAX`]."""
+    return min(max(ns, NS_MIN), NS_MAX)
+
+
+def mtime_trusted(ns: int) -> bool:
+    """Whether a clamped file time still tells changes apart (it is not an end of the range).
+
+    Two different times past 2262 both clamp to :data:`NS_MAX`, so an equal stored time proves
+    nothing: sync hashes such a page instead of skipping it.
+    """
+    return NS_MIN < ns < NS_MAX
+
 
 @dataclass(frozen=True)
 class FileEntry:
@@ -24,7 +43,8 @@ class FileEntry:
     Attributes:
         path: vault-relative POSIX path, NFC (``"Café notes.md"``); the key of the page.
         disk_path: vault-relative POSIX path as named on disk (may be NFD); use it to open.
-        mtime_ns: modification time, ns since the epoch (of the target, for a symlink).
+        mtime_ns: modification time, ns since the epoch (of the target, for a symlink), clamped
+            by :func:`clamp_ns` to what SQLite stores.
         size: size in bytes.
     """
 

@@ -54,7 +54,10 @@ def read_source(file: str) -> tuple[str, str]:
         mtime = path.stat().st_mtime
     except OSError as exc:
         raise TranscriptError(f"{file}: cannot read: {exc.strerror or exc}") from None
-    day = dt.datetime.fromtimestamp(mtime, dt.UTC).date().isoformat()
+    try:
+        day = dt.datetime.fromtimestamp(mtime, dt.UTC).date().isoformat()
+    except (OverflowError, ValueError, OSError):  # a file time outside years 1-9999
+        day = (dt.date.max if mtime > 0 else dt.date.min).isoformat()
     text = data.decode("utf-8", errors="replace")
     # a cut-short last character (a transcript being written) is one replacement; NUL bytes
     # or many undecodable bytes are no transcript (it wrote binary into a page: fresh user)

@@ -37,6 +37,7 @@ from vault_sync.scan_result import ScanResult
 from vault_sync.store import Sidecar
 from vault_sync.sync_plan import Plan, make_plan
 from vault_sync.vault import scan, scan_paths
+from vault_sync.vault_walk import is_utf8
 
 logger = logging.getLogger(__name__)
 
@@ -219,7 +220,8 @@ def _scan_and_plan(
         stored = store.file_states()
     else:
         result, in_scope = scan_paths(config, scope)
-        roots = {unicodedata.normalize("NFC", p.strip("/")) for p in scope}
+        # a name that is not UTF-8 is no key (scan_paths reported it)
+        roots = {unicodedata.normalize("NFC", p.strip("/")) for p in scope if is_utf8(p)}
         stored = store.file_states(roots)
         kept = {a for a in stored_attachments if not in_scope(a)}
         result = replace(result, attachments=frozenset(kept | result.attachments))

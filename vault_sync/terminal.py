@@ -62,3 +62,15 @@ def fit_width(text: str, columns: int) -> str:
             rest = sum(cells(c) for c in text[at:])
             return text if used - cells(char) + rest <= columns else text[:at] + "…"
     return text
+
+
+def escape_controls(text: str) -> str:
+    """``text`` with every character that is not printable, but newline and tab, shown as a
+    Python escape (``ESC`` as ``\\x1b``, NUL as ``\\x00``, U+202E as ``\\u202e``): nothing
+    dropped, nothing run, so a printed diff shows each character the file gets. Linear time."""
+    if text.isprintable():
+        return text
+    return "".join(
+        c if c.isprintable() or c in "\n\t" else c.encode("unicode_escape").decode("ascii")
+        for c in text
+    )

@@ -183,8 +183,8 @@ def _span(kind: str, m: re.Match[str], today: datetime.date) -> _Days | None:
         if kind == "year":
             year = int(m["year"])
             return datetime.date(year, 1, 1), datetime.date(year, 12, 31)
-    except ValueError:  # "31 February", a year 0
-        return None
+    except (ValueError, OverflowError):  # "31 February", a year 0; a span before year 1 or
+        return None  # after 9999 (`--now 0001-01-05 "last week"`): read as plain words
     raise AssertionError(kind)
 
 

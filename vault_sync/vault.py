@@ -30,9 +30,9 @@ from collections.abc import Callable, Iterable
 
 from vault_sync.config import Config
 from vault_sync.errors import VaultUnreadableError
-from vault_sync.ignore import _Chain, _is_temp_name, _nfc, build_ignore_matcher
+from vault_sync.ignore import IgnoreMatcher, _Chain, _is_temp_name, _nfc, build_ignore_matcher
 from vault_sync.scan_result import ScanResult, Unreadable
-from vault_sync.vault_walk import FolderWalk, Lister, folder_lineage
+from vault_sync.vault_walk import FolderWalk, Lister, folder_lineage, is_utf8
 
 logger = logging.getLogger(__name__)
 
@@ -152,6 +152,21 @@ def _spellings(root: str, disk: str, listed: dict[str, list[str] | None]) -> lis
     return found
 
 
+def _bad_path(root: str, disk: str, state: FolderWalk, matcher: IgnoreMatcher) -> None:
+    """Report an event's path whose name (or a folder's on the way) is not valid UTF-8, as
+    :func:`scan` would: its first such name, once, unless it is hidden, ignored or gone."""
+    parts = disk.split("/")
+    cut = next(i for i, part in enumerate(parts) if not is_utf8(part))
+    if any(part.startswith(".") for part in parts[: cut + 1]):
+        return
+    named = "/".join(parts[: cut + 1])
+    if not os.path.lexists(os.path.join(root, named)):
+        return
+    if matcher.is_ignored(named, is_dir=cut + 1 < len(parts)):
+        return
+    state.bad_name(_nfc("/".join(parts[:cut])), parts[cut])
+
+
 def scan_paths(
     config: Config, paths: Iterable[str], *, listdir: Lister = os.scandir
 ) -> tuple[ScanResult, Callable[[str], bool]]:
@@ -180,6 +195,9 @@ def scan_paths(
     matcher, lineage = state.matcher, state.root_lineage
     listed: dict[str, list[str] | None] = {}
     named = {p.strip("/") for p in paths if p.strip("/")}
+    for bad in [p for p in named if not is_utf8(p)]:  # as the walk does: warned, left out
+        named.discard(bad)
+        _bad_path(root, bad, state, matcher)
     wanted = sorted({twin for p in named for twin in _spellings(root, p, listed)})
     for disk in wanted:
         if any(disk.startswith(other + "/") for other in wanted if other != disk):

@@ -9,7 +9,11 @@ import os
 from pathlib import Path
 
 from vault_sync.config import CONFIG_NAME, load_config
-from vault_sync.discover import refuse_store_folder, refuse_system_folder
+from vault_sync.discover import (
+    refuse_non_utf8_path,
+    refuse_store_folder,
+    refuse_system_folder,
+)
 from vault_sync.errors import ConfigError, NotAVaultError
 
 _DEFAULT_TOML = """\
@@ -60,8 +64,8 @@ def init_vault(folder: Path) -> list[str]:
         Lines saying what was written (or that nothing needed writing).
 
     Raises:
-        NotAVaultError: ``folder`` does not exist, is not a folder, is ``/`` or lies on a
-            pseudo file system.
+        NotAVaultError: ``folder`` does not exist, is not a folder, is ``/``, lies on a
+            pseudo file system, or its path is not valid UTF-8.
         ConfigError: ``vault-sync.toml`` or ``.gitignore`` is to be written but is a symbolic
             link (never written through: it may point outside the vault), or ``.gitignore``
             is not a readable UTF-8 file (``FILE:LINE`` of the first bad byte).
@@ -69,7 +73,7 @@ def init_vault(folder: Path) -> list[str]:
     if not folder.is_dir():
         raise NotAVaultError(f"not a folder: {folder}")
 
-    refuse_store_folder(refuse_system_folder(folder.resolve()))
+    refuse_store_folder(refuse_system_folder(refuse_non_utf8_path(folder.resolve())))
     done: list[str] = []
     config_file = folder / CONFIG_NAME
     gitignore = folder / ".gitignore"

@@ -20,7 +20,14 @@ from dataclasses import dataclass, field
 from vault_sync.discover import mount_fs_type, pseudo_file_system
 from vault_sync.errors import VaultUnreadableError
 from vault_sync.ignore import IgnoreMatcher, _Chain, _is_temp_name, _nfc
-from vault_sync.scan_result import FileEntry, ScanResult, SkippedFile, SkippedSymlink, Unreadable
+from vault_sync.scan_result import (
+    FileEntry,
+    ScanResult,
+    SkippedFile,
+    SkippedSymlink,
+    Unreadable,
+    clamp_ns,
+)
 
 #: The one test seam of :func:`vault_sync.vault.scan`: lists a folder given its absolute path
 #: (``os.scandir``).
@@ -64,7 +71,7 @@ def folder_lineage(real: str) -> frozenset[_Ident]:
         path = parent
 
 
-def _is_utf8(name: str) -> bool:
+def is_utf8(name: str) -> bool:
     """Whether an on-disk name decoded to text (``os.fsdecode`` keeps bad bytes as lone
     surrogates) can be a key: stores, JSON and terminals all need valid UTF-8."""
     try:
@@ -192,7 +199,7 @@ class FolderWalk:
         if denied:
             self.unreadable.append(Unreadable(key, denied))
             return
-        self.keep_page(FileEntry(key, disk, st.st_mtime_ns, st.st_size))
+        self.keep_page(FileEntry(key, disk, clamp_ns(st.st_mtime_ns), st.st_size))
 
     def keep_page(self, entry: FileEntry) -> None:
         """List a page unless a spelling equal after NFC already listed wins (:func:`keeps`)."""
@@ -227,7 +234,7 @@ class FolderWalk:
             if denied:
                 self.unreadable.append(Unreadable(key, denied))
                 return
-            self.keep_page(FileEntry(key, disk, st.st_mtime_ns, st.st_size))
+            self.keep_page(FileEntry(key, disk, clamp_ns(st.st_mtime_ns), st.st_size))
         else:
             self.add_attachment(key, disk)
 
@@ -235,7 +242,9 @@ class FolderWalk:
         """Report an on-disk name that is not valid UTF-8 (left out), shown with escapes."""
         shown = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
         key = f"{nfc_dir}/{shown}" if nfc_dir else shown
-        self.unreadable.append(Unreadable(key, "name is not valid UTF-8, left out"))
+        bad = Unreadable(key, "name is not valid UTF-8, left out")
+        if bad not in self.unreadable:  # a watcher batch may name it twice
+            self.unreadable.append(bad)
 
     def _list(self, abs_dir: str, disk_dir: str, nfc_dir: str) -> list[os.DirEntry[str]] | None:
         """A folder's entries by name; ``None`` (reported) when it cannot be listed.
@@ -277,7 +286,7 @@ class FolderWalk:
             if name.startswith("."):
                 continue
             nfc_name = _nfc(name)
-            if not name.isascii() and not _is_utf8(name):
+            if not name.isascii() and not is_utf8(name):
                 self.bad_name(nfc_dir, name)
                 continue
             try:

@@ -263,6 +263,13 @@ class Watcher:
             self._error(str(exc))
             self.stopping.wait(RETRY_MS / 1000)
             return
+        except Exception as exc:
+            # (fresh-user report 4 F4: a name that is not UTF-8 killed the watcher, exit 1,
+            # and nothing said so). Logged with its type; the next batch is a reconcile.
+            self.batcher.add(reconcile=True)
+            self._error(f"internal error ({type(exc).__name__}: {exc}); please report it")
+            self.stopping.wait(RETRY_MS / 1000)
+            return
         if line is not None:
             self.report(line)
         self._write_state()

@@ -36,6 +36,8 @@ OVERFLOW_LOGGER = "watchdog.observers.inotify_c"
 #: quiet window.
 TICK_MS = 25
 
+logger = logging.getLogger(__name__)
+
 Clock = Callable[[], float]
 
 
@@ -151,7 +153,16 @@ class EventHandler(FileSystemEventHandler):
         return rel
 
     def on_any_event(self, event: FileSystemEvent) -> None:
-        """Record the paths of one event (reads and folder-modified events are dropped)."""
+        """Record the paths of one event (reads and folder-modified events are dropped). An
+        error here would end watchdog's thread, and the watcher would hear nothing more: it is
+        logged, and a reconcile asked for instead."""
+        try:
+            self._record(event)
+        except Exception as exc:
+            logger.warning("watch event not read (%s: %s); rescanning", type(exc).__name__, exc)
+            self.batcher.add(reconcile=True)
+
+    def _record(self, event: FileSystemEvent) -> None:
         if isinstance(event, FileOpenedEvent | FileClosedNoWriteEvent | DirModifiedEvent):
             return
         paths = [event.src_path]

@@ -25,6 +25,7 @@ from vault_sync.index.page_index import (
 )
 from vault_sync.index.schema import (
     CJK_ANALYZER,
+    CJK_CHARS,
     CODE_ANALYZER,
     EN_ANALYZER,
     IDENT_ANALYZER,
@@ -47,6 +48,7 @@ from vault_sync.index.schema import (
 
 __all__ = [
     "CJK_ANALYZER",
+    "CJK_CHARS",
     "CODE_ANALYZER",
     "EN_ANALYZER",
     "IDENT_ANALYZER",

@@ -102,7 +102,7 @@ _IDENT_PATTERN = r"[\p{L}\p{N}_]+"
 #: Kana, Han (with extensions B+), Hangul, Thai, Lao, Myanmar, Khmer: the scripts
 #: ``_CJK_PATTERN`` splits. Never compiled as a ``str`` regex (its charset costs ~3 ms to
 #: compile, too much for a query process): :func:`has_cjk` matches its UTF-8 bytes.
-_CJK_CHARS = (
+CJK_CHARS = (
     "[\u0e00-\u0eff\u1000-\u109f\u1100-\u11ff\u1780-\u17ff"
     "\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff"
     "\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f]"
@@ -380,7 +380,7 @@ def file_stem(path: str) -> str:
 
 def has_cjk(text: str) -> bool:
     """True when ``text`` holds a character of a script the CJK analyzer splits (Kana, Han,
-    Hangul, Thai, Lao, Myanmar, Khmer: :data:`_CJK_CHARS`)."""
+    Hangul, Thai, Lao, Myanmar, Khmer: :data:`CJK_CHARS`)."""
     if text.isascii():
         return False
     search = _cjk_bytes().search
@@ -396,12 +396,12 @@ _HEAD = 256
 
 @functools.cache
 def _cjk_bytes() -> re.Pattern[bytes]:
-    """:data:`_CJK_CHARS` as a pattern over UTF-8 bytes: the same matches, compiled in
+    """:data:`CJK_CHARS` as a pattern over UTF-8 bytes: the same matches, compiled in
     ~0.5 ms where the ``str`` charset takes ~3 ms (its Han and Hangul ranges are set one
     code point at a time by ``re``'s compiler; byte classes have at most 256). Every
     alternative starts with one lead byte, so ``re`` scans for the set of them in C and
     skips other text as fast as the ``str`` charset does."""
-    chars = _CJK_CHARS[1:-1]
+    chars = CJK_CHARS[1:-1]
     ranges = [(ord(chars[i]), ord(chars[i + 2])) for i in range(0, len(chars), 3)]
     alternatives = (
         f"\\x{lead:02x}" + "".join(f"[\\x{a:02x}-\\x{b:02x}]" for a, b in rest)
