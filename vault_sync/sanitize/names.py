@@ -70,10 +70,11 @@ def _code_after(text: str, m: re.Match[str], index: int) -> bool:
     return text[end] in "(["
 
 
-#: name ends with KEY/TOKEN/SECRET/PASSWORD/...; then an assignment operator of any common
-#: syntax (`=`, `:`, `:=`, `=>`, `?=`, `||=`, `.=`, `<-`), or spaces after a `--flag`.
+#: name ends with KEY/TOKEN/SECRET/PASSWORD/SALT/PEPPER/SIG/...; then an assignment operator
+#: (`=`, `:`, `:=`, `=>`, `?=`, `||=`, `.=`, `<-`), or spaces after a `--flag`.
 _ASSIGN = (
-    r"(?i:(key|token|secret|pass(?:w(?:or)?d|phrase)?|pwd|pw|psk))[\"'\]]{0,2}"
+    r"(?i:(key|token|secret|pass(?:w(?:or)?d|phrase)?|pwd|pw|psk|salt|pepper|sig(?:nature)?))"
+    r"[\"'\]]{0,2}"
     r"(?:[ \t]{0,8}(?::=|=>|\?=|\|\|=|\.=|<-|=|:)[ \t]{0,8}|([ \t]{1,8}))" + _VALUE
 )
 #: Keywords that must follow another name part (`API_KEY`, `dbPwd`); bare `key:` is too common.
@@ -82,7 +83,6 @@ _NEEDS_PREFIX = frozenset({"key", "pwd"})
 #: ``pw`` too, the common short form (``pw=``, ``db_pw:``, ``--pw``: a fresh user's value
 #: after ``pw=`` went through unredacted).
 _PASSWORDS = frozenset({"password", "passwd", "passphrase", "pwd", "pw", "pass", "psk"})
-
 
 _NAME_REVERSED = re.compile(r"[\w.-]*", re.ASCII)
 
@@ -339,7 +339,7 @@ def name_rules() -> list[Rule]:
         Rule(
             "env_secret",
             c(_ASSIGN),
-            ("key", "token", "secret"),
+            ("key", "token", "secret", "salt", "pepper", "sig"),
             _assignment_span,
             pre=_assignment_name,
         ),

@@ -121,6 +121,35 @@ class View:
         return out
 
 
+#: A rewrite of the raw text: ``(start, end, replacement)``.
+Edit = tuple[int, int, str]
+
+
+def edited_view(text: str, edits: list[Edit]) -> View | None:
+    """``text`` with each of ``edits`` applied (where two overlap, the first by start wins),
+    as a :class:`View` mapped back to ``text``; ``None`` when there are none."""
+    if not edits:
+        return None
+    out: list[str] = []
+    segments: list[tuple[int, int, int, bool]] = []
+    size = pos = 0
+    for start, end, replacement in sorted(edits):
+        if start < pos:
+            continue  # overlapping rewrites: the first wins
+        if pos < start:
+            segments.append((size, pos, start, True))
+            out.append(text[pos:start])
+            size += start - pos
+        segments.append((size, start, end, False))
+        out.append(replacement)
+        size += len(replacement)
+        pos = end
+    if pos < len(text):
+        segments.append((size, pos, len(text), True))
+        out.append(text[pos:])
+    return View("".join(out), tuple(segments), tuple(s[0] for s in segments))
+
+
 def _form_text(raw: str) -> str:
     if raw[0] == "\\":
         return raw[1]

@@ -13,6 +13,7 @@ from vault_sync.placeholders import placeholder as _placeholder
 from vault_sync.placeholders import random_looking as _random_looking
 from vault_sync.sanitize.commands import command_rules
 from vault_sync.sanitize.names import name_rules
+from vault_sync.sanitize.pairs import pair_rules
 from vault_sync.sanitize.protocols import protocol_rules
 from vault_sync.sanitize.rule import (
     ALNUM,
@@ -222,6 +223,7 @@ def structural_rules() -> list[Rule]:
         ),
         *protocol_rules(),
         *name_rules(),
+        *pair_rules(),
         *command_rules(),
         # Kubernetes Secret manifests (kubernetes.io/docs/concepts/configuration/secret).
         Rule(
