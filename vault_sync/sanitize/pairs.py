@@ -63,11 +63,12 @@ def _pair_span(text: str, m: re.Match[str]) -> Span | None:
 
 
 #: A secret's noun (a word of its own: not ``api_key``, which :mod:`.names` reads); then
-#: ``is``/``was`` (with ``now``, ``still``, ``set to``, an operator); a quote; the value.
+#: ``is``/``was`` (with ``now``, ``still``, ``set to``, an operator); a quote; the value, to a
+#: blank or a backslash (``correct.\\n3.`` in a JSON string is a sentence's end).
 _NOUN = (
     r"(?i:(secret|key|token|password|passphrase|passcode|passwd|salt|pepper))"
     r"[ \t]{1,4}(?i:is|was)(?:[ \t]{1,4}(?i:now|still|set[ \t]to|currently))?"
-    r"(?:[ \t]{0,4}[:=])?[ \t]{1,4}[\"'`]?([^\s\"'`]{6,256}+)"
+    r"(?:[ \t]{0,4}[:=])?[ \t]{1,4}[\"'`]?([^\s\"'`\\]{6,256}+)"
 )
 _PASSWORD_NOUNS = frozenset({"password", "passphrase", "passcode", "passwd"})
 _HEX = re.compile(r"[0-9a-fA-F]{16,}")
