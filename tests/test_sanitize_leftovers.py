@@ -98,7 +98,11 @@ CASES: tuple[tuple[str, str], ...] = (
     # a backslash line continuation after a secret's name
     ("ENV DB_PASSWORD \\\n    Kd8fLq2xZz", f"ENV DB_PASSWORD \\\n    {_E}"),
     ("ENV DB_PASSWORD=\\\n    Kd8fLq2xZz", f"ENV DB_PASSWORD=\\\n    {_E}"),
-    ("export API_TOKEN=Kd8f\\\nLq2xZz9", "export API_TOKEN=[REDACTED:api_key]"),
+    # the halves redacted, the `\` and the line break kept
+    (
+        "export API_TOKEN=Kd8f\\\nLq2xZz9",
+        "export API_TOKEN=[REDACTED:api_key]\\\n[REDACTED:api_key]",
+    ),
     (
         "ENV APP=1 \\\n    DB_PASSWORD=Kd8fLq2xZz \\\n    X=2",
         # an UPPER_CASE `=` line's value runs to its end (`.env` passwords of words)

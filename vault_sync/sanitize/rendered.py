@@ -100,8 +100,8 @@ class View:
     def pieces(self, start: int, end: int) -> list[tuple[int, int]]:
         """The raw spans the view's ``[start, end)`` is made of, merged where they touch:
         one span unless the view dropped something inside it (markup between two halves of
-        a token), so redacting them leaves what was dropped (``**``, a link's ``]]``) as it
-        was."""
+        a token, a line continuation), so redacting them leaves what was dropped (``**``, a
+        link's ``]]``, ``\\`` and its line break) as it was."""
         out: list[tuple[int, int]] = []
         i = bisect.bisect_right(self.starts, start) - 1
         while i < len(self.segments) and self.segments[i][0] < end:
@@ -110,6 +110,8 @@ class View:
                 view_end = view_start + (raw_end - raw_start)
                 lo, hi = max(start, view_start), min(end, view_end)
                 piece = (raw_start + lo - view_start, raw_start + hi - view_start)
+            elif i + 1 < len(self.starts) and self.starts[i + 1] == view_start:
+                piece = (raw_start, raw_start)  # dropped whole (a `\` continuation): kept
             else:
                 piece = (raw_start, raw_end)
             if piece[0] < piece[1]:
