@@ -45,7 +45,14 @@ CASES: tuple[tuple[str, str], ...] = (
         " winner thank yellow",
         f"secret recovery phrase: {_S}",
     ),
+    (
+        "| # | word |\n|---|---|\n"
+        + "".join(f"| {i} | {w} |\n" for i, w in enumerate(SEED_12.split(), 1)),
+        f"| # | word |\n|---|---|\n| 1 | {_S} |\n",
+    ),
     # user:password after a credential label
+    ("Creds (prod): admin:Tr0ub4dor3!", f"Creds (prod): {_E}"),
+    ("email/password: bob@acme.io / Hunter2x!", f"email/password: {_E}"),
     ("creds: admin:Tr0ub4dor3", f"creds: {_E}"),
     ("credentials: deploy:s3cr3tPa55", f"credentials: {_E}"),
     ("**Login**: bob:hunter2x!", f"**Login**: {_E}"),
@@ -61,6 +68,11 @@ CASES: tuple[tuple[str, str], ...] = (
     ("Webhook secret is: `Xk29fLq0pZ8mRt7v`", f"Webhook secret is: `{_E}`"),
     ("The signing key is 9f86d081884c7d659a2feaa0c55ad015.", f"The signing key is {_E}."),
     ("my wifi password is sunset42", f"my wifi password is {_E}"),
+    ("The password for prod is Summer2024!", f"The password for prod is {_E}"),
+    (
+        "the secret key for the admin account is Zq8mN3vX1pL0rT6w",
+        f"the secret key for the admin account is {_E}",
+    ),
     ("the token is now Gh4kRr9vLp2sXq7z", f"the token is now {_E}"),
     # salt, pepper, sig names
     ("ENCRYPTION_SALT=Xk29fLq0pZ8mRt7v", f"ENCRYPTION_SALT={_E}"),
@@ -69,6 +81,8 @@ CASES: tuple[tuple[str, str], ...] = (
     ("pepper = Gh7!kLq2", f"pepper = {_E}"),
     ("sig: 4f9a2c7e1b8d3f6a0e5c9b2d7f1a8e3c", f"sig: {_E}"),
     ("x-signature: 9f8e7d6c5b4a39281706f5e4d3c2b1a0", f"x-signature: {_E}"),
+    ("**Salt**: Xk29fLq0pZ8mRt7v", f"**Salt**: {_E}"),
+    ("| ENCRYPTION_SALT | Xk29fLq0pZ8mRt7v |", f"| ENCRYPTION_SALT | {_E} |"),
     # percent-encoded values: judged decoded, redacted as written
     ("secret: %2FqZ8k%2BmN3v%3DxL1p%2Bw", f"secret: {_E}"),
     ("password=p%40ssw0rd%21", f"password={_E}"),
@@ -83,6 +97,7 @@ CASES: tuple[tuple[str, str], ...] = (
     ("*Token*: *Kd8fLq2!zz9*", f"*Token*: {_E}"),
     # a table header naming a secret, the values below
     ("| Password |\n|---|\n| hunter2x! |", f"| Password |\n|---|\n| {_E} |"),
+    ("| Password (prod) |\n|---|\n| hunter2x! |", f"| Password (prod) |\n|---|\n| {_E} |"),
     (
         "| user | password |\n|---|---|\n| bob | Kd8fLq2!z |\n| amy | `Zz9!kLmq` |",
         f"| user | password |\n|---|---|\n| bob | {_E} |\n| amy | `{_E}` |",
@@ -126,6 +141,8 @@ KEPT: tuple[str, ...] = (
     "the key is Ctrl+Shift+P",
     "the key is F12",
     "the signing key is rotated every month",
+    "the key to success is consistency",
+    "| Salt | Pepper |\n|---|---|\n| grey | pinch |",
     "BCRYPT_SALT_ROUNDS=12",
     "salt: pinch",
     "signature: John Smith",

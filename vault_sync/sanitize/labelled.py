@@ -39,10 +39,10 @@ from vault_sync.sanitize.rendered import Edit, View, edited_view
 #: The words a secret's name ends with, as the name rules read them (found from a literal
 #: occurrence of their head: :data:`_HEADS`).
 _KEYWORD = re.compile(
-    r"(?:pass(?:w(?:or)?d|phrase)?|pwd|psk|keys?|tokens?|secrets?|creds?|credentials?)",
+    r"(?:pass(?:w(?:or)?d|phrase)?|pwd|psk|keys?|tokens?|secrets?|creds?|credentials?|salt|pepper)",
     re.IGNORECASE,
 )
-_HEADS = (b"pass", b"pwd", b"psk", b"key", b"token", b"secret", b"cred")
+_HEADS = (b"pass", b"pwd", b"psk", b"key", b"token", b"secret", b"cred", b"salt", b"pepper")
 _LETTERS = re.compile(r"[A-Za-z]{0,16}")
 #: What stands between a name and its value (matched right after the name's keyword), by
 #: kind: ``op`` an operator with markup around it (or the value on the next line: JSON,

@@ -38,11 +38,13 @@ _NAMED_TAIL = re.compile(
     r"(?i:pass(?:w(?:or)?d|phrase)?|pwd|psk|key|token|secret|creds?|credentials?|salt|pepper)"
     r"[\w.-]{0,32}[\"']?(?:[ \t]{0,4}[=:][ \t]{0,4}|[ \t]{1,8})[\"']?[^\s\"'=\\]{0,256}\Z"
 )
-_CONTINUATION = re.compile(r"\\\r?\n[ \t]{0,64}")
+_CONTINUATION = re.compile(r"\\(?:\r?\n[ \t]{0,64}|[ \t]{1,64}(?=[^\s\\]))")
 
 
 def _continuation_edits(text: str, edits: list[Edit]) -> None:
-    """Join each line continued by ``\\`` after a secret's name to the next line."""
+    """Join each line continued by ``\\`` after a secret's name to the next line (or, on a
+    line, to what follows ``\\`` and blanks: the lines of a typed query are joined, and a
+    shell reads ``\\ `` as an escaped blank before the value)."""
     for m in _CONTINUATION.finditer(text):
         start = m.start()
         if start and text[start - 1] == "\\":
@@ -59,7 +61,7 @@ _DELIMITER_LAST = re.compile(r"[ \t]{0,8}:?-{1,64}:?[ \t]{0,8}")
 _SECRET_HEADER = re.compile(
     r"(?i:(?:[\w.-]{1,32}[ _-])?(?:(pass(?:w(?:or)?d|phrase|code)?|pwd)"
     r"|(secret|tokens?|creds?|credentials?|salt|pepper|api[ _-]?key|apikey|(?:secret|access"
-    r"|private|license|signing|encryption|master)[ _-]?key)))"
+    r"|private|license|signing|encryption|master)[ _-]?key)))(?:[ \t]{0,2}\([^()]{0,32}\))?"
 )
 _CELL = re.compile(r"(?<!\\)\|")
 #: What a delimiter row holds (one ``in`` scan each before any line is read).
@@ -93,12 +95,35 @@ def _header_names(line: str) -> dict[int, str]:
     return names
 
 
+#: Where a table flattened onto one line (a typed query's lines are joined) starts a row: a
+#: pipe, blanks, a pipe (``| Token | | --- | | X |``); looked for only on a line that holds
+#: an inline delimiter row.
+_ROW_BREAK = re.compile(r"\|[ \t]{1,8}(?=\|)")
+_INLINE_DELIMITER = re.compile(r"\|[ \t]{1,8}\|[ \t]{0,8}:?-{3}|-{3}:?[ \t]{0,8}\|[ \t]{1,8}\|")
+
+
+def _rows(text: str) -> tuple[list[str], list[int]]:
+    """The text's rows and their offsets: its lines, each line holding a whole table
+    flattened onto it cut into the rows it was made of."""
+    lines: list[str] = []
+    offsets: list[int] = []
+    at = 0
+    for line in text.split("\n"):
+        start = 0
+        if ("| |" in line or "|  |" in line) and _INLINE_DELIMITER.search(line):
+            for m in _ROW_BREAK.finditer(line):
+                lines.append(line[start : m.start() + 1])
+                offsets.append(at + start)
+                start = m.end()
+        lines.append(line[start:])
+        offsets.append(at + start)
+        at += len(line) + 1
+    return lines, offsets
+
+
 def _table_edits(text: str, edits: list[Edit]) -> None:
     """Each body cell under a header cell that names a secret, rewritten to ``name: value``."""
-    lines = text.split("\n")
-    offsets = [0]
-    for line in lines:
-        offsets.append(offsets[-1] + len(line) + 1)
+    lines, offsets = _rows(text)
     i = 1
     while i < len(lines):
         row = lines[i].rstrip("\r")
@@ -130,8 +155,8 @@ def layout_view(text: str) -> View | None:
     """``text`` with continued lines after a secret's name joined and the cells under a
     secret-named table header labelled (the module docstring), or ``None`` when it has none."""
     edits: list[Edit] = []
-    if "\\\n" in text or "\\\r\n" in text:
+    if "\\" in text:
         _continuation_edits(text, edits)
-    if "\n" in text and any(s in text for s in _DELIMITER_MARKS):
+    if any(s in text for s in _DELIMITER_MARKS):
         _table_edits(text, edits)
     return edited_view(text, edits)

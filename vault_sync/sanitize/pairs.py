@@ -29,13 +29,16 @@ from vault_sync.sanitize.rule import ALNUM, LazyPattern, Rule, Span
 #: A credential label (any case, glued to more of a name by ``_`` or ``-``: ``db_creds``),
 #: then an operator or ``is``/``are``/``was`` (markup or a quote may close the label).
 _CRED_LABEL = (
-    r"(?i:creds?|credentials?|log[io]ns?|auth|user[ _-]?(?:name)?[ \t]{0,2}/[ \t]{0,2}"
-    r"pass(?:word)?|basic[ _-]auth|account)"
-    r"[*_\"'\]]{0,3}(?:[ \t]{0,8}[:=][*_]{0,3}[ \t]{0,8}|[ \t]{1,8}[-\u2013][ \t]{1,8}"
+    r"(?i:(?:user[ _-]?(?:name)?|log[io]n|e-?mail|account)[ \t]{0,2}/[ \t]{0,2}pass(?:word)?"
+    r"|creds?|credentials?|log[io]ns?|auth|basic[ _-]auth|account)"
+    r"(?:[ \t]{0,2}\([^()\n]{1,32}\))?[*_\"'\]]{0,3}"
+    r"(?:[ \t]{0,8}[:=][*_]{0,3}[ \t]{0,8}|[ \t]{1,8}[-\u2013][ \t]{1,8}"
     r"|[ \t]{1,4}(?:is|are|was)[ \t]{1,8})[\"'`]?"
 )
 #: A user (a letter first: ``10:30`` is a time), ``:`` or ``/``, a password (groups 1-3).
 _PAIR = _CRED_LABEL + r"([A-Za-z][\w.@+-]{0,127}+)[ \t]{0,2}([:/])[ \t]{0,2}([^\s\"'`]{4,256}+)"
+#: A value's ASCII head: a non-ASCII letter ends it (``…731です``), as it ends a token.
+_ASCII = re.compile(r"[\x21-\x7e]*")
 #: Symbols that mark a password (not ``-``, ``_``, ``.``, ``/``: names and paths hold them).
 _SYMBOLS = frozenset("!@#$%^&*+=~?")
 
@@ -56,17 +59,19 @@ def _password_like(value: str, slash: bool) -> bool:
 
 def _pair_span(text: str, m: re.Match[str]) -> Span | None:
     """``creds: user:password``: the pair, when its password reads as one."""
-    password = m.group(3).rstrip(".,;)")
+    password = _ASCII.match(m.group(3)).group().rstrip(".,;)")  # type: ignore[union-attr]
     if len(password) < 4 or not _password_like(password, m.group(2) == "/"):
         return None
     return m.start(1), m.start(3) + len(password)
 
 
-#: A secret's noun (a word of its own: not ``api_key``, which :mod:`.names` reads); then
-#: ``is``/``was`` (with ``now``, ``still``, ``set to``, an operator); a quote; the value, to a
-#: blank or a backslash (``correct.\\n3.`` in a JSON string is a sentence's end).
+#: A secret's noun (a word of its own: not ``api_key``, which :mod:`.names` reads), perhaps
+#: what it is for (``for prod``, ``of the admin account``: 1 to 4 words); then
+#: ``is``/``was`` (with ``now``, ``still``, ``set to``, an operator); a quote; the value, to
+#: a blank or a backslash (``correct.\\n3.`` in a JSON string is a sentence's end).
 _NOUN = (
     r"(?i:(secret|key|token|password|passphrase|passcode|passwd|salt|pepper))"
+    r"(?:[ \t]{1,4}(?i:for|of|on|to|in|at)(?:[ \t]{1,4}[^\s]{1,32}){1,4}?)?"
     r"[ \t]{1,4}(?i:is|was)(?:[ \t]{1,4}(?i:now|still|set[ \t]to|currently))?"
     r"(?:[ \t]{0,4}[:=])?[ \t]{1,4}[\"'`]?([^\s\"'`\\]{6,256}+)"
 )
@@ -94,10 +99,12 @@ def _secret_like(value: str, password: bool) -> bool:
 
 def _noun_span(text: str, m: re.Match[str]) -> Span | None:
     """``the signing key is <value>``: the value, when it reads as a secret."""
-    value = m.group(2).rstrip(".,;:)")
-    if len(value) < 6 or not _secret_like(value, m.group(1).lower() in _PASSWORD_NOUNS):
-        return None
-    return m.start(2), m.start(2) + len(value)
+    value = _ASCII.match(m.group(2)).group().rstrip(".,;:)")  # type: ignore[union-attr]
+    password = m.group(1).lower() in _PASSWORD_NOUNS
+    for head in (value, value.partition("/")[0]):  # `<key>/x`: a key before a path's slash
+        if len(head) >= 6 and _secret_like(head, password):
+            return m.start(2), m.start(2) + len(head)
+    return None
 
 
 def pair_rules() -> list[Rule]:
@@ -107,7 +114,7 @@ def pair_rules() -> list[Rule]:
         Rule(
             "env_secret",
             c(_PAIR),
-            ("cred", "login", "logon", "auth", "user", "basic", "account"),
+            ("cred", "login", "logon", "auth", "user", "basic", "account", "email", "e-mail"),
             _pair_span,
             before=ALNUM,
         ),

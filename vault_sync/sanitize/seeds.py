@@ -49,13 +49,17 @@ _LABELLED = (
     rf"(?:[0-9]{{1,2}}[.):][ \t]{{0,4}})?({_WORD}(?:(?:{_SEP}){_WORD}){{11,24}})"
 )
 _LETTERS = re.compile(rb"[a-z]+")
+#: Markup the plain-text views drop, blanked before words are read (same length, so offsets
+#: hold): an HTML comment, a tag, a ``${…}`` expression (``legal <!-- x -->winner``).
+_MARKUP = re.compile(rb"<!--[^\n]{0,64}?-->|</?[a-z][^<>\n]{0,64}>|\$\{[^{}\n]{0,64}\}")
 
 
-#: A run of :data:`MIN_WORDS`+ words of 3 to 8 letters, each two apart by 1 to 8 other
-#: bytes (blanks, commas, a line break and a number): the gate, in the lowercased view. Runs
-#: of short words cover about a fifth of prose; only their words are looked up.
+#: A run of :data:`MIN_WORDS`+ words of 3 to 8 letters, each two apart by 1 to 16 other
+#: bytes (blanks, commas, a line break and a number, a table's `` |\n| 2 | ``): the gate,
+#: in the lowercased view. Runs of short words cover about a fifth of prose; only their words
+#: are looked up.
 _SHORT_WORDS = (
-    rf"(?:\A|[^a-z])[a-z]{{3,8}}(?:[^a-z]{{1,8}}[a-z]{{3,8}}){{{MIN_WORDS - 1},}}(?:[^a-z]|\z)"
+    rf"(?:\A|[^a-z])[a-z]{{3,8}}(?:[^a-z]{{1,16}}[a-z]{{3,8}}){{{MIN_WORDS - 1},}}(?:[^a-z]|\z)"
 )
 
 
@@ -117,6 +121,8 @@ def seed_candidates(view: bytes, out: list[Candidate]) -> None:
     ASCII view: one byte per character, so offsets are the text's)."""
     short_words, labelled = _patterns()
     spans: list[tuple[int, int]] = []
+    if b"<" in view or b"${" in view:
+        view = _MARKUP.sub(lambda m: b" " * len(m.group()), view)
     for m in short_words.finditer(view):
         _bare_runs(view, m.start(), m.end(), spans)
     if b"mnemonic" in view or b"seed" in view or b"recovery" in view or b"phrase" in view:
