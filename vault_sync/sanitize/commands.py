@@ -99,6 +99,60 @@ def command_rules() -> list[Rule]:
             _htpasswd_span,
             pre=_word_start,
         ),
+        # Database and directory clients (fresh-user report 4, F6): mysql's own `-p` glued
+        # to a quoted or short password (mysql(1) --password), mongosh/mongo `-p`/`--password`,
+        # sqlcmd/bcp `-P`, OpenLDAP `-w`, ssh-keygen `-N`/`-P` passphrases, zip/unzip `-P`.
+        Rule(
+            "cli_credentials",
+            c(rf"(?:mysql|mariadb)[\w-]{{0,12}}+{_THEN}-p{_PASSWORD}"),
+            ("mysql", "mariadb"),
+            _password_span,
+            pre=_word_start,
+        ),
+        Rule(
+            "cli_credentials",
+            c(
+                rf"mongo(?:sh|dump|restore|export|import|stat|top)?{_THEN}"
+                rf"(?:-p|--password)(?:{_BLANKS}|=){_PASSWORD}"
+            ),
+            ("mongo",),
+            _password_span,
+            pre=_word_start,
+        ),
+        Rule(
+            "cli_credentials",
+            c(rf"(?:sqlcmd|bcp|osql|isql){_THEN}-P{_BLANKS}{_PASSWORD}"),
+            ("sqlcmd", "bcp", "osql", "isql"),
+            _password_span,
+            pre=_word_start,
+        ),
+        Rule(
+            "cli_credentials",
+            c(rf"ldap[a-z]{{2,12}}+{_THEN}-w{_BLANKS}{_PASSWORD}"),
+            ("ldap",),
+            _password_span,
+            pre=_word_start,
+        ),
+        Rule(
+            "cli_credentials",
+            c(rf"(?:ssh-keygen{_THEN}-[NP]|(?:un)?zip{_THEN}-P){_BLANKS}{_PASSWORD}"),
+            ("ssh-keygen", "zip", "unzip"),
+            _password_span,
+            pre=_word_start,
+        ),
+        # A password piped into a command that reads it from standard input: `docker login
+        # --password-stdin`, `sudo -S`, `chpasswd` (`user:password` lines).
+        Rule(
+            "cli_credentials",
+            c(
+                rf"echo(?:{_BLANKS}-[neE]{{1,3}})?{_BLANKS}{_PASSWORD}[ \t]{{0,8}}\|[ \t]{{0,8}}"
+                r"(?:[^|\r\n]{0,256}?--password-stdin|sudo(?:[ \t]{1,8}-[\w-]{1,16}){0,4}?"
+                r"[ \t]{1,8}-S|chpasswd)"
+            ),
+            ("echo",),
+            _password_span,
+            pre=_word_start,
+        ),
         Rule(
             "cli_credentials",
             c(rf"(?i:net){_BLANKS}(?i:user){_BLANKS}[^\s/]\S{{0,255}}+{_BLANKS}{_PASSWORD}"),
