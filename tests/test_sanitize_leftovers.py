@@ -41,6 +41,10 @@ CASES: tuple[tuple[str, str], ...] = (
     ),
     (f"my seed: {SEED_12.replace(', ', ' ').replace(' ', ', ')}", f"my seed: {_S}"),
     (
+        " ".join(f"{i}) {w}" for i, w in enumerate(SEED_12.split(), 1)),
+        f"1) {_S}",
+    ),
+    (
         "secret recovery phrase: legal winer thank year wave sausage worth useful legal"
         " winner thank yellow",
         f"secret recovery phrase: {_S}",
@@ -129,6 +133,9 @@ CASES: tuple[tuple[str, str], ...] = (
 KEPT: tuple[str, ...] = (
     "we can talk about another area where you can make a change for the better today",
     "mnemonic: a device to help you remember things",
+    # list words as code's identifiers (obsidian-tasks docs): no phrase written down
+    "| `task.file.property('sample_number_property')` | `number` | `246` |\n"
+    "| `task.file.property('sample_text_property')` | `string` | `'Sample'` |",
     "Seed phrase: never share it with anyone, not even support staff who ask for it",
     "auth: oauth2:client_credentials",
     "login: https://example.com/x1",
