@@ -9,9 +9,13 @@ secret-named table header with its values below, a backslash continuation after 
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
 
-from tests.conftest import best_cpu_seconds
+from tests.conftest import best_cpu_seconds, run_cli
 from vault_sync.sanitize import scrub
 
 SEED_12 = "legal winner thank year wave sausage worth useful legal winner thank yellow"
@@ -40,6 +44,10 @@ CASES: tuple[tuple[str, str], ...] = (
         f"backup:\n- {_S}\ndone",
     ),
     (f"my seed: {SEED_12.replace(', ', ' ').replace(' ', ', ')}", f"my seed: {_S}"),
+    (
+        " ".join(f"{i}) {w}" for i, w in enumerate(SEED_12.split(), 1)),
+        f"1) {_S}",
+    ),
     (
         "secret recovery phrase: legal winer thank year wave sausage worth useful legal"
         " winner thank yellow",
@@ -129,6 +137,9 @@ CASES: tuple[tuple[str, str], ...] = (
 KEPT: tuple[str, ...] = (
     "we can talk about another area where you can make a change for the better today",
     "mnemonic: a device to help you remember things",
+    # list words as code's identifiers (obsidian-tasks docs): no phrase written down
+    "| `task.file.property('sample_number_property')` | `number` | `246` |\n"
+    "| `task.file.property('sample_text_property')` | `string` | `'Sample'` |",
     "Seed phrase: never share it with anyone, not even support staff who ask for it",
     "auth: oauth2:client_credentials",
     "login: https://example.com/x1",
@@ -188,3 +199,55 @@ def test_new_shapes_cost_linear_time(name: str) -> None:
     small = best_cpu_seconds(lambda: scrub(HOSTILE[name](100_000)))
     big = best_cpu_seconds(lambda: scrub(HOSTILE[name](400_000)))
     assert big <= 10 * small + 0.2, f"{name}: {small:.3f}s -> {big:.3f}s for 4x the input"
+
+
+#: One secret of each kind, as an agent might paste it into a session (checked end to end).
+SESSION_SECRETS = {
+    "seed": SEED_24,
+    "pair": "Tr0ub4dor3!x",
+    "prose": "9fA2kQ7xLp3Rt8Zv",
+    "salt": "Xk29fLq0pZ8mRt7v",
+    "percent": "qZ8k%2BmN3v%3DxL1p%2Bw",
+    "cell": "Kd8fLq2!zz9",
+}
+
+
+def test_import_session_and_sync_hide_every_leftover_kind(
+    make_vault: Callable[..., Path], tmp_path: Path
+) -> None:
+    """Each kind in an imported session (Gemini CLI transcript) and in a page: the session's
+    page, ``show --json`` and ``query --json`` carry none of them."""
+    s = SESSION_SECRETS
+    said = (
+        f"my wallet words are {s['seed']}\ncreds: deploy:{s['pair']}\n"
+        f"The HMAC secret is {s['prose']}\nENCRYPTION_SALT={s['salt']}\n"
+        f"api_secret: %2F{s['percent']}\n| user | password |\n|---|---|\n| bob | {s['cell']} |"
+    )
+    vault = make_vault({"page.md": f"# Notes\n\n{said}\n"})
+    transcript = {
+        "sessionId": "c9d0e1f2-3a4b-4c5d-8e6f-708192a3b4c9",
+        "startTime": "2026-03-07T08:30:00.000Z",
+        "messages": [
+            {"id": "m1", "timestamp": "2026-03-07T08:30:00.000Z", "type": "user",
+             "content": said},
+            {"id": "m2", "timestamp": "2026-03-07T08:30:05.000Z", "type": "gemini",
+             "content": "Noted."},
+        ],
+    }  # fmt: skip
+    file = tmp_path / "gemini.json"
+    file.write_text(json.dumps(transcript, indent=2), encoding="utf-8")
+    result = run_cli("--vault", str(vault), "import-session", str(file), "--json")
+    assert result.code == 0, result.err
+    session = next(p for p in vault.rglob("*.md") if "gemini" in p.name)
+    outputs = [session.read_text(encoding="utf-8")]
+    for rel in ("page.md", session.relative_to(vault).as_posix()):
+        shown = run_cli("--vault", str(vault), "show", rel, "--json")
+        assert shown.code == 0, shown.err
+        outputs += [shown.out, shown.err]
+    found = run_cli("--vault", str(vault), "query", "wallet words HMAC", "--json")
+    outputs += [found.out, found.err]
+    text = "\n".join(outputs)
+    assert "[REDACTED:seed_phrase]" in text
+    for kind, secret in s.items():
+        assert secret not in text, kind
+        assert " ".join(secret.split()[:3]) not in text, kind

@@ -20,8 +20,12 @@ their value (audit of issue 17's leftovers):
 
 :func:`layout_view` is the text with both rewritten, a :class:`~.rendered.View` mapped back
 to the raw text (a value found there is redacted in the raw text, the ``\\`` and the cell's
-pipes left). ``None`` when the text has neither (two ``in`` scans and a literal search). Linear:
-each line is read once; each pattern is bounded. Part of :mod:`vault_sync.sanitize`.
+pipes left). A typed query's lines are joined: there ``\\`` then blanks is a continuation
+too, and a table flattened onto one line (``| Token | | --- | | X |``) is cut back into its
+rows. ``None`` when the text has neither (a few ``in`` scans: ``\\``, a delimiter row's
+``-|``, ``|-``…). Linear: each line is read once; each pattern is bounded, and a
+continuation's name is looked for in at most :data:`_TAIL` characters before it. Part of
+:mod:`vault_sync.sanitize`.
 """
 
 from __future__ import annotations

@@ -87,6 +87,18 @@ _ONLY_LETTERS = bytes(i if 97 <= i <= 122 else 32 for i in range(256))
 _RUN_MARK = b"\x01" * MIN_WORDS
 
 
+#: What may stand between two words of a seed phrase: blanks, a line break, a comma, a dash,
+#: a table's pipe, a list's number (``2.``, ``2)``); and what may not (code's ``task.file``,
+#: ``sample_number``, ``('x')``: identifiers, not a phrase written down).
+_GAP_NEEDS = re.compile(rb"[ \t\r\n,|-]")
+_GAP_REFUSES = re.compile(rb"[_('\"\[\]{}<>=/\\@$&~^]")
+
+
+def _apart(gap: bytes) -> bool:
+    """Whether ``gap`` separates two words of a written-down phrase."""
+    return _GAP_NEEDS.search(gap) is not None and _GAP_REFUSES.search(gap) is None
+
+
 def _bare_runs(view: bytes, start: int, end: int, out: list[tuple[int, int]]) -> None:
     """Each maximal run of :data:`MIN_WORDS`+ list words in ``view[start:end]`` (a run of
     short words). A word followed by ``:`` or ``=`` (after blanks, a quote, markup) is a
@@ -99,6 +111,10 @@ def _bare_runs(view: bytes, start: int, end: int, out: list[tuple[int, int]]) ->
     for m in _LETTERS.finditer(view, start, end):
         after = view[m.end() : m.end() + 8].lstrip(b" \t\"'*_")[:1]
         if m.group() in words and after not in (b":", b"="):
+            if run and not _apart(view[run[-1][1] : m.start()]):
+                if len(run) >= MIN_WORDS:
+                    out.append((run[0][0], run[-1][1]))
+                run = []
             run.append(m.span())
             continue
         if len(run) >= MIN_WORDS:
