@@ -19,6 +19,7 @@ import re
 
 from vault_sync.placeholders import password_placeholder
 from vault_sync.sanitize.rule import ALNUM, LazyPattern, Rule, Span
+from vault_sync.sanitize.syntax import value_ok
 
 #: A password argument: "double-quoted", 'single-quoted' or a bare word (groups 1-3).
 _PASSWORD = r"(?:\"([^\"\r\n]{1,256}+)\"|'([^'\r\n]{1,256}+)'|([^\s\"'][^\s]{0,255}+))"
@@ -41,6 +42,15 @@ def _password_span(text: str, m: re.Match[str]) -> Span | None:
     if password_placeholder(value) or value.startswith("/"):
         return None
     return m.span(index)
+
+
+def _piped_span(text: str, m: re.Match[str]) -> Span | None:
+    """An echoed password (:func:`_password_span`) that reads as one: a letter or symbol
+    with a digit or symbol (``echo hello | sudo -S true`` is no password)."""
+    span = _password_span(text, m)
+    if span is None or not value_ok(text[span[0] : span[1]], True, False):
+        return None
+    return span
 
 
 def _htpasswd_span(text: str, m: re.Match[str]) -> Span | None:
@@ -150,7 +160,7 @@ def command_rules() -> list[Rule]:
                 r"[ \t]{1,8}-S|chpasswd)"
             ),
             ("echo",),
-            _password_span,
+            _piped_span,
             pre=_word_start,
         ),
         Rule(
