@@ -66,6 +66,8 @@ REDACTED = [
     (f"define('DB_PASSWORD', '{V}');", f"define('DB_PASSWORD', '{R}');"),
     (f"define( 'AUTH_KEY', '{V}' );", f"define( 'AUTH_KEY', '{R}' );"),
     (f'args: ["--password", "{V}"]', f'args: ["--password", "{R}"]'),
+    (f"db.internal:5432:app:appuser:{V}", f"db.internal:5432:app:appuser:{C}"),
+    (f"# pgpass file\n*:*:*:postgres:{V}\n", f"# pgpass file\n*:*:*:postgres:{C}\n"),
     # F6: command-line passwords
     (f'mysql -u root -p"{V}" app', f'mysql -u root -p"{C}" app'),
     (f"mysql -u root -p'{V}' app", f"mysql -u root -p'{C}' app"),
@@ -167,6 +169,9 @@ STAYS = [
     "mkdir -p dir",
     "echo hello | sudo -S true",
     "https://github.com/o/r.git",
+    "root:x:0:0:root:/root:/bin/bash",
+    "localhost:5432:app:appuser:*",
+    "at 10:30:00:00 we met",
     "ssh://git@github.com/o/r.git",
     'ssh-keygen -N "" -f key',
     "The password is required | and the token || value.",

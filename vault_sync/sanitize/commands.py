@@ -53,6 +53,21 @@ def _piped_span(text: str, m: re.Match[str]) -> Span | None:
     return span
 
 
+#: A ``.pgpass`` line's host field (PostgreSQL docs, libpq-pgpass): a host name or ``*``.
+_PGPASS_HOST = re.compile(r"[\w.*-]{1,253}")
+
+
+def _pgpass_host(text: str, at: int) -> bool:
+    """The text from the line's start to ``at`` is a ``.pgpass`` host field."""
+    start = text.rfind("\n", max(0, at - 254), at) + 1
+    return _PGPASS_HOST.fullmatch(text, start, at) is not None
+
+
+def _pgpass_span(text: str, m: re.Match[str]) -> Span | None:
+    """``host:port:database:user:password``: the password, when it reads as one."""
+    return m.span(1) if value_ok(m.group(1), True, False) else None
+
+
 def _htpasswd_span(text: str, m: re.Match[str]) -> Span | None:
     """``htpasswd -b[…] FILE USER PASS`` or ``htpasswd -nb USER PASS`` (``-n``: no file, so
     the password is one argument earlier): only with ``-b``, the password on the line."""
@@ -149,6 +164,14 @@ def command_rules() -> list[Rule]:
             ("ssh-keygen", "zip", "unzip"),
             _password_span,
             pre=_word_start,
+        ),
+        # A libpq password file line (postgresql.org/docs/current/libpq-pgpass.html).
+        Rule(
+            "cli_credentials",
+            c(r":(?:[0-9]{1,5}|\*):[^\s:]{1,63}+:[^\s:]{1,63}+:([^\s:]{4,256}+)[ \t]*(?=\r?\n|\Z)"),
+            (":",),
+            _pgpass_span,
+            pre=_pgpass_host,
         ),
         # A password piped into a command that reads it from standard input: `docker login
         # --password-stdin`, `sudo -S`, `chpasswd` (`user:password` lines).
