@@ -125,7 +125,10 @@ def corpus(name: str) -> Path:
     """The folder of a real corpus in ../shared/corpora, read only. CI lays ``shared/`` out
     beside the repository; a missing corpus fails the test with this message, not a skip."""
     root = CORPORA / name
-    assert root.is_dir(), f"corpus {root} missing: put the team's shared/ beside the repository"
+    assert root.is_dir(), (
+        f"corpus {root} missing: put the team's shared/ beside the repository, or set"
+        " VAULT_SYNC_SHARED to a copy of it (README, Set-up)"
+    )
     return root
 
 

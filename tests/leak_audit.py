@@ -75,6 +75,7 @@ FILE_NAME = "file_name"
 SPLIT_SHAPES: dict[str, str] = {
     "split_bold": "**%s**",
     "split_comment": "<!-- x -->%s",
+    "split_obsidian_comment": "%%%% x %%%%%s",
     "split_code": "`%s`",
     "split_html": "<span></span>%s",
     "split_expression": "${x}%s",
@@ -82,7 +83,7 @@ SPLIT_SHAPES: dict[str, str] = {
     "split_soft_hyphen": "\u00ad%s",
 }
 #: The markup of :data:`SPLIT_SHAPES`, dropped from an output to read it as a person would.
-_PLANTED_MARKUP = re.compile(r"\*\*|<!-- x -->|`|<span></span>|\$\{x\}|\u200b|\u00ad")
+_PLANTED_MARKUP = re.compile(r"\*\*|<!-- x -->|%% x %%|`|<span></span>|\$\{x\}|\u200b|\u00ad")
 #: A value repeated where no rule sees it (kind 2): the page holds the planted text and, in
 #: prose, the bare secret again.
 REPEATED = "repeated"

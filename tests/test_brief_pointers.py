@@ -111,3 +111,99 @@ def test_section_options_that_do_not_apply_are_usage_errors(
     out = cli("--vault", str(vault), "brief", *args)
     assert out.code == 2 and message in out.err, out.err
     assert not (vault / "x.md").exists()
+
+
+def test_sections_not_shown_at_all_are_named_with_a_command_that_lists_each(
+    vault: Path, cli: Cli
+) -> None:
+    """The line counting the sections a small budget left out gives, for each, the command
+    that prints it, runnable as written (it lists the section's every line)."""
+    dropped = re.compile(r"^… (\d+) more in (\d+) sections? not shown: (.*)$", re.M)
+    seen, forms = 0, set()
+    for budget in (300, 340, 400, 600, 800, 1300):
+        for scope in ([], ["--project", "payments"]):
+            text = cli("--vault", str(vault), "brief", "--budget-chars", str(budget), "--out",
+                       "-", *scope).out  # fmt: skip
+            line = dropped.search(text)
+            if line is None:
+                continue
+            commands = re.findall(r"`([^`]+)`", line[3])
+            if "NAME" in line[3]:  # the short form: one command, then the names
+                template, names = commands[0], line[3].split("NAME: ", 1)[1].split(", ")
+                commands = [template.replace("NAME", name) for name in names]
+                forms.add("template")
+            else:
+                forms.add("named" if line[3].startswith(tuple(SECTIONS.values())) else "commands")
+            assert len(commands) == int(line[2]), line[0]
+            listed = 0
+            for command in commands:
+                argv = shlex.split(command)
+                assert argv[0] == "vault-sync" and argv[-2:] == (scope or argv[-2:]), command
+                out = cli("--vault", str(vault), *argv[1:])
+                assert out.code == 0, (command, out.err)
+                lines = out.out.splitlines()
+                assert lines[0] not in text.splitlines(), command  # a section not shown
+                listed += len(lines) - 1
+            assert listed == int(line[1]), line[0]
+            seen += 1
+    assert seen >= 4 and "template" in forms, forms
+
+
+@pytest.mark.parametrize(
+    ("budget", "form"),
+    [
+        (
+            400,
+            ": B (1) `vault-sync brief --section fixes --project p`, C (2) `vault-sync brief"
+            " --section changed --project p`",
+        ),
+        (
+            350,
+            ": `vault-sync brief --section fixes --project p`, `vault-sync brief --section"
+            " changed --project p`",
+        ),
+        (330, ": `vault-sync brief --section NAME --project p`, NAME: fixes, changed"),
+        (305, ""),
+    ],
+)
+def test_the_line_of_sections_not_shown_takes_the_richest_form_that_fits(
+    budget: int, form: str
+) -> None:
+    """Filling counts that line bare (the same lines shown at every form); what room is left
+    picks its form: headings and commands, commands, one command with NAME, bare."""
+    from vault_sync.brief_render import Section, render
+
+    parts = [
+        Section("A", ["- a"], "vault-sync brief --section standing"),
+        Section("B", ["- " + "b" * 2000], "vault-sync brief --section fixes"),
+        Section("C", ["- " + "c" * 2000, "- c"], "vault-sync brief --section changed"),
+    ]
+    text, counts = render(parts, project="p", budget=budget)
+    assert len(text) <= budget and counts["A"]["shown"] == 1
+    assert f"\n… 3 more in 2 sections not shown{form}\n" in text, text
+
+
+def test_a_section_printed_in_pages_is_the_whole_section(vault: Path, cli: Cli) -> None:
+    """``--offset`` / ``--limit`` page a section; each page's last line is the command for the
+    next, and the pages joined are the section printed whole; ``--json`` the same lines."""
+    whole = cli("--vault", str(vault), "brief", "--section", "changed").out.splitlines()
+    assert len(whole) > 5
+    got, argv = [], ["brief", "--section", "changed", "--limit", "2"]
+    for _ in range(len(whole)):
+        page = cli("--vault", str(vault), *argv).out.splitlines()
+        assert page[0] == whole[0]
+        pointer = _POINTER.fullmatch(page[-1])
+        got += page[1:-1] if pointer else page[1:]
+        if pointer is None:
+            break
+        assert int(pointer[1]) == len(whole) - 1 - len(got)
+        argv = shlex.split(pointer[2])[1:]
+    assert got == whole[1:]
+    js = cli("--vault", str(vault), "brief", "--section", "changed", "--offset", "1",
+             "--limit", "2", "--json").json()  # fmt: skip
+    assert js == {"section": whole[0][3:], "lines": whole[2:4], "total": len(whole) - 1,
+                  "offset": 1}  # fmt: skip
+    past = cli("--vault", str(vault), "brief", "--section", "changed", "--offset", "999").out
+    assert past == f"{whole[0]}\n(no lines past 999: the section has {len(whole) - 1})\n"
+    alone = cli("--vault", str(vault), "brief", "--limit", "2")
+    assert alone.code == 2 and "--offset and --limit apply to --section only" in alone.err

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 import pytest
 
-from tests.conftest import best_cpu_seconds
+from tests.conftest import REPO, best_cpu_seconds
 from vault_sync.clean import clean_page
 from vault_sync.errors import QuerySyntaxError
 from vault_sync.index import document_fields
@@ -35,9 +35,10 @@ OPENERS = (
     *("<!--", "<!-- ", "a<!--", "-<!--", "<!--a", "<!---", "a<!--b", "a<!--\n"),
     *("${", "${ ", "a${", "[[", "[[a|", "a[[", "](", "a](", "[a](", "![["),
     *("<span ", "a<span ", "</", "`", "a`", "**", "a**", "~~", "==", "a==", "\x1b[", "a\x1b]"),
-    *("\u200b", "a\u200b", "[", "]]", "a]]", "[REDACTED:", "a_", "|"),
+    *("\u200b", "a\u200b", "[", "]]", "a]]", "[REDACTED:", "a_", "|", "%%", "a%%", "%% "),
 )
 SMALL_CHARS, BIG_CHARS = 5_000, 20_000
+EXAMPLE = REPO / "example-vault"
 
 
 def _prepare(text: str) -> object:
@@ -101,3 +102,18 @@ def test_a_long_query_is_quoted_short() -> None:
     assert str(info.value) == (f"no searchable words in query: {'<!--' * 15!r}… (20000 characters)")
     with pytest.raises(QuerySyntaxError, match=r"^no searchable words in query: '<!-- -->'$"):
         build_query("<!-- -->")
+
+
+def test_hostile_openers_cost_about_what_page_text_of_their_length_costs() -> None:
+    """Linear is not enough: each ``[[`` or ``[`` of ``'[[' * 10000`` was a start from which
+    the link alternatives scanned their whole 512-character window (a link's text could
+    hold ``[``), ~280x the cost of page text of the same length (an 80 KB page of ``[[``
+    took 7 s to convert). A link's text and target now stop at ``[``, an expression at
+    ``$``: every opener costs at most 40x what the example vault's own text costs (measured
+    16x at worst, ``[a](``: a link's address may hold ``[`` still)."""
+    page = "".join(p.read_text(encoding="utf-8") for p in sorted(EXAMPLE.rglob("*.md")))
+    size = 20_000
+    base = _seconds(to_plain, (page * (size // len(page) + 1))[:size])
+    for opener in OPENERS:
+        cost = _seconds(to_plain, _text(opener, size))
+        assert cost <= 40 * base + 0.005, f"{opener!r}: {cost:.4f}s against {base:.4f}s"

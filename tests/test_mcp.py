@@ -504,6 +504,39 @@ def test_the_brief_tools_section_is_what_a_more_line_points_to(vault: Path) -> N
     )
 
 
+def test_the_brief_tools_section_comes_in_pages_that_point_to_the_next(vault: Path) -> None:
+    """``limit`` / ``offset`` page a section (a recent list can be every dated page): the pages
+    joined are the whole section, each ends with the command for the next one, and the two
+    are refused without ``section``."""
+    import re
+
+    run_cli("--vault", str(vault), "sync")
+
+    async def body(client: Client) -> tuple[Any, ...]:
+        whole = _text(await client.call_tool("brief", {"section": "changed"}))
+        pages, offset = [], 0
+        while True:
+            args = {"section": "changed", "offset": offset, "limit": 3}
+            page = _text(await client.call_tool("brief", args)).splitlines()
+            pages.append(page)
+            nxt = re.fullmatch(r"- … (\d+) more: `vault-sync brief --section changed "
+                               r"--offset (\d+) --limit 3`", page[-1])  # fmt: skip
+            if nxt is None:
+                break
+            offset = int(nxt[2])
+            assert int(nxt[1]) == len(whole.splitlines()) - 1 - offset
+        alone = await client.call_tool("brief", {"limit": 3})
+        return whole, pages, alone
+
+    whole, pages, alone = _session(vault)(body)
+    lines = whole.splitlines()
+    assert len(lines) > 7 and lines[1:] == [line for page in pages for line in page[1:4]]
+    assert all(page[0] == lines[0] for page in pages) and len(pages) == -(-(len(lines) - 1) // 3)
+    assert alone.is_error and alone.content[0].text == (
+        "Error executing tool brief: offset and limit apply to a section only"
+    )
+
+
 def _text(result: Any) -> str:
     assert not result.is_error, result.content
     return str(result.content[0].text)

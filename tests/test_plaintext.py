@@ -16,7 +16,7 @@ EXAMPLE_VAULT = Path(__file__).resolve().parent.parent / "example-vault"
 BARE = re.compile(plaintext.MARKUP_ALTERNATIVES, re.MULTILINE | re.DOTALL)
 #: Characters that start, end or sit inside some alternative, plus plain letters, digits
 #: (ASCII and other scripts' decimal digits), blanks, controls and C1 controls.
-ALPHABET = list("aZ_1٣ \t\n\r*~=|!#>-+.)<$`{}[]()^:/xX\\\x00\x07\x1b\x7f\x85\x9b\x9c\x9dé中")
+ALPHABET = list("aZ_1٣ \t\n\r*~=|!#>-+.)<$`{}[]()^:/%xX\\\x00\x07\x1b\x7f\x85\x9b\x9c\x9dé中")
 
 
 def _matches(
@@ -71,3 +71,16 @@ def test_a_kept_lone_marker_is_kept_in_every_part_of_its_paragraph() -> None:
                 if "Kd2&fG6*hJ0l" in part:
                     assert "Kd2&fG6*hJ0l" in plaintext.to_plain(part).text
     assert "Kd2&fG6*hJ0l" in whole and "G6h" in whole
+
+
+def test_obsidian_comments_are_hidden_as_its_reading_view_hides_them() -> None:
+    """``%%…%%`` is an Obsidian comment (a fresh user saw ``%% secret comment … %%`` in a
+    snippet): inline or over lines, an unclosed one hides the rest of the text (as Obsidian
+    and an unclosed HTML comment do); inside inline code it is code, and stays."""
+    plain = plaintext.to_plain
+    assert plain("a %%note to self%% b").text == "a  b"
+    assert plain("a\n%%\nhidden\n\nlines\n%%\nb").text == "a\n\nb"
+    assert plain("keep %% the rest is hidden").text == "keep "
+    assert plain("format `%%d` and `100%%`").text == "format %%d and 100%%"
+    got = plain("x %%c%% y")
+    assert got.to_plain(7) == 2 and got.text[got.to_plain(8)] == "y"  # the map skips it

@@ -93,8 +93,9 @@ def render(
     line is squeezed in: a larger budget never shows fewer lines of any section). The recent
     lists also stop at their own caps. A section is shown only with at least one line, and
     ends with ``- … N more: `COMMAND``` when lines of it are left out; the sections not shown
-    at all are counted on one line, ``… N more in K sections not shown`` (with their names
-    when they fit), so nothing vanishes silently (fresh-user report). Lines are never cut;
+    at all are counted on one line, ``… N more in K sections not shown: `COMMAND`, …`` (with
+    their headings when they fit), so nothing vanishes silently and each part left out can be
+    fetched as written (fresh-user reports). Lines are never cut;
     the closing line is always there.
     """
     scope = f" --project {project}" if project else ""
@@ -121,7 +122,7 @@ def render(
             out += [f"\n## {part.heading}\n", *(line + "\n" for line in fill.lines[at])]
             out.append(fill.marker(at))
             counts[part.heading]["shown"] = len(fill.lines[at])
-    out += [fill.dropped(named=True), closing]
+    out += [fill.dropped(final=True), closing]
     return "".join(out), counts
 
 
@@ -148,8 +149,8 @@ class _Fill:
         return False
 
     def length(self) -> int:
-        """The briefing's length as filled so far, in characters (the sections not shown
-        counted without their names)."""
+        """The briefing's length as filled so far, in characters (the line counting the
+        sections not shown in its bare form)."""
         markers = sum(len(self.marker(at)) for at in range(len(self.parts)))
         return self.fixed + sum(self.chars) + markers + len(self.dropped())
 
@@ -158,16 +159,28 @@ class _Fill:
         part, rest = self.parts[at], self.parts[at].count - len(self.lines[at])
         return f"- … {rest} more: `{part.more}{self.scope}`\n" if rest and self.lines[at] else ""
 
-    def dropped(self, named: bool = False) -> str:
+    def dropped(self, final: bool = False) -> str:
         """The line counting the sections not shown and their lines ("" when every section
-        is shown); ``named``: with each section's name and count, when that fits."""
+        is shown). Filling counts it bare; ``final``: the richest form that still fits the
+        budget, of: each section's heading, count and the command that prints it
+        (``vault-sync brief --section NAME``, runnable as written, so an agent can fetch what
+        a small budget left out); the commands alone; one command with ``NAME`` and the
+        names; bare."""
         missing = [p for p, lines in zip(self.parts, self.lines, strict=True) if not lines]
         if not missing:
             return ""
         sections = "section" if len(missing) == 1 else "sections"
         short = f"\n… {sum(p.count for p in missing)} more in {len(missing)} {sections} not shown"
-        if named:
-            names = ", ".join(f"{p.heading} ({p.count})" for p in missing)
-            if self.length() + len(names) + 2 <= self.budget:
-                return f"{short}: {names}\n"
+        if not final:
+            return short + "\n"
+        room = self.budget - self.length() + len(short)
+        names = [p.more.rsplit(" ", 1)[-1] for p in missing]
+        forms = (
+            ", ".join(f"{p.heading} ({p.count}) `{p.more}{self.scope}`" for p in missing),
+            ", ".join(f"`{p.more}{self.scope}`" for p in missing),
+            f"`vault-sync brief --section NAME{self.scope}`, NAME: {', '.join(names)}",
+        )
+        for form in forms:
+            if len(short) + 2 + len(form) <= room:
+                return f"{short}: {form}\n"
         return short + "\n"

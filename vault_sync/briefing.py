@@ -117,10 +117,32 @@ def whole(
     return heading, list(part.lines[: part.count])
 
 
-def whole_text(heading: str, lines: Sequence[str]) -> str:
+def whole_text(
+    heading: str,
+    lines: Sequence[str],
+    *,
+    name: str = "",
+    project: str | None = None,
+    offset: int = 0,
+    limit: int | None = None,
+) -> str:
     """A section printed whole (``brief --section``, the MCP ``brief`` tool's ``section``): its
-    ``## heading`` line and every line, ``(none)`` when it has none."""
-    return "\n".join([f"## {heading}", *(lines or ["(none)"])]) + "\n"
+    ``## heading`` line and every line, ``(none)`` when it has none.
+
+    With ``offset`` / ``limit`` (line counts, ``limit`` None: to the end), only those lines, and
+    when lines follow them, a last ``- … N more: `vault-sync brief --section NAME --offset O
+    --limit L`` line that prints the next ones (a recent list can hold every dated page of the
+    vault: thousands of lines are more than an agent's context should take at once).
+    """
+    end = len(lines) if limit is None else min(len(lines), offset + limit)
+    shown = list(lines[offset:end])
+    if end < len(lines):
+        scope = f" --project {project}" if project else ""
+        pointer = f"{more(name)} --offset {end} --limit {limit}{scope}"
+        shown.append(f"- … {len(lines) - end} more: `{pointer}`")
+    elif not shown and offset:
+        shown = [f"(no lines past {offset}: the section has {len(lines)})"]
+    return "\n".join([f"## {heading}", *(shown or ["(none)"])]) + "\n"
 
 
 class _Answers(Sequence[str]):

@@ -43,6 +43,18 @@ if TYPE_CHECKING:
     help='Print one section whole (what a "… N more" line points to), nothing cut.',
 )
 @click.option(
+    "--offset",
+    type=click.IntRange(min=0),
+    default=None,
+    help="With --section: skip this many lines first (default 0).",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=None,
+    help="With --section: print at most this many lines, then a line for the next ones.",
+)
+@click.option(
     "--hook",
     type=click.Choice(["claude", "plain"]),
     default=None,
@@ -56,6 +68,8 @@ def brief(
     out: str | None,
     check: bool,
     section: str | None,
+    offset: int | None,
+    limit: int | None,
     hook: str | None,
     vault: Path | None,
     as_json: bool,
@@ -63,8 +77,11 @@ def brief(
     """Write the standing answers, open contradictions, known fixes and recent work."""
     engine = engine_for(vault)
     if section is not None:
-        _section(engine, section, project, as_json, budget_chars, out, check, hook)
+        page = (offset or 0, limit)
+        _section(engine, section, project, as_json, page, budget_chars, out, check, hook)
         return
+    if offset is not None or limit is not None:
+        raise click.UsageError("--offset and --limit apply to --section only")
     targets = engine.config.brief_targets
     if out is None and hook is None and targets:
         given = [name for name, v in (("--project", project), ("--budget-chars", budget_chars))
@@ -110,12 +127,19 @@ def brief(
 
 
 def _section(
-    engine: Engine, name: str, project: str | None, as_json: bool, *unused: object
+    engine: Engine,
+    name: str,
+    project: str | None,
+    as_json: bool,
+    page: tuple[int, int | None],
+    *unused: object,
 ) -> None:
-    """Print section ``name`` whole (``unused``: the options that do not apply to it, in the
-    order ``--budget-chars``, ``--out``, ``--check``, ``--hook``: a usage error if given).
-    Text: its heading and every line (``(none)`` when it has none); ``--json``: ``{"section",
-    "lines", "total"}``."""
+    """Print section ``name`` whole, or the lines ``page`` = ``(offset, limit)`` picks
+    (``unused``: the options that do not apply to it, in the order ``--budget-chars``,
+    ``--out``, ``--check``, ``--hook``: a usage error if given). Text: its heading and the
+    lines (``(none)`` when it has none), then a pointer to the next lines when some follow;
+    ``--json``: ``{"section", "lines", "total", "offset"}`` (``total``: the section's lines
+    in all)."""
     names = ("--budget-chars", "--out", "--check", "--hook")
     given = [o for o, v in zip(names, unused, strict=True) if v is not None and v is not False]
     if given:
@@ -125,10 +149,13 @@ def _section(
         )
     heading, lines, notice = engine.brief_section(name, project=project)
     print_notice(notice)
+    offset, limit = page
     if as_json:
-        emit_json({"section": heading, "lines": lines, "total": len(lines)})
+        chosen = lines[offset:] if limit is None else lines[offset : offset + limit]
+        emit_json({"section": heading, "lines": chosen, "total": len(lines), "offset": offset})
         return
-    click.echo(whole_text(heading, lines), nl=False)
+    text = whole_text(heading, lines, name=name, project=project, offset=offset, limit=limit)
+    click.echo(text, nl=False)
 
 
 def _targets(engine: Engine, check: bool, as_json: bool) -> None:

@@ -152,7 +152,11 @@ def supersede(old: str, new: str, dry_run: bool, vault: Path | None, as_json: bo
     show_default=True,
     help="What happens to the page not kept.",
 )
-@click.option("--keep", default=None, help="The side that wins (default: PAGE).")
+@click.option(
+    "--keep",
+    default=None,
+    help="The side that wins: PAGE or the page it contradicts (default: PAGE, even if older).",
+)
 @write_options
 def resolve(
     page: str, by: str, keep: str | None, dry_run: bool, vault: Path | None, as_json: bool

@@ -40,6 +40,11 @@ INSTRUCTIONS = (
     " and `remember` / `reinforce` / `link` when you learn something worth keeping."
 )
 
+#: Most lines of a briefing section the ``brief`` tool returns at once (a recent list can hold
+#: every dated page of the vault; an agent pages on with ``offset``). 200 lines are ~15,000
+#: characters, a little more than a default briefing.
+SECTION_LIMIT = 200
+
 
 class _Server(MCPServer):
     """The SDK's server, with every tool error made one scrubbed line: the SDK's own argument
@@ -144,22 +149,31 @@ def _search_tools(server: MCPServer, engine: Engine) -> None:
         project: str | None = None,
         budget_chars: Number | None = None,
         section: str | None = None,
+        offset: Number | None = None,
+        limit: Number | None = None,
     ) -> str:
         """The standing answers (active rules, decisions, gotchas... by confidence), open
         contradictions, known fixes for open bugs and recent sessions, as Markdown within a
         character budget (default 10000). Use it once at the start of a session (skip it if
         the briefing is already in your context: CLAUDE.md, AGENTS.md, GEMINI.md). `section`
         (standing, contradictions, fixes, sessions, changed) gives that section whole, what a
-        "… N more: `vault-sync brief --section NAME`" line was cut from (no budget). Not for
-        a specific question: use `query`."""
+        "… N more: `vault-sync brief --section NAME`" line was cut from (no budget), at most
+        `limit` lines (default 200) from `offset` (default 0), then a "… N more" line naming
+        the next offset. Not for a specific question: use `query`."""
         budget = int_arg(budget_chars, "budget_chars", 300, 10_000_000)
         if section is not None:
             if budget_chars is not None:  # as the CLI: never silently ignored
                 raise ToolError("budget_chars does not apply to a section: it is given whole")
+            first = int_arg(offset, "offset", 0, 10_000_000) or 0
+            most = int_arg(limit, "limit", 1, 10_000_000) or SECTION_LIMIT
             heading, lines, _ = call(engine, lambda: engine.brief_section(section, project=project))
             from vault_sync.briefing import whole_text
 
-            return whole_text(heading, lines)
+            return whole_text(
+                heading, lines, name=section, project=project, offset=first, limit=most
+            )
+        if offset is not None or limit is not None:
+            raise ToolError("offset and limit apply to a section only")
         text, _, _ = call(engine, lambda: engine.brief(project=project, budget=budget))
         return text
 

@@ -140,10 +140,12 @@ def link_writes(server: MCPServer, engine: Engine) -> None:
     def resolve(
         page: str, by: str = "supersede", keep: str | None = None, dry_run: Flag = False
     ) -> dict[str, Any]:
-        """Settle a contradiction of `page`: the kept side (`keep`, default `page`) wins, the
-        other is superseded (by="supersede") or archived (by="archive"). Use it when the
-        person or the evidence decided which side holds. Not on a guess: leave the
-        contradiction open for a person."""
+        """Settle a contradiction of `page`: the side `keep` names wins (`page` itself unless
+        `keep` names the page on the other side, WHICHEVER IS NEWER: the briefing's "Open
+        contradictions" line says which is `newer:`; try dry_run first); the other is
+        superseded (by="supersede") or archived (by="archive"). Use it when the person or
+        the evidence decided which side holds. Not on a guess: leave the contradiction open
+        for a person."""
         return write("resolve", page=page, by=by, keep=keep, dry_run=dry_run)
 
 

@@ -2,12 +2,14 @@
 
 Snippets are cut from this text, so they show what the rendered page shows: a link its
 display text, no emphasis markers (a lone one, with no partner in its paragraph, is no
-emphasis and stays), heading marks, code fences, callout markers, block ids,
-HTML tags or comments, no SilverBullet ``${…}`` expressions, and no terminal control
-sequences or control characters (see :mod:`vault_sync.terminal`). :func:`to_plain` also returns
-where each kept run of characters came from, so highlights found in the source can be moved
-onto the plain text. One regex pass, linear in the text (each alternative is bounded or a run
-of one class), as every scan of page text must be (issue 14).
+emphasis and stays), heading marks, code fences, callout markers, block ids, HTML tags or
+comments, Obsidian ``%%…%%`` comments (its reading view hides them; an unclosed one hides
+the rest, as an unclosed HTML comment does), no SilverBullet ``${…}`` expressions, and no
+terminal control sequences or control characters (see :mod:`vault_sync.terminal`).
+:func:`to_plain` also returns where each kept run of characters came from, so highlights
+found in the source can be moved onto the plain text. One regex pass, linear in the text
+(each alternative is bounded or a run of one class), as every scan of page text must be
+(issue 14).
 
 Layer 1: above :mod:`vault_sync.terminal`.
 """
@@ -26,17 +28,20 @@ from vault_sync.terminal import SEQUENCE_PATTERN
 REDACTED_PATTERN = r"\[REDACTED:[a-z0-9_]{1,64}\]"
 #: The markup removed or replaced, in one alternation (first match wins at a position).
 #: Groups named ``keep*`` hold text that stays (a link's display text, code's content).
+#: A link's target and text stop at ``[`` (as CommonMark, the innermost brackets make the
+#: link; Obsidian refuses ``[`` in a link target) and an expression at ``$``: else each
+#: opener of ``'[[' * 10000`` scanned its whole window, ~280x the cost of page text.
 MARKUP_ALTERNATIVES = (
     rf"(?P<ctl>{SEQUENCE_PATTERN}|[\x00-\x08\x0b-\x1f\x7f])"
-    r"|(?P<comment><!--.*?(?:-->|\Z))"
-    r"|(?P<expr>\$\{[^}\n]{0,4096}\})"
+    r"|(?P<comment><!--.*?(?:-->|\Z)|%%.*?(?:%%|\Z))"
+    r"|(?P<expr>\$\{[^}\n$]{0,4096}\})"
     r"|(?P<fence>^[ \t]{0,3}(?:`{3,}|~{3,})[^\n]{0,256}$)"
     r"|(?P<heading>^[ \t]{0,3}#{1,6}(?:[ \t]+|$))"
     r"|(?P<quote>^(?:[ \t]{0,3}>[ \t]?)+(?:\[![\w-]{1,64}\][+-]?[ \t]*)?)"
     r"|(?P<item>^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?)"
     r"|(?P<rule>^[ \t]{0,3}(?:[-*_][ \t]*){3,}$)"
-    r"|!?\[\[(?P<wtarget>[^\]\|\n]{0,512})(?:\|(?P<keepw>[^\]\n]{0,512}))?\]\]"
-    r"|!?\[(?P<keepl>[^\]\n]{0,512})\]\([^)\n]{0,2048}\)"
+    r"|!?\[\[(?P<wtarget>[^\[\]\|\n]{0,512})(?:\|(?P<keepw>[^\[\]\n]{0,512}))?\]\]"
+    r"|!?\[(?P<keepl>[^\[\]\n]{0,512})\]\([^)\n]{0,2048}\)"
     r"|(?P<html></?[A-Za-z][\w-]{0,32}(?:\s[^<>\n]{0,512})?/?>)"
     r"|(?P<block>[ \t]\^[\w-]{1,64}$)"
     r"|`(?P<keepc>[^`\n]{1,1024})`"
@@ -45,12 +50,12 @@ MARKUP_ALTERNATIVES = (
     r"|(?P<pipe>\|)"
 )
 #: Where an alternative can start: a character some alternative begins with (a control
-#: character, one of ``<$`~#>-*+_![=|``, a digit), a line start (block marks, which may be
+#: character, one of ``<$`~#>-*+_![=|%``, a digit), a line start (block marks, which may be
 #: indented), or a blank before ``^`` (a block id). At any other position no alternative
 #: matches, and this test rejects it at once instead of trying each alternative in turn: the
 #: same matches, ~5x faster on page text (a snippet converts ~4 kB per hit; issue 10's query
 #: speed). ``tests/test_plaintext.py`` checks the matches equal the bare alternation's.
-MARKUP_STARTS = r"(?:(?=[\x00-\x08\x0b-\x1f\x7f-\x9f<$`~#>\-*+\d_!\[=|])|^|(?=[ \t]\^))"
+MARKUP_STARTS = r"(?:(?=[\x00-\x08\x0b-\x1f\x7f-\x9f<$`~#>\-*+\d_!\[=|%])|^|(?=[ \t]\^))"
 _MARKUP = re.compile(f"{MARKUP_STARTS}(?:{MARKUP_ALTERNATIVES})", re.MULTILINE | re.DOTALL)
 
 

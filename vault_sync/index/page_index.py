@@ -249,11 +249,24 @@ class PageIndex:
                     " rebuild it"
                 ) from exc
             raise IndexCorruptError(f"index at {path} is damaged: {_first_line(exc)}") from exc
+        except BaseException as exc:  # a panic on a damaged segment file: not an Exception
+            if not _is_panic(exc):
+                raise
+            raise IndexCorruptError(f"index at {path} is damaged: {_first_line(exc)}") from exc
         return cls(path, index, busy_wait_s)
 
     def reload(self) -> None:
-        """Make the last commit visible to this object's searches (about 0.5 ms)."""
-        self._index.reload()
+        """Make the last commit visible to this object's searches (about 0.5 ms).
+
+        Raises:
+            IndexCorruptError: a segment file of that commit is damaged (tantivy panics).
+        """
+        try:
+            self._index.reload()
+        except BaseException as exc:
+            if isinstance(exc, ValueError) or _is_panic(exc):
+                raise self._damaged(exc) from exc
+            raise
 
     def _open_writer(self) -> Any:
         """Open a tantivy writer, waiting up to ``busy_wait_s`` seconds while another
@@ -441,8 +454,8 @@ class PageIndex:
         """A searcher of the last commit this object saw (:meth:`reload`); a tantivy error
         raised while it is used (a damaged segment, a panic on bad data) leaves the block as
         :class:`IndexCorruptError`, never as a silent zero."""
-        searcher = self._index.searcher()
         try:
+            searcher = self._index.searcher()
             yield searcher
         except BaseException as exc:
             if isinstance(exc, ValueError) or _is_panic(exc):

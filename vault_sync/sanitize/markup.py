@@ -45,14 +45,15 @@ _SEPARATORS = ":@$%&!#"
 #: embeddings and isolates, word joiner and invisible operators, BOM / zero-width no-break.
 INVISIBLE = "\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
 _INVISIBLE = re.compile(f"[{INVISIBLE}]+")
-#: What :func:`to_plain` drops inside a line (one unit each): an emphasis run, a comment, a
+#: What :func:`to_plain` drops inside a line (one unit each): an emphasis run, a comment
+#: (HTML's or Obsidian's ``%%…%%``), a
 #: ``${…}`` expression, an HTML tag, a terminal sequence or control character, an invisible
 #: character, a backtick, a link's or wikilink's opening (``[``, ``[[``, ``[[page|``) or
 #: closing (``](url)``, ``]]``) part. In RE2 syntax (``\\z``: the text's end), and each
 #: bounded run of :func:`to_plain`'s (``${`` … 4,096 characters ``}``) left unbounded: RE2
 #: takes no repeat over 1,000, and a wider unit only makes the gate a wider superset.
 _DROPPED = (
-    rf"(?:\*{{1,3}}|~~|==|<!--.*?(?:-->|\z)|\$\{{[^}}\n]*\}}|</?[A-Za-z][^<>\n]*>"
+    rf"(?:\*{{1,3}}|~~|==|<!--.*?(?:-->|\z)|%%.*?(?:%%|\z)|\$\{{[^}}\n]*\}}|</?[A-Za-z][^<>\n]*>"
     rf"|{SEQUENCE_PATTERN}|[\x00-\x08\x0b-\x1f\x7f]|[{INVISIBLE}]|`"
     r"|!?\[\[[^\]|\n]*\||!?\[\[?|\]\([^)\n]*\)|\]\])"
 )
