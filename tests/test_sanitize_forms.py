@@ -84,6 +84,13 @@ REDACTED = [
     ),
     (f'echo "{V}" | sudo -S apt update', f'echo "{C}" | sudo -S apt update'),
     (f'echo "root:{V}" | chpasswd', f'echo "{C}" | chpasswd'),
+    (f'sudo -S <<< "{V}"', f'sudo -S <<< "{C}"'),
+    (f"sudo -S apt update <<< {V}", f"sudo -S apt update <<< {C}"),
+    (f"smbclient //h/s -U user%{V}", f"smbclient //h/s -U user%{C}"),
+    (f"openssl enc -aes256 -k {V} -in f", f"openssl enc -aes256 -k {C} -in f"),
+    (f"useradd -p {V} bob", f"useradd -p {C} bob"),
+    (f"rabbitmqctl change_password admin {V}", f"rabbitmqctl change_password admin {C}"),
+    (f'gh secret set TOKEN -b"{V}"', f'gh secret set TOKEN -b"{C}"'),
     # F6 and the papercut: URLs
     (
         f"git remote set-url origin https://{V}@github.com/o/r.git",
@@ -167,6 +174,9 @@ STAYS = [
     "API_KEY ?= $(shell cat key.txt)",
     "mysql -u root -p app",
     "mkdir -p dir",
+    "smbclient //h/s -U user%$PASS",
+    "gh secret set TOKEN < token.txt",
+    "rabbitmqctl add_user admin",
     "echo hello | sudo -S true",
     "https://github.com/o/r.git",
     "root:x:0:0:root:/root:/bin/bash",

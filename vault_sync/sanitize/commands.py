@@ -165,6 +165,48 @@ def command_rules() -> list[Rule]:
             _password_span,
             pre=_word_start,
         ),
+        # More commands taking a password (fresh-user report 4, F6): sudo's here-string
+        # (`sudo -S … <<< PASS`), smbclient `-U user%PASS`, openssl `-k PASS`, useradd and
+        # usermod `-p PASS`, rabbitmqctl `change_password`/`add_user USER PASS`, `gh secret
+        # set NAME -b PASS` (`--body`).
+        Rule(
+            "cli_credentials",
+            c(rf"sudo{_THEN}-S[^\r\n<]{{0,256}}?<<<[ \t]{{0,8}}{_PASSWORD}"),
+            ("sudo",),
+            _password_span,
+            pre=_word_start,
+        ),
+        Rule(
+            "cli_credentials",
+            c(rf"smbclient{_THEN}(?:-U|--user)(?:{_BLANKS}|=)[^\s%\"']{{1,128}}+%{_PASSWORD}"),
+            ("smbclient",),
+            _password_span,
+            pre=_word_start,
+        ),
+        Rule(
+            "cli_credentials",
+            c(rf"(?:openssl{_THEN}-k|user(?:add|mod){_THEN}-p){_BLANKS}{_PASSWORD}"),
+            ("openssl", "useradd", "usermod"),
+            _password_span,
+            pre=_word_start,
+        ),
+        Rule(
+            "cli_credentials",
+            c(
+                rf"rabbitmqctl{_BLANKS}(?:change_password|add_user){_BLANKS}[^\s\"']{{1,256}}+"
+                rf"{_BLANKS}{_PASSWORD}"
+            ),
+            ("rabbitmqctl",),
+            _password_span,
+            pre=_word_start,
+        ),
+        Rule(
+            "cli_credentials",
+            c(rf"gh{_BLANKS}secret{_BLANKS}set{_THEN}(?:-b|--body)(?:[ \t]{{0,8}}|=){_PASSWORD}"),
+            ("gh secret",),
+            _password_span,
+            pre=_word_start,
+        ),
         # A libpq password file line (postgresql.org/docs/current/libpq-pgpass.html).
         Rule(
             "cli_credentials",
