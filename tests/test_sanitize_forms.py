@@ -35,7 +35,7 @@ REDACTED = [
     (f'DB_PASSWORD = os.environ.get("DB_PASSWORD", "{V}")', None),
     (f'x = os.getenv("X_TOKEN", "{V}")', f'x = os.getenv("X_TOKEN", "{R}")'),
     (f'ENV.fetch("API_KEY", "{V}")', f'ENV.fetch("API_KEY", "{R}")'),
-    (f"psql -p ${{DB_PASSWORD:-{V}}}", None),
+    (f"psql -p ${{DB_PASSWORD:-{V}}}", f"psql -p ${{DB_PASSWORD:-{R}}}"),
     (f"psql -p ${{PGPASSWORD:={V}}}", f"psql -p ${{PGPASSWORD:={R}}}"),
     (f'const t = process.env.TOKEN || "{V}";', f'const t = process.env.TOKEN || "{R}";'),
     (f'process.env.API_TOKEN ?? "{V}"', f'process.env.API_TOKEN ?? "{R}"'),
@@ -124,6 +124,13 @@ def test_form_redacted(text: str, expected: str | None) -> None:
     assert V not in out
     if expected is not None:
         assert out == expected
+
+
+def test_a_shell_default_repeats_bare() -> None:
+    """The value found is the default itself, so its repeats are found too (the leak audit's
+    `repeated` place: `${X:-v}` read by the `:` operator took `-v` as the value)."""
+    out = scrub(f"psql -p ${{DB_PASSWORD:-{V}}}\n\nthen run: echo {V} now\n")[0]
+    assert out == f"psql -p ${{DB_PASSWORD:-{R}}}\n\nthen run: echo {R} now\n"
 
 
 def test_env_default_keeps_the_name() -> None:

@@ -127,8 +127,8 @@ def _assignment_name(text: str, at: int) -> bool:
     not ``monkey``/``hotkey``, and not a bare ``key`` (``API``-key names go to ``api_key``)."""
     prefix = _name_before(text, at)
     head = text[at : at + 3].lower()
-    if text.endswith("://", 0, at - len(prefix)):
-        return False  # https://oauth2:T@host, x-access-token:T@: a URL's user (url_credentials)
+    if text.endswith(("://", "${"), 0, at - len(prefix)):
+        return False  # https://oauth2:T@host (url_credentials); ${X:-v}: sanitize/apart.py
     if not prefix:  # a bare PWD is the shell's working folder unless its value says otherwise
         return head not in _NEEDS_PREFIX or head == "pwd"
     if _PUBLIC_NAME.search(prefix):
