@@ -47,18 +47,24 @@ def _password_span(text: str, m: re.Match[str]) -> Span | None:
 def _piped_span(text: str, m: re.Match[str]) -> Span | None:
     """An echoed password (:func:`_password_span`) that reads as one: a letter or symbol
     with a digit or symbol (``echo hello | sudo -S true`` is no password)."""
-    span = _password_span(text, m)
-    if span is None or not value_ok(text[span[0] : span[1]], True, False):
+    index = m.lastindex or 0
+    if not index or not value_ok(m.group(index), True, False):
         return None
-    return span
+    return _password_span(text, m)
 
 
 #: A ``.pgpass`` line's host field (PostgreSQL docs, libpq-pgpass): a host name or ``*``.
 _PGPASS_HOST = re.compile(r"[\w.*-]{1,253}")
 
 
+_PORT_START = frozenset("0123456789*")
+
+
 def _pgpass_host(text: str, at: int) -> bool:
-    """The text from the line's start to ``at`` is a ``.pgpass`` host field."""
+    """The text from the line's start to ``at`` is a ``.pgpass`` host field (and a port
+    follows: tested first, as ``:`` is common)."""
+    if text[at + 1 : at + 2] not in _PORT_START or (at > 0 and text[at - 1] in " \t"):
+        return False
     start = text.rfind("\n", max(0, at - 254), at) + 1
     return _PGPASS_HOST.fullmatch(text, start, at) is not None
 
@@ -66,6 +72,16 @@ def _pgpass_host(text: str, at: int) -> bool:
 def _pgpass_span(text: str, m: re.Match[str]) -> Span | None:
     """``host:port:database:user:password``: the password, when it reads as one."""
     return m.span(1) if value_ok(m.group(1), True, False) else None
+
+
+def _sudo_before(text: str, at: int) -> bool:
+    """``sudo … -S`` (sudo(8): the password from standard input) stands before the
+    here-string at ``at``, on its line: two substring searches of at most 256 characters."""
+    start = max(text.rfind("\n", max(0, at - 256), at) + 1, at - 256)
+    sudo = text.rfind("sudo ", start, at)
+    if sudo < 0 or (sudo > 0 and text[sudo - 1] not in " \t;&|(`$"):
+        return False
+    return text.find(" -S", sudo, at) >= 0
 
 
 def _htpasswd_span(text: str, m: re.Match[str]) -> Span | None:
@@ -171,10 +187,10 @@ def command_rules() -> list[Rule]:
         # set NAME -b PASS` (`--body`).
         Rule(
             "cli_credentials",
-            c(rf"sudo{_THEN}-S[^\r\n<]{{0,256}}?<<<[ \t]{{0,8}}{_PASSWORD}"),
-            ("sudo",),
-            _password_span,
-            pre=_word_start,
+            c(rf"<<<[ \t]{{0,8}}{_PASSWORD}"),
+            ("<<<",),
+            _piped_span,
+            pre=_sudo_before,
         ),
         Rule(
             "cli_credentials",

@@ -63,14 +63,16 @@ def value_ok(value: str, password: bool, env_style: bool) -> bool:
     ``%X%``, ``{{x}}``, ``<x>``) or placeholder; after a password's name a letter or symbol
     with a digit or symbol (``hunter2``; not ``username``), after an UPPER_CASE name 8+
     characters with a letter and a digit, else a random-looking value."""
-    if len(value) < 4 or value[0] in "$%{<" or placeholder(value) or password_placeholder(value):
+    if len(value) < 4 or value[0] in "$%{<":
         return False
     letters = any(c.isalpha() for c in value)
     digits = any(c.isdigit() for c in value)
     symbol = any(not c.isalnum() and c not in "_-. " for c in value)
-    if password:
-        return (letters or symbol) and (digits or symbol)
-    if env_style and len(value) >= 8 and letters and digits:
+    if password and not ((letters or symbol) and (digits or symbol)):
+        return False  # the cheap test first: a hostile page may hold many such values
+    if placeholder(value) or password_placeholder(value):
+        return False
+    if password or (env_style and len(value) >= 8 and letters and digits):
         return True
     return random_looking(value)
 
