@@ -196,6 +196,8 @@ PACKAGE_ORDER = {
         "phrases",
         "names",
         "pairs",
+        "syntax",
+        "apart",
         "commands",
         "protocols",
         "structural",
