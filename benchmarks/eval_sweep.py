@@ -6,7 +6,8 @@
 (the pooled oracle file) or ``typed``; the corpora are read from ``../shared/corpora`` (or
 ``--corpora DIR``). Each ``KEY`` is a field of
 :class:`vault_sync.ranking_settings.RankingSettings` (what ``[ranking]`` in
-``vault-sync.toml`` sets); every combination of the values is one run of the eval harness
+``vault-sync.toml`` sets), or ``TABLE.ENTRY`` for one entry of a table field
+(``edge_weights.prev.in=0.3,0.6``); every combination of the values is one run of the eval harness
 (:func:`vault_sync.eval_run.run_benchmark`, the engine's own sync and search), printing the
 headline group's R@5, R@10, hit@5, all@5, MRR and NDCG@10 per configuration, plus LoCoMo's
 cat 1 (multi-hop) R@5 and all@5. ``eval`` writes each benchmark vault into a temporary folder
@@ -49,17 +50,33 @@ def load(name: str, corpora: Path) -> Any:
     return load_typed()
 
 
-def grid(pairs: list[str]) -> list[dict[str, Any]]:
-    """Every combination of ``KEY=V1,V2`` values (typed as the setting's default is)."""
+def grid(pairs: list[str]) -> list[tuple[str, dict[str, Any]]]:
+    """Every combination of ``KEY=V1,V2`` values (typed as the setting's default is): its
+    label (``KEY=V ...``) and the ``RankingSettings`` fields it changes."""
     defaults = RankingSettings()
     axes = []
     for pair in pairs:
         key, _, values = pair.partition("=")
-        if not hasattr(defaults, key):
+        table, _, entry = key.partition(".")
+        if not hasattr(defaults, table):
             raise SystemExit(f"unknown [ranking] key {key!r}")
+        if entry:  # one entry of a table: edge_weights.prev.in=0.3,0.6
+            axes.append([(key, float(v)) for v in values.split(",")])
+            continue
         kind = type(getattr(defaults, key))
         axes.append([(key, kind(v)) for v in values.split(",")])
-    return [dict(combo) for combo in itertools.product(*axes)]
+    out = []
+    for combo in itertools.product(*axes):
+        changes: dict[str, Any] = {}
+        for key, value in combo:
+            table, _, entry = key.partition(".")
+            if entry:
+                merged = dict(changes.get(table, getattr(defaults, table)))
+                changes[table] = {**merged, entry: value}
+            else:
+                changes[key] = value
+        out.append((" ".join(f"{k}={v}" for k, v in combo), changes))
+    return out
 
 
 def main() -> None:
@@ -73,7 +90,7 @@ def main() -> None:
     bench = load(args.bench, args.corpora)
     configs = [c for c in configurations(args.ablate.split(",") if args.ablate else [], SWITCHES)]
     loader = eval_run.load_config
-    for changes in grid(args.values) or [{}]:
+    for label, changes in grid(args.values) or [("defaults", {})]:
 
         def with_ranking(folder: Path, changes: dict[str, Any] = changes) -> Config:
             config = loader(folder)
@@ -96,7 +113,7 @@ def main() -> None:
             if "cat 1" in table:
                 one = table["cat 1"][config]
                 cells.append(f"| cat 1 R@5 {one['R@5'] * 100:.1f} all@5 {one['all@5'] * 100:.1f}")
-            print(args.bench, args.split, changes or "defaults", config, *cells, flush=True)
+            print(args.bench, args.split, label, config, *cells, flush=True)
     eval_run.load_config = loader  # type: ignore[assignment]
 
 

@@ -46,6 +46,7 @@ LAYERS = {
     "redaction": 4,
     "query_fields": 4,
     "passages": 4,
+    "fragments": 4,
     "query_text": 4,
     "retrieve": 4,
     "ranking_settings": 0,
@@ -174,6 +175,7 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
     ("retrieve", "query_fields"),
     ("retrieve", "query_text"),
     ("retrieve", "passages"),
+    ("retrieve", "fragments"),  # tantivy's snippet passage, replayed from stored tokens
     ("passages", "query_fields"),
     ("query_text", "query_fields"),
     ("prepare", "clean"),

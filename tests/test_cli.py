@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -629,3 +632,51 @@ def test_lint_names_a_frontmatter_block_never_closed(cli: CLI, tmp_path: Path) -
         "p.md:1: warning frontmatter_unclosed: frontmatter opened on line 1 is never closed by"
         " a --- line: read as body text\n0 errors, 1 warning\n",
     )
+
+
+def _on_a_terminal(*args: str, columns: int) -> str:
+    """What ``python -m vault_sync ARGS`` prints to a pseudo-terminal ``columns`` wide."""
+    import pty
+
+    leader, follower = pty.openpty()
+    env = {**os.environ, "COLUMNS": str(columns)}
+    command = [sys.executable, "-m", "vault_sync", *args]
+    proc = subprocess.Popen(command, stdout=follower, stderr=subprocess.PIPE, env=env)
+    os.close(follower)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(leader)
+    proc.wait(timeout=60)
+    return out.decode().replace("\r\n", "\n")
+
+
+def test_lint_cuts_its_lines_to_the_terminal_width_and_json_keeps_them(
+    cli: CLI, tmp_path: Path
+) -> None:
+    """Fresh-user report: a long message ran over many terminal rows."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "术语.md").write_text(f"[[{'长' * 30}]] and [[short]]\n", encoding="utf-8")
+    full = [
+        "术语.md:1: warning unresolved_link: [[short]] names no page",
+        f"术语.md:1: warning unresolved_link: [[{'长' * 30}]] names no page",
+    ]
+    assert cli("--vault", str(vault), "sync").code == 0
+    # 60 columns: each wide character takes two, the cut line ends with … in the last
+    assert _on_a_terminal("--vault", str(vault), "lint", columns=60).splitlines() == [
+        full[0],
+        f"术语.md:1: warning unresolved_link: [[{'长' * 10}…",
+        "0 errors, 2 warnings",
+    ]
+    piped = cli("--vault", str(vault), "lint", env={"COLUMNS": "60"})
+    assert piped.out.splitlines() == [*full, "0 errors, 2 warnings"]
+    data = cli("--vault", str(vault), "lint", "--json").json()
+    prefix = len("术语.md:1: warning unresolved_link: ")
+    assert [p["message"] for p in data["problems"]] == [f[prefix:] for f in full]

@@ -74,6 +74,9 @@ def test_locomo_loader_writes_dated_session_pages(tmp_path: Path) -> None:
     turns = load_locomo(file, unit="turn")
     assert turns.vaults[0].pages[0].path == "conv-0/D1-1.md" and turns.ks == (5, 10, 20)
     assert turns.questions()[1].gold == {"conv-0/D2-1.md", "conv-0/D1-2.md"}
+    first_turn, reply, next_session = (p.render() for p in turns.vaults[0].pages[:3])
+    assert "prev:" not in first_turn and "prev:" not in next_session  # a session's first turn
+    assert 'prev: "[[conv-0/D1-1]]"' in reply
 
 
 def test_locomo_audited_evidence_and_bad_files(tmp_path: Path) -> None:

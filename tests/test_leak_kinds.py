@@ -89,6 +89,10 @@ def test_wrapped_vendor_token_is_found_and_a_whole_one_keeps_the_next_line() -> 
     assert scrub(whole)[0] == "token: [REDACTED:github_token]\nThen we ran it\n"
     prose = "the ghp_ prefix\nmarks a token\n"  # no tail worth a token: left alone
     assert scrub(prose) == (prose, ())
+    upper = "key wrapped at the margin: AKIAQ7R2XK4P\nLM9TVW3B and more\n"  # a capital prefix
+    assert scrub(upper)[0] == (
+        "key wrapped at the margin: [REDACTED:aws_key]\n[REDACTED:aws_key] and more\n"
+    )
 
 
 def test_remember_hides_every_repeat_of_a_value_in_the_file(

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import Result
-from vault_sync.linear_regex import compile_linear
+from vault_sync.linear_regex import compile_linear, too_broad
 from vault_sync.sanitize import Scrubber, scrub
 
 CLI = Callable[..., Result]
@@ -106,3 +106,59 @@ def test_offsets_are_character_offsets(text: str) -> None:
             for m in re.finditer(source, text)
         ]
         assert list(compile_linear(source).spans(text)) == expected, source
+
+
+@pytest.mark.parametrize(
+    ("pattern", "why"),
+    [
+        ("a*", "matches the empty string (a match at every position of every page)"),
+        ("x?", "matches the empty string (a match at every position of every page)"),
+        (r"\w+", "matches any text (each of the, Note, 2024, über): it would redact every page"),
+        (".+", "matches any text (each of the, Note, 2024, über): it would redact every page"),
+    ],
+)
+def test_a_pattern_matching_nothing_or_anything_is_a_config_error_naming_its_line(
+    cli: CLI, make_vault: Callable[..., Path], pattern: str, why: str
+) -> None:
+    vault = make_vault({"a.md": "café text\n"})
+    (vault / "vault-sync.toml").write_text(
+        f"[sanitize]\nextra_patterns = [\n  'ACME-[0-9]+',\n  '{pattern}',\n]\n", encoding="utf-8"
+    )
+    result = cli("--vault", str(vault), "sync")
+    assert result.code == 2, result.err
+    toml = vault / "vault-sync.toml"
+    assert result.err == f"Error: {toml}:4: sanitize.extra_patterns: {pattern!r} {why}\n"
+
+
+def test_narrow_patterns_are_taken() -> None:
+    assert too_broad(compile_linear(r"\d{4}")) is None
+    assert too_broad(compile_linear(r"(?i)[a-z]{2,}")) is None  # not 2024
+    assert too_broad(compile_linear(r"pin=(?P<secret>\d*)")) is None  # its match is never empty
+
+
+def test_an_empty_match_never_splits_a_character() -> None:
+    # `a*` matches empty at each byte, inside `é` too: decoding half of it raised (a traceback
+    # from every sync of a vault whose `allow` held such a pattern)
+    assert list(compile_linear("a*").spans("é a")) == [((2, 3), (2, 3))]
+    out, _ = Scrubber(allow=["a*"]).scrub("é ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5")
+    assert out == "é [REDACTED:github_token]"
+
+
+def test_a_query_of_words_custom_patterns_redact_is_refused_like_a_secret(
+    cli: CLI, make_vault: Callable[..., Path]
+) -> None:
+    """A custom pattern may match a plain word (a code name): the query is scrubbed with it,
+    as a built-in secret is, so it is neither searched nor echoed."""
+    vault = make_vault({"a.md": "project falcon ships the retry fix\n"})
+    (vault / "vault-sync.toml").write_text(
+        "[sanitize]\nextra_patterns = ['falcon']\n", encoding="utf-8"
+    )
+    assert cli("--vault", str(vault), "sync").code == 0
+    result = cli("--vault", str(vault), "query", "falcon")
+    assert (result.code, result.err) == (
+        2,
+        "Error: the query held only a secret, and a secret is never searched\n",
+    )
+    data = cli("--vault", str(vault), "query", "falcon retry", "--json").json()
+    assert data["query"] == "[REDACTED:custom] retry"
+    assert [hit["path"] for hit in data["hits"]] == ["a.md"]

@@ -543,8 +543,9 @@ def _text(result: Any) -> str:
 
 
 def test_query_explain_gives_the_reading_the_cli_gives(vault: Path) -> None:
-    """``explain`` over MCP carries ``reading`` as ``query --explain --json`` does."""
-    typed = 'how does the "retry storm" -draft retry'
+    """``explain`` over MCP carries ``reading`` as ``query --explain --json`` does; a
+    ``#tag`` filters there as on the command line."""
+    typed = 'how does the "retry storm" -draft retry #Retries'
 
     async def body(client: Client) -> Any:
         return _json(await client.call_tool("query", {"text": typed, "explain": True}))
@@ -562,8 +563,12 @@ def test_query_explain_gives_the_reading_the_cli_gives(vault: Path) -> None:
             "stop_words": ["how", "does", "the"],
             "repeats": [],
             "word_pairs": [],
+            "tags": ["retries"],
         }
     )
+    paths = [hit["path"] for hit in got["hits"]]
+    assert paths == [hit["path"] for hit in cli_out.json()["hits"]] and paths
+    assert all("retries" in hit["tags"] for hit in got["hits"])
 
 
 def test_an_argument_a_tool_does_not_take_is_refused_by_name(vault: Path) -> None:

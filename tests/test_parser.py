@@ -123,6 +123,49 @@ def test_f2_crlf() -> None:
     assert page.body.startswith("# Heading here\r\n")  # the body is kept as written
 
 
+def test_a_block_of_lone_cr_line_ends_is_frontmatter() -> None:
+    """Classic Mac OS line ends (a lone CR) were read as body text: title, kind and tags were
+    lost without a word."""
+    text = "---\rtitle: Old Mac\rkind: decision\rtags: [a, b]\rx: {k: v}\r---\rBody\r# Head\r"
+    page = parse_page(text, "x.md")
+    assert (page.title, page.kind, page.tags) == ("Old Mac", "decision", ("a", "b"))
+    assert (page.body, page.body_line, page.issues) == ("Body\r# Head\r", 7, ())
+    assert [(h.text, h.line) for h in page.headings] == [("Head", 8)]
+    assert frontmatter.frontmatter_map(text).key_lines == {"title": 2, "kind": 3, "tags": 4, "x": 5}
+    dup = parse_page("---\rk: 1\rk: 2\r---\r", "d.md").issues
+    assert [(i.code, i.line) for i in dup] == [("duplicate_key", 3)]
+
+
+def test_an_unknown_yaml_tag_is_warned_of_by_line_and_read_as_text() -> None:
+    """``!!python/…`` and other tags no YAML type names were dropped without a word; they are
+    never applied (the loader is safe), and each is now a warning on its line."""
+    text = (
+        "---\ntitle: Py\nx: !!python/object/apply:os.system [echo hi]\nn: !!int 5\n"
+        "y: &a !vault foo\nz: *a\nlist:\n  - !!python/name:os.system\n---\nbody\n"
+    )
+    page = parse_page(text, "p.md")
+    assert page.frontmatter == {
+        "title": "Py", "x": ["echo hi"], "n": "5", "y": "foo", "z": "foo",
+        "list": [""],  # the tag is the whole `!!python/name:os.system`
+    }  # fmt: skip
+    assert [(i.severity, i.code, i.line, i.message) for i in page.issues] == [
+        (Severity.WARNING, "yaml_tag", line, f"YAML tag {tag} is not applied: the value is"
+         " read as plain text")
+        for line, tag in [
+            (3, "!!python/object/apply:os.system"), (5, "!vault"), (8, "!!python/name:os.system")
+        ]
+    ]  # fmt: skip
+    assert "body" in page.body
+
+
+def test_splice_keeps_lone_cr_line_ends() -> None:
+    from vault_sync.splice import splice_key
+
+    text = "---\rtitle: Old Mac\rstatus: active\r---\rBody\r"
+    out = splice_key(text, "status", "superseded", path="x.md")
+    assert out == "---\rtitle: Old Mac\rstatus: superseded\r---\rBody\r"
+
+
 @pytest.mark.parametrize("name", ["f3a-empty-block.md", "f3b-comment-only.md"])
 def test_f3_empty_and_comment_only_blocks(name: str) -> None:
     page = parse_case(name)

@@ -381,6 +381,7 @@ def test_explain_says_how_the_query_was_read(make_vault: Callable[..., Path], cl
         "stop_words": ["how", "does", "the"],
         "repeats": ["Budget", "budget"],
         "word_pairs": ["budget Budget", "Budget retry", "retry budget"],
+        "tags": [],
     }
     assert [h["explain"]["lexical"]["phrases_as_words"] for h in out.json()["hits"]] == [False]
     missing = cli("--vault", str(vault), "query", '"storm retry"', "--explain", "--json").json()
@@ -406,3 +407,47 @@ def test_the_rules_read_the_facts_of_successors_and_of_both_sides_of_a_contradic
         ("Bug.md", "fixes", "Fix.md"),
     ]
     assert read_by_rules(edges) == {"New.md", "New2.md", "Obs.md", "Rule.md"}
+
+
+TAGGED = {
+    "Flood.md": "---\nkind: bug\ntags: [retry]\n---\nThe worker floods the queue in a storm.\n",
+    "Nested.md": "---\ntags: [Retry/Backoff]\n---\nA storm of retries.\n",
+    "Inline.md": "A storm, tagged inline #RETRY here.\n",
+    "Plain.md": "A storm without a tag, and the word retry.\n",
+    "Fix.md": '---\nkind: decision\nfixes: "[[Flood]]"\n---\nRate limit at the source.\n',
+}
+
+
+def test_a_hash_tag_in_the_query_filters_by_tag_nested_and_in_any_case(
+    make_vault: Callable[..., Path], cli: Cli
+) -> None:
+    """A fresh user's report: ``query "#retry storm"`` searched the word, pages of any tag."""
+    vault = make_vault(TAGGED)
+    assert set(query_paths(cli, vault, "storm")) == set(TAGGED)  # Fix.md through its edge
+    tagged = {"Flood.md", "Nested.md", "Inline.md"}
+    assert set(query_paths(cli, vault, "#retry storm")) == tagged  # not the graph's Fix.md
+    assert set(query_paths(cli, vault, "#Retry")) == tagged  # tags alone: their words searched
+    assert query_paths(cli, vault, "#retry/BACKOFF storm") == ["Nested.md"]
+    assert set(query_paths(cli, vault, "storm -#retry")) == {"Plain.md"}
+    assert query_paths(cli, vault, "#retry #retry/backoff storm") == ["Nested.md"]
+    # the --tag option and a #tag both apply
+    assert query_paths(cli, vault, "storm", "--tag", "retry/backoff") == ["Nested.md"]
+    out = cli("--vault", str(vault), "query", '#Retry storm "a storm" -#draft', "--explain")
+    assert out.out.splitlines()[0] == (
+        "read as: words: storm; phrases: a storm; tags: retry; excluded: #draft"
+    )
+
+
+def test_a_hash_word_no_tag_answers_is_searched_as_a_word(
+    make_vault: Callable[..., Path], cli: Cli
+) -> None:
+    """``a marker like #task`` (a question of the obsidian-tasks set) names a marker, not a
+    tag: no page so tagged holds the words, so the query is asked again with it as a word,
+    as a quoted phrase no page holds is."""
+    vault = make_vault(TAGGED)
+    assert set(query_paths(cli, vault, "#storm storm")) == set(TAGGED)
+    assert query_paths(cli, vault, "#1984 floods") == ["Flood.md", "Fix.md"]  # #1984: no tag
+    out = cli("--vault", str(vault), "query", "#nosuch floods", "--explain", "--json").json()
+    assert [h["path"] for h in out["hits"]] == ["Flood.md", "Fix.md"]
+    assert out["reading"]["tags"] == ["nosuch"]
+    assert [h["explain"]["lexical"]["phrases_as_words"] for h in out["hits"]] == [True, True]

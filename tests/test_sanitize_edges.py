@@ -224,8 +224,9 @@ def test_a_file_name_keeps_every_secret_redacted_whichever_part_finds_it() -> No
     names = [f"a_{L1} b_{L2}.md", f"n/a_{L1} {L2}.md", f"{G}.md", "b.md", f"x_{L1}"]
     L = "[REDACTED:gitlab_token]"
     assert Scrubber().scrub_names(names) == {
-        f"a_{L1} b_{L2}.md": f"a_{L} b_{L}",  # the token's charset takes `.md`
-        f"n/a_{L1} {L2}.md": f"n/a_{L} {L}",
+        # the token's charset takes `.md`, but the name keeps it: a path is shown as it is
+        f"a_{L1} b_{L2}.md": f"a_{L} b_{L}.md",
+        f"n/a_{L1} {L2}.md": f"n/a_{L} {L}.md",
         f"{G}.md": f"{T}.md",
         f"x_{L1}": f"x_{L}",
     }

@@ -894,3 +894,42 @@ def test_a_page_gone_while_the_batch_reads_it_is_a_delete_never_an_error(
     _plan, report, _ = Engine.open(vault).sync(scanner=scan_then_remove)
     assert report.errors == {}
     assert sql(vault, "SELECT path FROM pages") == [("b.md",)]  # removed, as a delete is
+
+
+def test_a_page_over_the_size_limit_is_read_to_it_and_named_by_lint(
+    make_vault: MakeVault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 40 MB page held 1.1 GB while it was synced: a page is read up to
+    ``MAX_PAGE_BYTES`` (at a line break), the rest left out, and an error says so."""
+    import vault_sync.pagefile as pagefile
+    import vault_sync.prepare as prepare_module
+
+    lines = [f"line {n} lantern\n" for n in range(1, 200)] + ["ferret beyond the limit\n"]
+    vault = make_vault({"big.md": "".join(lines)})
+    data = (vault / "big.md").read_bytes()
+    limit = data.index(b"line 100 ") + 5  # inside line 100: cut back to the end of line 99
+    monkeypatch.setattr(pagefile, "MAX_PAGE_BYTES", limit)
+    config = load_config(vault)
+    entry = scan(config).pages["big.md"]
+    page, state = prepare_module.load_page(config, entry)
+    assert page.body == "".join(lines[:99])
+    assert state.hash == pagefile.content_hash(data)  # of the whole file: edits are seen
+    assert [(i.severity.value, i.code, i.line, i.message) for i in page.issues] == [
+        (
+            "error",
+            "page_too_large",
+            100,
+            f"page of {len(data) / 2**20:.1f} MiB, over the {limit / 2**20:g} MiB a page is"
+            " read to: indexed up to line 99, not from here on",
+        )
+    ]
+
+
+def test_the_size_limit_cuts_a_long_line_between_characters(tmp_path: Path) -> None:
+    import vault_sync.pagefile as pagefile
+
+    (tmp_path / "one.md").write_bytes(b"x" * (pagefile.MAX_PAGE_BYTES - 1) + "éé\n".encode())
+    entry = scan(Config(vault=tmp_path)).pages["one.md"]
+    text, _digest, problem, size = pagefile.read_page(tmp_path, entry)
+    assert (len(text), text[-1], problem, size) == (pagefile.MAX_PAGE_BYTES - 1, "x", None,
+                                                      pagefile.MAX_PAGE_BYTES + 4)  # fmt: skip

@@ -647,7 +647,7 @@ def test_read_page_text_and_hash(root: Path) -> None:
     data = "\ufeff---\ntitle: x\n---\nbody ü\n".encode()
     (root / "a.md").write_bytes(data)
     entry = scan(Config(vault=root)).pages["a.md"]
-    text, digest, error = read_page(root, entry)
+    text, digest, error, _size = read_page(root, entry)
     assert text == "---\ntitle: x\n---\nbody ü\n"  # BOM dropped
     assert digest == hashlib.blake2b(data, digest_size=16).hexdigest() == content_hash(data)
     assert error is None
@@ -656,7 +656,7 @@ def test_read_page_text_and_hash(root: Path) -> None:
 def test_read_page_bad_utf8_is_replaced_and_reported(root: Path) -> None:
     (root / "bad.md").write_bytes(b"line one\nab\xffcd\n")
     entry = scan(Config(vault=root)).pages["bad.md"]
-    text, _, error = read_page(root, entry)
+    text, _, error, _size = read_page(root, entry)
     assert text == "line one\nab\ufffdcd\n"
     assert error == "not valid UTF-8 at byte 11 (line 2)"
 

@@ -44,3 +44,20 @@ def test_the_watcher_never_prints_a_secret_its_vault_path_holds(tmp_path: Path) 
     assert TOKEN[8:20] not in watcher.log()
     stored = [f for f in (vault / ".vault-sync").rglob("*") if f.is_file()]
     assert [f.name for f in stored if TOKEN[8:20].encode() in f.read_bytes()] == []
+
+
+def test_the_json_log_shows_a_path_with_its_md(tmp_path: Path) -> None:
+    """A page whose name holds a secret is named, redacted, by its path with ``.md``: a
+    GitLab token's rule takes dots, and the log showed ``[REDACTED:gitlab_token]``, a path no
+    file has (fresh-user report)."""
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "a.md").write_text("lantern\n")
+    (vault / "keys").mkdir()
+    (vault / "keys" / ("glpat-" + "aB3dE5fG7hJ9kL1mN3pQ.md")).write_text("x\n")
+    watcher = WatchProcess(vault)
+    try:
+        line = watcher.wait_line(lambda line: "errors" in line)
+    finally:
+        watcher.kill()
+    assert list(line["errors"]) == ["keys/[REDACTED:gitlab_token].md"]

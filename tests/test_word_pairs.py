@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import itertools
 import random
+import zlib
 from pathlib import Path
 
 import pytest
 import tantivy
 
-from vault_sync.index import EN_ANALYZER, PageIndex, analyzer, schema, stored_text
+from vault_sync.index import EN_ANALYZER, PageIndex, analyzer, schema, stored_text, word_pairs
 from vault_sync.index.word_pairs import PAIRED_FIELDS, PAIRS_FIELD, code, narrowed, pair_text
 from vault_sync.page import Heading, Page
 from vault_sync.query_fields import clause_parts
@@ -122,3 +123,18 @@ def test_pair_text_is_one_code_per_word() -> None:
     assert pair_text(["alpha", "beta", "alpha"]) == code("alpha") + code("beta") + code("alpha")
     assert pair_text(["new-word-1", "new-word-2"]) == code("new-word-1") + code("new-word-2")
     assert len({code(w) for w in WORDS}) == len(WORDS)
+
+
+@pytest.mark.parametrize("kept_max", [1 << 20, 2])
+def test_pair_text_codes_words_met_before_and_new_alike(
+    monkeypatch: pytest.MonkeyPatch, kept_max: int
+) -> None:
+    """Words met before and new ones in one text (only the new ones are coded one by one),
+    and the kept codes emptied while coding them (``kept_max`` 2): the same codes."""
+    monkeypatch.setattr(word_pairs, "_KEPT", {})
+    monkeypatch.setattr(word_pairs, "_KEPT_MAX", kept_max)
+    code("met-before")
+    words = ["met-before", "new-1", "met-before", "new-2", "new-1", "new-3"]
+    expected = "".join(chr(0x4E00 + zlib.crc32(w.encode()) % 256) for w in words)
+    assert pair_text(words) == expected
+    assert pair_text(words) == expected  # all met now

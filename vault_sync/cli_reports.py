@@ -20,6 +20,7 @@ from vault_sync.cli_common import (
     read_report,
     vault_option,
 )
+from vault_sync.terminal import fit_width
 
 
 @click.command()
@@ -102,9 +103,21 @@ def lint(vault: Path | None, as_json: bool) -> None:
     if as_json:
         emit_json({"errors": errors, "warnings": warnings, "problems": problems})
     else:
+        columns = _terminal_columns()
         for p in problems:
             where = f"{p['path']}:{p['line']}" if p.get("line") else p["path"]
-            click.echo(one_line(f"{where}: {p['severity']} {p['code']}: {p['message']}"))
+            line = one_line(f"{where}: {p['severity']} {p['code']}: {p['message']}")
+            click.echo(line if columns is None else fit_width(line, columns))
         click.echo(f"{count_noun(errors, 'error')}, {count_noun(warnings, 'warning')}")
     if errors:
         sys.exit(1)
+
+
+def _terminal_columns() -> int | None:
+    """The width text lines are cut to when stdout is a terminal (``COLUMNS`` when set, else
+    the terminal's), else ``None``: piped, lines are printed whole."""
+    import shutil
+
+    if not sys.stdout.isatty():
+        return None
+    return shutil.get_terminal_size().columns

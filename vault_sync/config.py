@@ -106,7 +106,7 @@ class Config:
 
 #: Bumped when a change to vault-sync changes what is stored for the same page (so stores
 #: written before it are rebuilt once): part of :func:`content_fingerprint`.
-CONTENT_VERSION = 2
+CONTENT_VERSION = 3
 
 
 #: Default of ``[write] session_max_chars`` (characters): a long session's page stays readable.
@@ -116,8 +116,10 @@ SESSION_MAX_CHARS = 40_000
 def content_fingerprint(config: Config) -> str:
     """A digest (32 hex characters) of the settings that change what is stored for a page:
     ``[projects]``, ``[sanitize]`` and ``title_from`` (and :data:`CONTENT_VERSION`: 2 since
-    titles are file stems, issue 16). Stores record the one they
-    were built with; a different one means every page must be stored again (a rebuild)."""
+    titles are file stems, issue 16; 3 since lone-CR frontmatter is read, unknown YAML tags
+    warned of and pages cut at :data:`vault_sync.pagefile.MAX_PAGE_BYTES`). Stores record
+    the one they were built with; a different one means every page must be stored again (a
+    rebuild)."""
     settings = {
         "content_version": CONTENT_VERSION,
         "projects": list(config.projects.items()),  # in order: the first match wins
@@ -290,19 +292,34 @@ def _title_from(data: dict[str, Any], path: Path) -> str:
 
 
 def _check_linear(patterns: tuple[str, ...], path: Path) -> None:
-    """Every ``sanitize.extra_patterns`` entry must compile with RE2 (linear time, issue 14)."""
+    """Every ``sanitize.extra_patterns`` entry must compile with RE2 (linear time, issue 14)
+    and match neither the empty string nor any text (:func:`~vault_sync.linear_regex.
+    too_broad`: ``a*`` redacted nothing and crashed on non-ASCII text); the message names the
+    file and the entry's line."""
     if not patterns:
         return
-    from vault_sync.linear_regex import compile_linear  # RE2 loads only when patterns exist
+    from vault_sync.linear_regex import compile_linear, too_broad  # RE2: only with patterns
 
     for pattern in patterns:
         try:
-            compile_linear(pattern)
+            why = too_broad(compile_linear(pattern))
         except ValueError as exc:
             raise ConfigError(
                 f"{path}: sanitize.extra_patterns: {pattern!r} is not a linear-time (RE2)"
                 f" regex: {exc} (backreferences and lookaround are not supported)"
             ) from exc
+        if why is not None:
+            where = f"{path}:{line}" if (line := _line_of(path, pattern)) else str(path)
+            raise ConfigError(f"{where}: sanitize.extra_patterns: {pattern!r} {why}")
+
+
+def _line_of(path: Path, value: str) -> int | None:
+    """The 1-based line of ``path`` where the TOML string ``value`` is written (literal
+    ``'…'`` or basic ``"…"``), or ``None``: ``tomllib`` keeps no positions."""
+    basic = value.replace("\\", "\\\\").replace('"', '\\"')
+    written = (f"'{value}'", f'"{basic}"')
+    lines = path.read_text(encoding="utf-8-sig").splitlines()
+    return next((n for n, line in enumerate(lines, 1) if any(w in line for w in written)), None)
 
 
 _KEYS = {

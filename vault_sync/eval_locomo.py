@@ -6,7 +6,9 @@ A session page carries ``title``, ``kind: session``, ``project`` and ``date`` (I
 parsed from ``session_<N>_date_time`` such as ``1:56 pm on 8 May, 2023``); its body's first
 line is the date as written, then one ``Speaker: text`` paragraph per turn ending with the
 turn's block id (``^D1-3`` for ``D1:3``). Image captions are left out. With ``unit="turn"``
-each turn is its own page, with its session's date. A question's reference day (``query
+each turn is its own page, with its session's date and a ``prev`` link to the turn before it
+in its session (Obsidian Breadcrumbs' sequence key: what an importer writing a page per turn
+writes; the graph stream reads it, docs/page-format.md). A question's reference day (``query
 --now``, for "last year" and "in May") is its conversation's newest session day: LoCoMo asks
 its questions after the last session and gives them no date of their own.
 
@@ -25,7 +27,15 @@ import re
 from pathlib import Path
 from typing import Any
 
-from vault_sync.eval_data import Benchmark, EvalPage, EvalVault, Question, bad, read_json
+from vault_sync.eval_data import (
+    Benchmark,
+    EvalPage,
+    EvalVault,
+    JsonValue,
+    Question,
+    bad,
+    read_json,
+)
 
 FILE_NAME = "locomo10.json"
 AUDIT_FILE_NAME = "locomo-audit-errors.json"
@@ -67,7 +77,11 @@ def _pages(conv: dict[str, Any], path: Path, unit: str) -> tuple[list[EvalPage],
             raise bad(path, f"{sample} session_{n}", "has no session_<N>_date_time")
         date = _iso(raw_date, path, f"{sample} session_{n}_date_time")
         lines = [_turn_line(turn) for turn in talk[f"session_{n}"]]
-        common = (("kind", "session"), ("project", sample), ("date", date))
+        common: tuple[tuple[str, JsonValue], ...] = (
+            ("kind", "session"),
+            ("project", sample),
+            ("date", date),
+        )
         if unit == "session":
             page = f"{sample}/session-{n:02d}.md"
             body = raw_date + "\n\n" + "\n\n".join(text for _, text in lines) + "\n"
@@ -75,11 +89,13 @@ def _pages(conv: dict[str, Any], path: Path, unit: str) -> tuple[list[EvalPage],
             pages.append(EvalPage(page, front, body, sample))
             page_of.update({turn_id: page for turn_id, _ in lines})
             continue
+        before: tuple[tuple[str, JsonValue], ...] = ()
         for turn_id, text in lines:
             page = f"{sample}/{turn_id.replace(':', '-')}.md"
-            front = (("title", f"{sample} {turn_id}"), *common)
+            front = (("title", f"{sample} {turn_id}"), *common, *before)
             pages.append(EvalPage(page, front, text + "\n", sample))
             page_of[turn_id] = page
+            before = (("prev", f"[[{page.removesuffix('.md')}]]"),)
     return pages, page_of
 
 

@@ -1,7 +1,9 @@
 """The graph stream of the ranking (DESIGN §5.2; issue 10, item 3): pages one link away from
 the top lexical hits, through the links table, both directions, each edge type and direction
 with its own weight (:data:`vault_sync.ranking_settings.EDGE_WEIGHTS`); with ``chain``, one
-more hop along ``fixes`` / ``causes`` edges (never past depth 2).
+more hop along ``fixes`` / ``causes`` edges (never past depth 2). And the rule the sequence
+edges (``next`` / ``prev``) give the final order: the page that follows a best hit goes
+directly below it (:func:`followers_below`).
 
 Layer 4 (STYLE.md), pure: the edges come in as ``(source, type, target_path)`` rows of
 resolved links only (:meth:`vault_sync.store.Sidecar.resolved_links_touching`), so a deleted
@@ -122,3 +124,40 @@ def graph_scores(
         for path, (_, score, via) in ways.items()
         if path in found or via[1] not in lifts_only
     }
+
+
+#: Sequence edges (Obsidian Breadcrumbs' ``next`` / ``prev`` keys, docs/page-format.md) walked
+#: forward, as ``(type, direction)``: to the page that follows (a reply follows its question).
+FOLLOWING = frozenset({("next", "out"), ("prev", "in")})
+
+
+def followers_below(
+    ranked: Sequence[tuple[str, GraphHit | None]], depth: int
+) -> tuple[list[str], dict[str, str]]:
+    """The ranking with each page the graph reached from one of the best ``depth`` pages
+    through a forward sequence edge (:data:`FOLLOWING`) placed directly below that page,
+    when it ranked lower (a rank rule like supersession's; docs/eval.md, "Turn level").
+
+    Args:
+        ranked: ``(path, the graph stream's hit or None)``, best first.
+        depth: how many of the best pages pull their follower up; 0 moves nothing.
+
+    Returns:
+        The paths in their new order, and ``{follower: the page it now follows}`` for each
+        page moved. Sources are taken best first; a later move never lifts a page above one
+        placed before it.
+    """
+    order = [path for path, _ in ranked]
+    after: dict[str, list[str]] = {}
+    for path, hit in ranked:
+        if hit is not None and (hit.via.type, hit.via.direction) in FOLLOWING:
+            after.setdefault(hit.via.page, []).append(path)
+    moved: dict[str, str] = {}
+    for source in order[:depth]:
+        for follower in after.get(source, ()):
+            at = order.index(source)
+            if order.index(follower) > at + 1:
+                order.remove(follower)
+                order.insert(at + 1, follower)
+                moved[follower] = source
+    return order, moved

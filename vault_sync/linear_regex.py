@@ -68,13 +68,15 @@ class LinearPattern:
         Yields:
             ``(match span, secret span)`` as ``[start, end)`` character offsets into ``text``;
             the secret span is the ``secret`` group's (``(-1, -1)`` when that group did not
-            take part in the match), else the match's own.
+            take part in the match), else the match's own. Empty matches are skipped.
         """
         data = text.encode("utf-8", "surrogatepass")
         ascii_only = len(data) == len(text)
         last_byte = last_char = 0
         for m in self._regex.finditer(data):
             whole, secret = m.span(), m.span(self._group)
+            if whole[0] == whole[1]:
+                continue  # redacts nothing; and RE2 tries one at each byte, inside a character
             if ascii_only:
                 yield whole, secret
                 continue
@@ -92,3 +94,19 @@ class LinearPattern:
 def compile_linear(pattern: str) -> LinearPattern:
     """Compile ``pattern`` with RE2 (see :class:`LinearPattern`; raises ``ValueError``)."""
     return LinearPattern(pattern)
+
+
+#: Ordinary words a pattern for secrets has no business matching all of: one that matches
+#: inside each would redact ordinary prose (``\w+``, ``.+``, ``[a-z0-9]+``).
+PLAIN_WORDS = ("the", "Note", "2024", "über")
+
+
+def too_broad(pattern: LinearPattern) -> str | None:
+    """Why a pattern for secrets would redact what is no secret, or ``None``: it matches the
+    empty string (``a*``: a match at every position of every text), or inside each of
+    :data:`PLAIN_WORDS` (it would redact every page's prose)."""
+    if any(True for _ in pattern._regex.finditer(b"")):
+        return "matches the empty string (a match at every position of every page)"
+    if all(any(True for _ in pattern.spans(word)) for word in PLAIN_WORDS):
+        return f"matches any text (each of {', '.join(PLAIN_WORDS)}): it would redact every page"
+    return None

@@ -36,28 +36,51 @@ def content_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
-def read_page(vault: Path, entry: OnDisk) -> tuple[str, str, str | None]:
+#: The most of a page that is read, in bytes (8 MiB): a longer page is read up to the last
+#: line break within it, and ``lint`` names it (``page_too_large``). Sync held ~30 times a
+#: page's size (``/usr/bin/time -v vault-sync sync`` of a page of prose with links and tags
+#: beside three small pages: 40 MB, 1.1 GB RSS and 47 s; 8 MB, 300 MB and 11 s; three small
+#: pages alone, 53 MB); a 5 MB page stays whole (``tests/test_cli.py``), and the largest page
+#: of the corpora in ``../shared/corpora`` is 76 kB.
+MAX_PAGE_BYTES = 8 << 20
+
+
+def read_page(vault: Path, entry: OnDisk) -> tuple[str, str, str | None, int | None]:
     """Read one page once: its text, its content hash and any decoding problem.
 
     Bad content never raises: see :func:`decode_page` (UTF-16 and UTF-32 are read as such,
     other bytes that are not UTF-8 become U+FFFD, the problem is returned for ``lint``). A
-    leading UTF-8 BOM is dropped (it is hashed, being on disk).
+    leading UTF-8 BOM is dropped (it is hashed, being on disk). A page over
+    :data:`MAX_PAGE_BYTES` is read up to the last line break within that many bytes.
 
     Args:
         vault: the vault root.
         entry: the page, as :func:`vault_sync.vault.scan` found it (opened by ``entry.disk_path``).
 
     Returns:
-        ``(text, content_hash, decode_error)``: the text (:func:`decode_page`), the hash of
-        the raw bytes (:func:`content_hash`), and ``None`` or :func:`decode_page`'s problem.
+        ``(text, content_hash, decode_error, size)``: the text (:func:`decode_page`), the
+        hash of all the raw bytes (:func:`content_hash`), ``None`` or :func:`decode_page`'s
+        problem, and the file's size in bytes when the text was cut (else ``None``).
 
     Raises:
         OSError: the file cannot be read (``FileNotFoundError`` when it vanished after the
             scan); the caller decides what that means.
     """
     data = (vault / entry.disk_path).read_bytes()
-    text, problem = decode_page(data)
-    return text, content_hash(data), problem
+    size = len(data) if len(data) > MAX_PAGE_BYTES else None
+    text, problem = decode_page(data if size is None else _cut(data))
+    return text, content_hash(data), problem, size
+
+
+def _cut(data: bytes) -> bytes:
+    """The first :data:`MAX_PAGE_BYTES` of ``data``, back to its last line break (or, in
+    one line that long, to the start of a UTF-8 character)."""
+    end = data.rfind(b"\n", 0, MAX_PAGE_BYTES) + 1
+    if end == 0:
+        end = MAX_PAGE_BYTES
+        while end > 0 and 0x80 <= data[end] < 0xC0:  # a UTF-8 continuation byte
+            end -= 1
+    return data[:end]
 
 
 #: Byte-order marks of the UTF-16 and UTF-32 forms Windows tools save text in (PowerShell's

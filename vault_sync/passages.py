@@ -172,10 +172,13 @@ def holds_any(doc: tantivy.Document, tokens: Iterable[str]) -> bool:
     return any(needle((token,))[0] in data for token in tokens)
 
 
-def best_section(terms: Sequence[_Term], doc: tantivy.Document) -> tuple[int, int] | None:
-    """``(start, end)`` character offsets of the best-scoring section of a stored page for
-    the query's :func:`query_terms` (BM25, the page's sections as the documents: the
-    snippet's place), or ``None`` for a page of one section or none matching."""
+def best_section(
+    terms: Sequence[_Term], doc: tantivy.Document
+) -> tuple[int, tuple[int, int]] | None:
+    """The best-scoring section of a stored page for the query's :func:`query_terms` (BM25,
+    the page's sections as the documents: the snippet's place), as its number among
+    :func:`~vault_sync.index.section_terms.section_spans` and its ``(start, end)`` character
+    offsets; ``None`` for a page of one section or none matching."""
     if not terms:
         return None
     spans = section_spans(stored_text(doc, "body"))
@@ -187,7 +190,7 @@ def best_section(terms: Sequence[_Term], doc: tantivy.Document) -> tuple[int, in
     if not scores:
         return None
     best = max(range(len(spans)), key=lambda i: (scores[i], -i))
-    return spans[best] if scores[best] > 0 else None
+    return (best, spans[best]) if scores[best] > 0 else None
 
 
 def rerank(

@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from vault_sync import pagefile
 from vault_sync.clean import clean_page, scrubber_for
 from vault_sync.config import Config
 from vault_sync.index import document_fields
@@ -52,7 +53,7 @@ def load_page(config: Config, entry: FileEntry) -> tuple[Page, FileState]:
     from vault_sync.parser import parse_page  # ~85 ms of imports (pydantic, yaml): only
     # when a page is read, so a sync with nothing to do never pays them
 
-    text, digest, decode_error = read_page(config.vault, entry)
+    text, digest, decode_error, cut_size = read_page(config.vault, entry)
     page = parse_page(text, entry.path, title_from=config.title_from)
     page = clean_page(page, text, scrubber_for(config))
     if decode_error:
@@ -61,11 +62,26 @@ def load_page(config: Config, entry: FileEntry) -> tuple[Page, FileState]:
             Severity.ERROR, "not_utf8", decode_error, int(at_line[1]) if at_line else None
         )
         page = replace(page, issues=(issue, *page.issues))
+    if cut_size is not None:
+        page = replace(page, issues=(_too_large(text, cut_size), *page.issues))
     if page.project is None:
         project = _project_for(config, entry.path)
         if project is not None:
             page = replace(page, project=project)
     return page, FileState(digest, entry.mtime_ns, entry.size)
+
+
+def _too_large(text: str, size: int) -> Issue:
+    """The ``page_too_large`` error of a page read only up to
+    :data:`~vault_sync.pagefile.MAX_PAGE_BYTES`, on the first line left out."""
+    line = text.count("\n") + 1
+    return Issue(
+        Severity.ERROR,
+        "page_too_large",
+        f"page of {size / 2**20:.1f} MiB, over the {pagefile.MAX_PAGE_BYTES / 2**20:g} MiB"
+        f" a page is read to: indexed up to line {line - 1}, not from here on",
+        line,
+    )
 
 
 #: What preparing one page gives: ``(entry, record, index fields, error)``; ``record`` and

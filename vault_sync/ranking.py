@@ -20,7 +20,8 @@ The stages, in order (each a function below naming its source):
    helps) and the date stage, as multipliers;
 5. rules, after the scores: a page that supersedes another is placed directly above it, and
    the challenger of an unresolved contradiction directly above its target (issue 10,
-   item 6), each shown in ``--explain``.
+   item 6), and (``follow_depth``) the page that follows a best hit through a ``next`` /
+   ``prev`` link directly below it, each shown in ``--explain``.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ import tantivy
 
 from vault_sync.authority import Authority, authority
 from vault_sync.errors import QuerySyntaxError
-from vault_sync.graph_stream import GraphHit, graph_scores
+from vault_sync.graph_stream import GraphHit, followers_below, graph_scores
 from vault_sync.index import PageIndex, stored_text, tag_ancestors
 from vault_sync.page_dates import ISO_DATE_SAID, iso_day
 from vault_sync.page_facts import (
@@ -76,6 +77,7 @@ STAGE_SWITCHES: dict[str, str] = {
     "no-supersession": "no successor-above-superseded rule and no cap by a supersedes edge",
     "no-confidence": "confidence leaves the score alone (confidence_weight 0)",
     "no-dates": 'time phrases in the query ("two weeks ago", "in May 2023") leave page dates alone',
+    "no-follow": "no follower-below-its-source rule for next / prev links (follow_depth 0)",
     "chain": "also walk a second fixes / causes hop (depth 2)",
 }
 #: Every switch ``search(switches=...)`` and ``eval --ablate`` know, by name.
@@ -103,7 +105,7 @@ class RankPlan:
             superseded only by a successor that had started by then; or ``None``.
         now: ISO day of reference for relative time phrases and the age of evidence.
         stages: the stages switched on (``graph``, ``authority``, ``supersession``,
-            ``confidence``, ``dates``, ``chain``).
+            ``confidence``, ``dates``, ``follow``, ``chain``).
         settings: the ``[ranking]`` constants.
         spans: the days the query's time phrases name (:func:`vault_sync.time_phrases.
             time_spans`, counted back from ``now``); empty with the date stage off.
@@ -173,7 +175,7 @@ def build_plan(
         switches=switches & LEXICAL_SWITCHES.keys(),
         boosts=boosts,
     )
-    on = {"graph", "authority", "supersession", "confidence", "dates"}
+    on = {"graph", "authority", "supersession", "confidence", "dates", "follow"}
     on -= {name.removeprefix("no-") for name in switches if name.startswith("no-")}
     if "chain" in switches:
         on.add("chain")
@@ -481,6 +483,13 @@ def _rules(run: _Run, order: list[Candidate]) -> None:
     rank = {c.path: n for n, c in enumerate(order)}
     for winner, loser, why in sorted(pairs, key=lambda p: (rank.get(p[1], 1 << 30), p)):
         _place(order, rank.keys(), winner, loser, why)
+    if {"graph", "follow"} <= run.plan.stages and run.plan.settings.follow_depth:
+        paths, moved = followers_below([(c.path, c.graph) for c in order],
+                                       run.plan.settings.follow_depth)  # fmt: skip
+        by_path = {c.path: c for c in order}
+        order[:] = [by_path[path] for path in paths]
+        for follower, source in moved.items():
+            by_path[follower].rules.append(f"placed directly below {source}: follows it")
 
 
 def run_plan(

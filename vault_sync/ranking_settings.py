@@ -20,6 +20,9 @@ from vault_sync.errors import ConfigError
 #: rule), ``out`` a page a top hit links to. DESIGN §5.2: ``fixes`` / ``causes`` highest,
 #: typed edges above ``references`` and ``embeds``; the direction that answers "what is the
 #: current answer to this" weighs most. Chosen on ``eval typed`` dev (docs/eval.md).
+#: ``next`` / ``prev`` (Obsidian Breadcrumbs' sequence keys, docs/page-format.md): the page
+#: that follows a hit (``next.out``, ``prev.in``: the reply to a question) above the page
+#: before it; tuned on LoCoMo ``--unit turn`` dev (docs/eval.md, "Turn level").
 EDGE_WEIGHTS: Mapping[str, float] = dict(
     {
         "fixes.in": 0.9,
@@ -34,6 +37,10 @@ EDGE_WEIGHTS: Mapping[str, float] = dict(
         "contradicts.out": 0.4,
         "related.in": 0.4,
         "related.out": 0.4,
+        "next.out": 0.45,
+        "next.in": 0.3,
+        "prev.in": 0.45,
+        "prev.out": 0.3,
         "custom.in": 0.35,
         "custom.out": 0.35,
         "references.in": 0.2,
@@ -98,6 +105,11 @@ class RankingSettings:
             LoCoMo and LongMemEval dev splits (docs/eval.md, "The date stage").
         date_slack_days: how far outside a named span (days) a page's day still counts as
             near it, falling to 0 (at least; a span reaches half its own length).
+        follow_depth: how many of the best hits pull up the page that follows them through a
+            ``next`` / ``prev`` link, to the rank directly below them
+            (:func:`vault_sync.graph_stream.followers_below`); 0 leaves the order alone.
+            2: LoCoMo ``--unit turn`` dev R@10 and MRR above 0 and 1 (docs/eval.md,
+            "Turn level").
     """
 
     lexical_depth: int = 50
@@ -115,6 +127,7 @@ class RankingSettings:
     confidence_weight: float = 0.1
     date_weight: float = 0.5
     date_slack_days: float = 3.0
+    follow_depth: int = 2
 
     def edge_weight(self, edge_type: str, direction: str) -> float:
         """The weight of an edge of ``edge_type`` walked in ``direction`` (``in``/``out``);
@@ -126,6 +139,7 @@ class RankingSettings:
 
 _TABLES = {"edge_weights", "kind_authority", "tag_authority", "status_caps"}
 _INTS = {"lexical_depth", "graph_seeds"}
+_COUNTS = {"follow_depth"}  # whole numbers where 0 switches the stage off
 
 
 def read_ranking(table: Any, where: str) -> RankingSettings:
@@ -138,8 +152,8 @@ def read_ranking(table: Any, where: str) -> RankingSettings:
 
     Raises:
         ConfigError: an unknown key, a value of the wrong type, a negative number, an
-            integer setting below 1, or ``authority_min`` above ``authority_max`` (the
-            message names the file and key).
+            integer setting below 1 (``follow_depth``: below 0), or ``authority_min`` above
+            ``authority_max`` (the message names the file and key).
     """
     if not isinstance(table, dict):
         raise ConfigError(f"{where}: key 'ranking' must be a table")
@@ -152,18 +166,20 @@ def read_ranking(table: Any, where: str) -> RankingSettings:
         if key in _TABLES:
             changes[key] = _weights(getattr(defaults, key), value, f"ranking.{key}", where)
         else:
-            changes[key] = _number(value, f"ranking.{key}", where, integer=key in _INTS)
+            whole, least = key in _INTS or key in _COUNTS, key in _INTS
+            changes[key] = _number(value, f"ranking.{key}", where, integer=whole, least=least)
     settings = replace(defaults, **changes)
     if settings.authority_min > settings.authority_max:
         raise ConfigError(f"{where}: ranking.authority_min is above ranking.authority_max")
     return settings
 
 
-def _number(value: Any, key: str, where: str, *, integer: bool = False) -> Any:
+def _number(value: Any, key: str, where: str, *, integer: bool = False, least: bool = True) -> Any:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ConfigError(f"{where}: key {key!r} must be a number, got {type(value).__name__}")
-    if integer and (not isinstance(value, int) or value < 1):
-        raise ConfigError(f"{where}: key {key!r} must be a whole number of at least 1")
+    if integer and (not isinstance(value, int) or value < int(least)):
+        at_least = "at least 1" if least else "at least 0"
+        raise ConfigError(f"{where}: key {key!r} must be a whole number of {at_least}")
     if value < 0:
         raise ConfigError(f"{where}: key {key!r} must not be negative")
     return value if integer else float(value)

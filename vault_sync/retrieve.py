@@ -25,7 +25,7 @@ from typing import Any
 
 import tantivy
 
-from vault_sync import passages
+from vault_sync import fragments, passages
 from vault_sync.errors import QuerySyntaxError
 from vault_sync.index import (
     MAX_TOKEN_BYTES,
@@ -58,6 +58,7 @@ SWITCHES: dict[str, str] = {
     "cjk-one-clause": "a CJK run is one clause, its bigrams OR-ed in each field",
     "boosts-before": "headings 2, no CJK headings, CJK names 1.1, code parts 0.8 (the old boosts)",
     "no-passages": "no best-passage score: a page is scored as one whole body (passages.py)",
+    "tags-as-words": "a #tag in the query is searched as a word, not kept as a tag filter",
 }
 #: Our redaction token: the scrubbed form of a secret typed into a query.
 _REDACTED = re.compile(REDACTED_PATTERN)
@@ -126,6 +127,11 @@ def _combined(
     positive = [(occur.Must, q) for q in clauses.must] + [(occur.Should, q) for q in clauses.should]
     top = [(occur.Must, tantivy.Query.boolean_query(positive))]
     top += [(occur.MustNot, q) for q in clauses.must_not]
+    fields = schema()
+    top += [
+        (occur.MustNot, tantivy.Query.term_query(fields, "tag_filter", t))
+        for t in clauses.excluded_tags
+    ]
     return tantivy.Query.boolean_query(top + filters)
 
 
@@ -142,7 +148,9 @@ def build_query(
     """Build the query for user text: the one place user input is interpreted.
 
     Grammar: blank-separated words are OR-ed and ranked by BM25; ``"a quoted phrase"`` must
-    match as a phrase; ``-word`` or ``-"a phrase"`` excludes pages. Anything else (``:``,
+    match as a phrase; ``-word`` or ``-"a phrase"`` excludes pages; ``#tag`` keeps only pages
+    so tagged (or tagged under it, ``#ops`` finds ``ops/deploy``; any case) as ``tag`` does,
+    and ``-#tag`` leaves them out (``"#tag"``, quoted, searches the word). Anything else (``:``,
     ``(``, ``*``, ``+``, and a ``"`` left unclosed, as in a question quoting a title) is plain
     text, split away by the analyzers. Each word or phrase is searched as
     :func:`vault_sync.query_fields.clause_parts` says. Filters are exact terms that must match
@@ -186,7 +194,7 @@ def build_query(
     )
     if not (clauses.should or clauses.must):
         raise _nothing_to_search(text, clauses)
-    query = _combined(clauses, _filters(kind, project, tag))
+    query = _combined(clauses, _filters(kind, project, tag) + _tag_filters(clauses.tags))
     weight = passages.PASSAGE_WEIGHT if passage_weight is None else passage_weight
     body = frozenset(t for part in clauses.parts if part.field == "body" for t in part.tokens)
     return QueryPlan(
@@ -200,11 +208,28 @@ def build_query(
     )
 
 
+def _tag_filters(tags: list[str]) -> list[tuple[tantivy.Occur, tantivy.Query]]:
+    """The ``#tags`` of the text (:func:`vault_sync.query_text.tag_of`) as required
+    clauses adding nothing to the score, each as ``--tag`` filters (nested tags too)."""
+    return [f for t in dict.fromkeys(tags) for f in _filters(None, None, t)]
+
+
 def _excluded(clauses: Clauses) -> tantivy.Query | None:
-    """The excluded clauses as one query (any of them matches), or ``None``."""
-    if not clauses.must_not:
-        return None
-    return tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in clauses.must_not])
+    """What a page brought in by other streams (the graph's) must not match, as one query
+    (any of its parts matches), or ``None``: an excluded clause, a ``-#tag``, or the lack of
+    a ``#tag`` of the text."""
+    fields, should = schema(), tantivy.Occur.Should
+    parts = [(should, q) for q in clauses.must_not]
+    parts += [
+        (should, tantivy.Query.term_query(fields, "tag_filter", t)) for t in clauses.excluded_tags
+    ]
+    for tag in dict.fromkeys(clauses.tags):
+        lacks = [
+            (tantivy.Occur.Must, tantivy.Query.all_query()),
+            (tantivy.Occur.MustNot, tantivy.Query.term_query(fields, "tag_filter", tag)),
+        ]
+        parts.append((should, tantivy.Query.boolean_query(lacks)))
+    return tantivy.Query.boolean_query(parts) if parts else None
 
 
 # --------------------------------------------------------------------------- hits
@@ -271,11 +296,14 @@ def hit_of(
 @dataclass(frozen=True)
 class Snippets:
     """What cutting a query's snippets needs: tantivy's generator for the plan's query over
-    ``body``, and the query's body words with their idf (:func:`vault_sync.passages.query_terms`,
-    empty when the plan has no passage weight) to find a long page's answering section."""
+    ``body``, the query's body words with their idf (:func:`vault_sync.passages.query_terms`,
+    empty when the plan has no passage weight) to find a long page's answering section, and
+    the generator's term scores to choose its passage without it
+    (:func:`vault_sync.fragments.term_scores`; ``None`` with an excluded word)."""
 
     generator: tantivy.SnippetGenerator
     terms: tuple[Any, ...]
+    scores: dict[bytes, float] | None = None
 
 
 def snippet_generator(searcher: tantivy.Searcher, plan: QueryPlan) -> Snippets:
@@ -283,29 +311,33 @@ def snippet_generator(searcher: tantivy.Searcher, plan: QueryPlan) -> Snippets:
     generator = tantivy.SnippetGenerator.create(searcher, plan.query, schema(), "body")
     generator.set_max_num_chars(SNIPPET_MAX_CHARS)
     terms = passages.query_terms(plan.parts, searcher) if plan.passage_weight else []
-    return Snippets(generator, tuple(terms))
+    scores = None
+    if plan.body_terms is not None:
+        scores = fragments.term_scores({t: searcher.doc_freq("body", t) for t in plan.body_terms})
+    return Snippets(generator, tuple(terms), scores)
 
 
 def snippet_of(snippets: Snippets, doc: tantivy.Document, plan: QueryPlan) -> Snippet:
-    """The hit's snippet: tantivy chooses the passage, inside the section of a long page that
-    scores best for the query (:func:`vault_sync.passages.best_section`) when it has one;
-    :mod:`vault_sync.snippets` shows it."""
+    """The hit's snippet: tantivy's passage (:func:`vault_sync.fragments.passage`), inside
+    the section of a long page that scores best for the query
+    (:func:`vault_sync.passages.best_section`) when it has one; :mod:`vault_sync.snippets`
+    shows it."""
     body = stored_text(doc, "body")
     section = passages.best_section(snippets.terms, doc)
     if plan.body_terms is not None and not passages.holds_any(doc, plan.body_terms):
-        wheres: list[tuple[int, int] | None] = []  # tantivy would highlight no word of it
+        wheres: list[tuple[int, tuple[int, int]] | None] = []  # tantivy would highlight none
     else:
         wheres = [section, None] if section else [None]
     for where in wheres:
-        start = 0 if where is None else len(body[: where[0]].encode())
-        target = doc if where is None else tantivy.Document(body=[body[where[0] : where[1]]])
-        snippet = snippets.generator.snippet_from_doc(target)
-        if marks := snippet.highlighted():
-            frag = snippet.fragment_range()
-            spans = [(start + frag.start + r.start, start + frag.start + r.end) for r in marks]
-            return make_snippet(body, (start + frag.start, start + frag.end), spans, plan.literals)
+        start = 0 if where is None else len(body[: where[1][0]].encode())
+        (first, last), marks = fragments.passage(
+            snippets.generator, snippets.scores, doc, body, where
+        )
+        if marks:
+            spans = [(start + a, start + b) for a, b in marks]
+            return make_snippet(body, (start + first, start + last), spans, plan.literals)
     # tantivy highlights no CJK word of the section (its body copy is English-analyzed)
-    return make_snippet(body, None, [], plan.literals, near=section[0] if section else 0)
+    return make_snippet(body, None, [], plan.literals, near=section[1][0] if section else 0)
 
 
 _TERM_CONTEXT = re.compile(r'^Term=Term\(field=\d+, type=Str, "(.*)"\)$')
@@ -429,6 +461,7 @@ def _switched(switches: frozenset[str], boosts: Mapping[str, float] | None) -> d
         keep_repeats="keep-repeats" in switches,
         word_pairs="no-word-pairs" not in switches,
         cjk_bigrams="cjk-one-clause" not in switches,
+        tags_filter="tags-as-words" not in switches,
     )
     options: dict[str, Any] = {"rules": rules, "boosts": boosts}
     if "no-passages" in switches:
@@ -510,12 +543,15 @@ def lexical_plans(
     boosts: Mapping[str, float] | None = None,
 ) -> tuple[QueryPlan, Callable[[], QueryPlan] | None]:
     """The lexical plan of ``text``, and how to build the plan to ask instead when its
-    required phrases leave no hit (``None`` when it has no quoted phrase, or with
-    ``phrases-required``): built only then (most phrases are found; building it was ~0.07
-    ms of a phrase query).
+    required phrases or ``#tag`` filters leave no hit (``None`` when it has neither, or with
+    ``phrases-required`` and ``tags-as-words``): built only then (most phrases are found;
+    building it was ~0.07 ms of a phrase query).
 
     No page holds a quoted phrase as written (a question quoting a title from memory): its
-    words are searched, pages holding the phrase first, rather than answering nothing.
+    words are searched, pages holding the phrase first, rather than answering nothing. No
+    page tagged as a ``#tag`` asks holds the words (a question naming a marker, ``a marker
+    like #task``, where no page has that tag): it is searched as a word, as before tags
+    filtered.
 
     Raises:
         QuerySyntaxError: the text cannot be read as a query.
@@ -524,7 +560,12 @@ def lexical_plans(
     options = {"kind": kind, "project": project, "tag": tag, **_switched(switches, boosts)}
     text = unicodedata.normalize("NFC", text).translate(_FULL_WIDTH)  # so ＂ is a quote
     plan = build_query(text, **options)
-    if '"' not in text or "phrases-required" in switches:
+    rules = options["rules"]
+    relaxed = {
+        "phrases_required": '"' in text and "phrases-required" not in switches,
+        "tags_filter": "#" in text and rules.tags_filter,
+    }
+    if not any(relaxed.values()):
         return plan, None
-    options["rules"] = replace(options["rules"], phrases_required=False)
+    options["rules"] = replace(rules, **{k: False for k, on in relaxed.items() if on})
     return plan, functools.partial(build_query, text, **options)

@@ -12,6 +12,7 @@ so that what is left can be shown (or escaped) safely. Layer 0: no imports from 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 #: The sequences, in ECMA-48's grammar (5.4, 5.6, 8.3.89-8.3.143). A string control runs to
 #: its terminator (BEL also ends OSC, as xterm accepts), or to the end of the text when it
@@ -39,3 +40,25 @@ def strip_controls(text: str) -> str:
     if "\x1b" not in text and not any("\x80" <= c <= "\x9f" for c in text):
         return text
     return _SEQUENCE.sub("", text)
+
+
+def cells(char: str) -> int:
+    """Terminal columns one character takes: 2 for East Asian wide and full-width ones (UAX
+    #11), 0 for combining marks, else 1."""
+    if unicodedata.combining(char):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def fit_width(text: str, columns: int) -> str:
+    """``text`` (one line) cut to ``columns`` terminal columns (:func:`cells`), ending with
+    ``…`` when cut; returned as is when it fits or ``columns`` < 2."""
+    if columns < 2 or len(text) <= columns // 2:  # fits whatever its characters' widths
+        return text
+    used = 0
+    for at, char in enumerate(text):
+        used += cells(char)
+        if used > columns - 1:
+            rest = sum(cells(c) for c in text[at:])
+            return text if used - cells(char) + rest <= columns else text[:at] + "…"
+    return text

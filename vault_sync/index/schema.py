@@ -342,10 +342,15 @@ def _pairs(page: Page, body: list[list[str]]) -> list[str]:
     """The ``word_pairs`` values of a page (:mod:`vault_sync.index.word_pairs`): the words of
     its body (from its analyzed sections), of its title and aliases, of its headings; the
     values of a field joined, so a pair across two of them is there too."""
-    en = analyzer(EN_ANALYZER)
-    names = en.analyze("\n".join((page.title, *page.aliases)))  # one call: a line break
-    headings = en.analyze("\n".join(h.text for h in page.headings))  # only separates words
+    names = _en_words("\n".join((page.title, *page.aliases)))  # one call: a line break
+    headings = _en_words("\n".join(h.text for h in page.headings))  # only separates words
     return [pair_text(itertools.chain.from_iterable(body)), pair_text(names), pair_text(headings)]
+
+
+def _en_words(text: str) -> list[str]:
+    """``text`` analyzed as the English fields are (the simple tokenizer's same words where
+    it holds no token of ours: :data:`_EN_SIMPLE`)."""
+    return analyzer(EN_ANALYZER if "[REDACTED:" in text else _EN_SIMPLE).analyze(text)
 
 
 def _section_analyzers(body: str) -> list[tantivy.TextAnalyzer]:

@@ -66,8 +66,13 @@ def pair_text(words: Iterable[str]) -> str:
     words = list(words)
     try:  # the words met before: one C-level pass
         return "".join(map(_KEPT.__getitem__, words))
-    except KeyError:
-        return "".join(map(code, words))
+    except KeyError:  # a Python step only for each word not met before
+        for word in set(words).difference(_KEPT):
+            code(word)
+        try:
+            return "".join(map(_KEPT.__getitem__, words))
+        except KeyError:  # the kept codes were emptied meanwhile (full)
+            return "".join(map(code, words))
 
 
 def pairs_analyzer() -> tantivy.TextAnalyzer:

@@ -1,12 +1,12 @@
 """The frontmatter block of a page: split it off, load it, and report its problems by line.
 
-An own splitter (a ``---`` line at the very start, closed by ``---`` or ``...``; BOM and CRLF
-tolerated) keeps the body's offset and first line, which python-frontmatter loses (it strips the
-text: TECH-NOTES §3). The block is loaded by :mod:`vault_sync.parser.yaml_plain` (every scalar
-as written; the simple blocks most pages have without PyYAML), here given the file line of
-every top-level key and list item (:func:`frontmatter_map`, for the splice editor). Total: no
-``str`` makes it raise; every problem becomes an :class:`~vault_sync.page.Issue` with its
-1-based file line.
+An own splitter (a ``---`` line at the very start, closed by ``---`` or ``...``; a BOM, CRLF
+and lone-CR line ends tolerated) keeps the body's offset and first line, which
+python-frontmatter loses (it strips the text: TECH-NOTES §3). The block is loaded by
+:mod:`vault_sync.parser.yaml_plain` (every scalar as written; the simple blocks most pages
+have without PyYAML), here given the file line of every top-level key and list item
+(:func:`frontmatter_map`, for the splice editor). Total: no ``str`` makes it raise; every
+problem becomes an :class:`~vault_sync.page.Issue` with its 1-based file line.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ from vault_sync.parser.yaml_plain import (
 
 __all__ = ["parse_frontmatter"]
 
-_OPEN = re.compile(r"---[ \t]*(?:\r\n|\n)")
+_OPEN = re.compile(r"---[ \t]*(?:\r\n|\n|\r)")
+_LONE_CR = re.compile(r"\r(?!\n)")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r\n|\n|\Z)", re.MULTILINE)
 
 
@@ -61,10 +62,14 @@ def _split(text: str) -> tuple[str | None, str, int]:
     opened = _OPEN.match(text)
     if opened is None:
         return None, text, 0
-    closed = _CLOSE.search(text, opened.end())
+    # lines ended by a lone CR (classic Mac OS; editors still offer it) are read as lines:
+    # the block is found and loaded in a copy with each lone CR a LF (same offsets, so the
+    # body and every line number are the file's)
+    lines = _LONE_CR.sub("\n", text) if opened.group().endswith("\r") else text
+    closed = _CLOSE.search(lines, opened.end())
     if closed is None:
         return None, text, 0
-    return text[opened.end() : closed.start()], text[closed.end() :], closed.end()
+    return lines[opened.end() : closed.start()], text[closed.end() :], closed.end()
 
 
 def _yaml_error(exc: Exception, file_line: Callable[[int], int], first: int, last: int) -> Issue:
@@ -110,7 +115,8 @@ def _read_front(text: str) -> _Front:
         node = loader.get_single_node()
         try:
             mapping = _node_plain(node, [_MAX_NODES]) if node is not None else None
-        except _Unusual:
+        except _Unusual:  # explicit tags among them: each said, then read as plain text
+            front.issues += _unknown_tags(node, file_line)
             data = loader.construct_document(node)
             mapping = _plain(data, [_MAX_NODES])
     except _TooComplex:
@@ -145,6 +151,45 @@ def _read_front(text: str) -> _Front:
             items = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
             front.value_lines[key] = [file_line(n.start_mark.line) for n in items]
     return front
+
+
+#: The tags of YAML 1.1's types (yaml.org/type), which the loader reads as their text; any
+#: other tag (``!!python/object/apply:os.system``, ``!vault``) names a type of some program.
+_TYPE_TAGS = frozenset(
+    f"tag:yaml.org,2002:{name}"
+    for name in (
+        "str", "null", "bool", "int", "float", "timestamp", "binary",
+        "seq", "map", "omap", "pairs", "set", "merge", "value",
+    )
+)  # fmt: skip
+
+
+def _unknown_tags(node: Any, file_line: Callable[[int], int]) -> list[Issue]:
+    """A ``yaml_tag`` warning for each node under ``node`` (a composed PyYAML node) whose tag
+    is not one of :data:`_TYPE_TAGS`: it is never acted on (no code runs, no object is made),
+    its value is read as plain text; at most :data:`_MAX_NODES` nodes are looked at."""
+    out: list[Issue] = []
+    stack: list[Any] = [node]
+    seen: set[int] = set()
+    while stack and len(seen) < _MAX_NODES:
+        item = stack.pop()
+        if id(item) in seen:
+            continue  # an alias: the node it names was looked at
+        seen.add(id(item))
+        tag = str(item.tag)
+        if tag not in _TYPE_TAGS and tag != "!":
+            shown = "!!" + tag.removeprefix("tag:yaml.org,2002:") if tag.startswith("tag:") else tag
+            out.append(
+                _warning(
+                    "yaml_tag",
+                    f"YAML tag {shown} is not applied: the value is read as plain text",
+                    file_line(item.start_mark.line),
+                )
+            )
+        if isinstance(item.value, list):  # a sequence's items, a mapping's (key, value) pairs
+            for child in reversed(item.value):
+                stack.extend(reversed(child) if isinstance(child, tuple) else [child])
+    return sorted(out, key=lambda issue: issue.line or 0)
 
 
 def parse_frontmatter(text: str) -> tuple[dict[str, Any], str, int, tuple[Issue, ...]]:

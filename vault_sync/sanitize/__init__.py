@@ -311,10 +311,13 @@ class Scrubber:
         for f in findings:
             k = bisect.bisect_right(starts, f.start) - 1
             i, at, _end = variants[k]
-            shift = at - starts[k]
-            by_name.setdefault(names[i], []).append(
-                Finding(f.label, f.start + shift, f.end + shift)
-            )
+            shift, name = at - starts[k], names[i]
+            # a token whose rule takes dots (gitlab's `glpat-….01.…`) ran into `.md`: the
+            # extension is no secret, and a path is shown with it (watch --json-log showed
+            # `notes/[REDACTED:gitlab_token]`, a path no file has)
+            page = _PAGE_EXTENSION.search(name)
+            end = min(f.end + shift, page.start()) if page is not None else f.end + shift
+            by_name.setdefault(name, []).append(Finding(f.label, f.start + shift, end))
         return {name: _redact_spans(name, found) for name, found in by_name.items()}
 
     def _candidates(self, text: str) -> list[Candidate]:

@@ -35,7 +35,8 @@ from vault_sync.sanitize.rendered import View
 from vault_sync.terminal import SEQUENCE_PATTERN
 
 #: Characters of a token: a seam between two of them is a join.
-_TOKEN = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.+/=~")
+_TOKEN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.+/=~"
+_TOKEN = frozenset(_TOKEN_CHARS)
 #: Separators inside a credential (``user:password@host``, a password's ``$&!#%``): a seam
 #: beside one is a join when a token character stands on its other side (``5cff6df2**:bb74…``
 #: split a Sidekiq credential: full leak audit, issue 14), so prose (``**Note**: x``) is none.
@@ -90,9 +91,11 @@ def may_join(text: str) -> bool:
 
 
 #: A line break between two token characters (the next line's blanks taken in), with 4+
-#: token characters after it; and the run of token characters that ends the line before.
+#: token characters after it. The run of token characters that ends the line before is
+#: ``line[len(line.rstrip(_TOKEN_CHARS)):]``, when 4+ long: a regex ``[…]{4,}\Z`` searched
+#: from each start in the line took 1.3 s of the 10k-page vault's path check (one line per
+#: path part), and ~40 us a page.
 _BREAK = re.compile(r"\n[ \t]{0,8}(?=[A-Za-z0-9_.+/=~-]{4})")  # a literal first: fast
-_RUN_END = re.compile(r"[A-Za-z0-9_.+/=~-]{4,}\Z")
 
 
 @functools.cache
@@ -106,19 +109,45 @@ def _prefixed() -> re.Pattern[str]:
     return re.compile(r"(?<![a-z0-9])(?:" + "|".join(map(re.escape, words)) + ")", re.IGNORECASE)
 
 
+@functools.cache
+def _any_prefix() -> Any:
+    """Every vendor prefix of :func:`_prefixed`, lowercased, as one RE2 pattern (bytes), to
+    search the lowercased ASCII view of a text: a superset of :func:`_prefixed`'s matches
+    in its runs (ASCII), one linear pass (a text without a prefix has no wrapped token)."""
+    import re2
+
+    from vault_sync.sanitize.vendor import vendor_prefixes
+
+    words = {w.lower() for w in vendor_prefixes()}
+    if not all(w.isascii() for w in words):
+        return None  # no gate: under IGNORECASE a non-ASCII letter may match ASCII (ſ, s)
+    options = re2.Options()
+    options.log_errors = False
+    return re2.compile(b"|".join(re.escape(w.encode("ascii")) for w in sorted(words)), options)
+
+
 def _wraps(text: str, found: Collection[int]) -> list[tuple[int, int]]:
     """Raw ``(start, end)`` of each line break (with the next line's blanks) inside a wrapped
     vendor token (see the module docstring); not one right after a token the rules found
     whole (``found``: the ends of the findings on the text), whose next line is prose."""
+    gate = _any_prefix()
+    if gate is not None and gate.search(text.encode("ascii", "replace").lower()) is None:
+        return []
     prefixed = _prefixed()
     out = []
+    runs: dict[str, bool] = {}  # each run searched once (a path's parts share their end)
     for m in _BREAK.finditer(text):
         end = m.start() - (text.endswith("\r", 0, m.start()))
         if end in found or not end or text[end - 1] not in _TOKEN:
             continue
         line = text[text.rfind("\n", 0, end) + 1 : end]
-        run = _RUN_END.search(line)
-        if run is not None and prefixed.search(run.group()):
+        run = line[len(line.rstrip(_TOKEN_CHARS)) :]
+        if len(run) < 4:
+            continue
+        wrapped = runs.get(run)
+        if wrapped is None:
+            wrapped = runs[run] = prefixed.search(run) is not None
+        if wrapped:
             out.append((end, m.end()))
     return out
 
