@@ -11,13 +11,15 @@ detect-secrets``). No scanner's test data is copied here.
 Template fields ``{cN}``: N random characters of class ``c``: ``A`` base62, ``a`` lowercase
 alphanumeric, ``h`` lowercase hex, ``H`` uppercase hex, ``U`` uppercase alphanumeric, ``Z``
 base32 (``A-Z2-7``), ``w`` ``[A-Za-z0-9_-]``, ``b`` base64 ``[A-Za-z0-9+/]``, ``d`` digits,
-``l`` lowercase letters, ``L`` letters, ``B`` bech32. ``⟦…⟧`` marks the secret part of a
+``l`` lowercase letters, ``L`` letters, ``B`` bech32; ``{WN}``: N words of the BIP-39 English
+list, separated by blanks. ``⟦…⟧`` marks the secret part of a
 template whose text around it is not secret (a webhook's host, a URL's scheme and host);
 without it the whole text is the secret.
 """
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 import string
@@ -39,7 +41,7 @@ CLASSES = {
     "L": string.ascii_letters,
     "B": "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L",
 }
-_FIELD = re.compile(r"\{([AahHUZwbdlLB])(\d+)\}")
+_FIELD = re.compile(r"\{([AahHUZwbdlLBW])(\d+)\}")
 
 _TABLES = tomllib.loads((Path(__file__).with_name("secret_samples.toml")).read_text("utf-8"))
 
@@ -78,7 +80,22 @@ class Sample:
 
 def fill(template: str, rng: random.Random) -> str:
     """``template`` with each ``{cN}`` replaced by N random characters of class ``c``."""
-    return _FIELD.sub(lambda m: "".join(rng.choices(CLASSES[m[1]], k=int(m[2]))), template)
+    return _FIELD.sub(
+        lambda m: (
+            " ".join(rng.choices(_bip39_words(), k=int(m[2])))
+            if m[1] == "W"
+            else "".join(rng.choices(CLASSES[m[1]], k=int(m[2])))
+        ),
+        template,
+    )
+
+
+@functools.cache
+def _bip39_words() -> list[str]:
+    """The BIP-39 English wordlist (the ``mnemonic`` package's): field ``{WN}``."""
+    from mnemonic import Mnemonic
+
+    return list(Mnemonic("english").wordlist)
 
 
 def samples() -> list[Sample]:

@@ -93,6 +93,10 @@ POSITIVE: dict[str, tuple[str, str]] = {
     "api_key": ("run tool --api-key " + gen(32) + " now", gen(32)),
     "credential_path": ("cat ~/.ssh/id_ed25519 now", "~/.ssh/id_ed25519"),
     "cli_credentials": ("curl -u deploy:Zq8x" + gen(12) + " https://x", "deploy:Zq8x"),
+    "seed_phrase": (
+        "wallet: legal winner thank year wave sausage worth useful legal winner thank yellow",
+        "legal winner thank year wave sausage worth useful legal winner thank yellow",
+    ),
     "kubernetes_secret": (
         "kind: Secret\nmetadata:\n  name: db\ndata:\n  tls.crt: " + gen(40, B64) + "\n",
         "tls.crt: ",
@@ -136,6 +140,10 @@ NEGATIVE: dict[str, tuple[str, str]] = {
     "api_key": ("API key management is hard", "api_key = get_api_key()"),
     "credential_path": ("see ~/.ssh/id_rsa.pub and the .pem extension", "keynote.key and id_rsa_x"),
     "cli_credentials": ("curl -u user:$PASSWORD https://x", "ls -print0 -pretty -u me:changeme"),
+    "seed_phrase": (
+        "we can talk about another area where you can make a change for the better today",
+        "mnemonic: a device to help you remember things",
+    ),
     "kubernetes_secret": (
         "kind: Secret is a Kubernetes object",
         "kind: ConfigMap\ndata:\n  a: b\n",

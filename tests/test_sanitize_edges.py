@@ -88,7 +88,8 @@ EXACT = [
     # `myapikey`); a quoted value before `.` is a value, a bare one before `(` is code
     (f"xapi_key = {R}", "xapi_key = [REDACTED:api_key]"),
     (f"-xapi_key = {R}", "-xapi_key = [REDACTED:api_key]"),
-    (f"xaccess key is {R}", None),
+    # not an access key's name; but a generated value after "key is" is a secret in prose
+    (f"xaccess key is {R}", "xaccess key is [REDACTED:env_secret]"),
     (f"[REDACTED:custom]api_key is {R}", None),
     (f"a api_key = {R}", "a api_key = [REDACTED:api_key]"),
     (f'myApiKey = "{R}"', 'myApiKey = "[REDACTED:api_key]"'),

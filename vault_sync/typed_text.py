@@ -2,11 +2,11 @@
 before it is searched for or echoed (issue 17, kind 6).
 
 Plain words skip the sanitizer, and its ~20 ms of compiling on first use, so ``query``
-stays fast: only text with a run of 8+ characters holding a digit, a symbol or mixed case
-can hold a secret a built-in rule finds (in a vault with ``extra_patterns``, all text is
-scrubbed). A query is searched as scrubbed — the stores hold ``[REDACTED:label]``
-where the secret was, so the raw value can match nothing, and no output built from the
-query (its echo, ``--explain``'s clauses and terms, snippets) can carry it.
+stays fast: only text with a run of 8+ characters holding a digit, a symbol or mixed case,
+or of 12+ words (a seed phrase), can hold a secret a built-in rule finds (in a vault with
+``extra_patterns``, all text is scrubbed). A query is searched as scrubbed — the stores hold
+``[REDACTED:label]`` where the secret was, so the raw value can match nothing, and no output
+built from the query (its echo, ``--explain``'s clauses and terms, snippets) can carry it.
 """
 
 from __future__ import annotations
@@ -25,13 +25,18 @@ MAYBE_SECRET = re.compile(
     r"|[a-z][A-Z]|[A-Z]{8})"
 )
 
+#: Plain words may be a wallet's seed phrase (``sanitize/seeds.py``): text of this many words
+#: or more (blanks, line breaks, commas between) is scrubbed too.
+SEED_WORDS = 12
+
 
 def scrub_typed(text: str, config: Config | None = None) -> str:
     """``text`` scrubbed like page text, with the vault's ``[sanitize]`` settings when
     ``config`` is given; returned as is when it cannot hold a secret (any text can hold what
     a vault's own ``extra_patterns`` match: a code name is a plain word)."""
     custom = config is not None and bool(config.sanitize_extra_patterns)
-    if not custom and not MAYBE_SECRET.search(text):
+    words = sum(map(text.count, " \n,"))
+    if not custom and not MAYBE_SECRET.search(text) and words < SEED_WORDS - 1:
         return text
     from vault_sync.sanitize import Scrubber, shared_scrubber
 

@@ -51,7 +51,9 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from vault_sync.sanitize.encoded import percent_view
 from vault_sync.sanitize.labelled import label_view
+from vault_sync.sanitize.layout import layout_view
 from vault_sync.sanitize.markup import markup_view, wrap_view
 from vault_sync.sanitize.overlaps import Candidate, Finding, Spans, resolve
 from vault_sync.sanitize.rendered import Chain, View, rendered_view
@@ -96,14 +98,16 @@ _PAGE_EXTENSION = re.compile(r"\.(?:md|markdown)\Z", re.IGNORECASE)
 def _view(text: str, findings: tuple[Finding, ...]) -> View | Chain | None:
     """The text as read (:mod:`.markup`: wrapped vendor tokens joined — not after one of
     ``findings``, the raw text's; :mod:`.rendered`: escapes, references, full-width forms
-    undone; :mod:`.markup`: markup and invisible characters dropped as the plain-text views
-    drop them), each step on the one before; ``None`` when no step changes a would-be token
+    undone; :mod:`.encoded`: percent-escapes inside a token decoded; :mod:`.layout`: a name
+    and its value apart joined; :mod:`.labelled`: labels
+    written plainly; :mod:`.markup`: markup and invisible characters dropped as the plain-text
+    views drop them), each step on the one before; ``None`` when no step changes a would-be token
     (the common case)."""
     views: list[View] = []
     wrapped = wrap_view(text, {f.end for f in findings})
     if wrapped is not None:
         views.append(wrapped)
-    for step in (rendered_view, label_view, markup_view):
+    for step in (rendered_view, percent_view, layout_view, label_view, markup_view):
         view = step(views[-1].text if views else text)
         if view is not None:
             views.append(view)

@@ -34,15 +34,15 @@ import functools
 import re
 from typing import Any
 
-from vault_sync.sanitize.rendered import View
+from vault_sync.sanitize.rendered import Edit, View, edited_view
 
 #: The words a secret's name ends with, as the name rules read them (found from a literal
 #: occurrence of their head: :data:`_HEADS`).
 _KEYWORD = re.compile(
-    r"(?:pass(?:w(?:or)?d|phrase)?|pwd|psk|keys?|tokens?|secrets?|creds?|credentials?)",
+    r"(?:pass(?:w(?:or)?d|phrase)?|pwd|psk|keys?|tokens?|secrets?|creds?|credentials?|salt|pepper)",
     re.IGNORECASE,
 )
-_HEADS = (b"pass", b"pwd", b"psk", b"key", b"token", b"secret", b"cred")
+_HEADS = (b"pass", b"pwd", b"psk", b"key", b"token", b"secret", b"cred", b"salt", b"pepper")
 _LETTERS = re.compile(r"[A-Za-z]{0,16}")
 #: What stands between a name and its value (matched right after the name's keyword), by
 #: kind: ``op`` an operator with markup around it (or the value on the next line: JSON,
@@ -133,8 +133,6 @@ _DOCKER_ENV = re.compile(
 
 #: The ASCII start of a value (a non-ASCII letter ends it: ``…O3hです``).
 _ASCII_RUN = re.compile(r"[\x21-\x7e]*")
-
-Edit = tuple[int, int, str]
 
 
 def _secret_like(word: str) -> bool:
@@ -280,23 +278,4 @@ def label_view(text: str) -> View | None:
     _keyword_edits(text, view, edits)
     _foreign_edits(text, view, edits)
     _statement_edits(text, view, edits)
-    if not edits:
-        return None
-    out: list[str] = []
-    segments: list[tuple[int, int, int, bool]] = []
-    size = pos = 0
-    for start, end, replacement in sorted(edits):
-        if start < pos:
-            continue  # overlapping rewrites: the first wins
-        if pos < start:
-            segments.append((size, pos, start, True))
-            out.append(text[pos:start])
-            size += start - pos
-        segments.append((size, start, end, False))
-        out.append(replacement)
-        size += len(replacement)
-        pos = end
-    if pos < len(text):
-        segments.append((size, pos, len(text), True))
-        out.append(text[pos:])
-    return View("".join(out), tuple(segments), tuple(s[0] for s in segments))
+    return edited_view(text, edits)

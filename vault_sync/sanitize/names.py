@@ -70,19 +70,18 @@ def _code_after(text: str, m: re.Match[str], index: int) -> bool:
     return text[end] in "(["
 
 
-#: name ends with KEY/TOKEN/SECRET/PASSWORD/...; then an assignment operator of any common
-#: syntax (`=`, `:`, `:=`, `=>`, `?=`, `||=`, `.=`, `<-`), or spaces after a `--flag`.
+#: name ends with KEY/TOKEN/SECRET/PASSWORD/SALT/PEPPER/SIG/...; then an assignment operator
+#: (`=`, `:`, `:=`, `=>`, `?=`, `||=`, `.=`, `<-`), or spaces after a `--flag`.
 _ASSIGN = (
-    r"(?i:(key|token|secret|pass(?:w(?:or)?d|phrase)?|pwd|pw|psk))[\"'\]]{0,2}"
+    r"(?i:(key|token|secret|pass(?:w(?:or)?d|phrase)?|pwd|pw|psk|salt|pepper|sig(?:nature)?))"
+    r"[\"'\]]{0,2}"
     r"(?:[ \t]{0,8}(?::=|=>|\?=|\|\|=|\.=|<-|=|:)[ \t]{0,8}|([ \t]{1,8}))" + _VALUE
 )
 #: Keywords that must follow another name part (`API_KEY`, `dbPwd`); bare `key:` is too common.
 _NEEDS_PREFIX = frozenset({"key", "pwd"})
 
-#: ``pw`` too, the common short form (``pw=``, ``db_pw:``, ``--pw``: a fresh user's value
-#: after ``pw=`` went through unredacted).
+#: ``pw`` too, the common short form (``pw=``, ``db_pw:``: a fresh user's went through).
 _PASSWORDS = frozenset({"password", "passwd", "passphrase", "pwd", "pw", "pass", "psk"})
-
 
 _NAME_REVERSED = re.compile(r"[\w.-]*", re.ASCII)
 
@@ -128,6 +127,8 @@ def _assignment_name(text: str, at: int) -> bool:
     not ``monkey``/``hotkey``, and not a bare ``key`` (``API``-key names go to ``api_key``)."""
     prefix = _name_before(text, at)
     head = text[at : at + 3].lower()
+    if text.endswith(("://", "${"), 0, at - len(prefix)):
+        return False  # https://oauth2:T@host (url_credentials); ${X:-v}: sanitize/apart.py
     if not prefix:  # a bare PWD is the shell's working folder unless its value says otherwise
         return head not in _NEEDS_PREFIX or head == "pwd"
     if _PUBLIC_NAME.search(prefix):
@@ -146,8 +147,7 @@ def _assignment_name(text: str, at: int) -> bool:
 
 
 #: A passphrase's other words, to the end of its line (or a non-ASCII letter: ``…staple
-#: です``): 2 to 12 words of ASCII letters after the
-#: first (``passphrase: correct horse battery staple``, diceware's form). A passphrase of
+#: です``): 2 to 12 words of ASCII letters after the first (diceware's form). A passphrase of
 #: words has no digit to mark it as generated, but nothing after ``passphrase:`` is prose.
 _PASSPHRASE_WORDS = re.compile(
     r"(?:[ \t][A-Za-z]{2,24}+){2,12}+(?=[ \t]{0,8}(?:\r?\n|\Z)|[^\x00-\x7f])"
@@ -339,7 +339,7 @@ def name_rules() -> list[Rule]:
         Rule(
             "env_secret",
             c(_ASSIGN),
-            ("key", "token", "secret"),
+            ("key", "token", "secret", "salt", "pepper", "sig"),
             _assignment_span,
             pre=_assignment_name,
         ),

@@ -100,8 +100,8 @@ class View:
     def pieces(self, start: int, end: int) -> list[tuple[int, int]]:
         """The raw spans the view's ``[start, end)`` is made of, merged where they touch:
         one span unless the view dropped something inside it (markup between two halves of
-        a token), so redacting them leaves what was dropped (``**``, a link's ``]]``) as it
-        was."""
+        a token, a line continuation), so redacting them leaves what was dropped (``**``, a
+        link's ``]]``, ``\\`` and its line break) as it was."""
         out: list[tuple[int, int]] = []
         i = bisect.bisect_right(self.starts, start) - 1
         while i < len(self.segments) and self.segments[i][0] < end:
@@ -110,6 +110,8 @@ class View:
                 view_end = view_start + (raw_end - raw_start)
                 lo, hi = max(start, view_start), min(end, view_end)
                 piece = (raw_start + lo - view_start, raw_start + hi - view_start)
+            elif i + 1 < len(self.starts) and self.starts[i + 1] == view_start:
+                piece = (raw_start, raw_start)  # dropped whole (a `\` continuation): kept
             else:
                 piece = (raw_start, raw_end)
             if piece[0] < piece[1]:
@@ -119,6 +121,35 @@ class View:
                     out.append(piece)
             i += 1
         return out
+
+
+#: A rewrite of the raw text: ``(start, end, replacement)``.
+Edit = tuple[int, int, str]
+
+
+def edited_view(text: str, edits: list[Edit]) -> View | None:
+    """``text`` with each of ``edits`` applied (where two overlap, the first by start wins),
+    as a :class:`View` mapped back to ``text``; ``None`` when there are none."""
+    if not edits:
+        return None
+    out: list[str] = []
+    segments: list[tuple[int, int, int, bool]] = []
+    size = pos = 0
+    for start, end, replacement in sorted(edits):
+        if start < pos:
+            continue  # overlapping rewrites: the first wins
+        if pos < start:
+            segments.append((size, pos, start, True))
+            out.append(text[pos:start])
+            size += start - pos
+        segments.append((size, start, end, False))
+        out.append(replacement)
+        size += len(replacement)
+        pos = end
+    if pos < len(text):
+        segments.append((size, pos, len(text), True))
+        out.append(text[pos:])
+    return View("".join(out), tuple(segments), tuple(s[0] for s in segments))
 
 
 def _form_text(raw: str) -> str:

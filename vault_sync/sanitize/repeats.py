@@ -37,11 +37,15 @@ def generated(part: str) -> bool:
 
 def add_values(values: dict[str, str], value: str, label: str) -> None:
     """Add a found ``value`` (``label``) to ``values`` (``{value: label}``, the first label
-    kept): the whole value when it has :data:`MIN_VALUE`+ characters, and each of its
-    parts (:data:`_LINE_PARTS`) that reads as generated (a PEM block's base64 lines)."""
+    kept): the whole value when it has :data:`MIN_VALUE`+ characters (and without the
+    emphasis markers around it), and each of its parts (:data:`_LINE_PARTS`) that reads as
+    generated (a PEM block's base64 lines)."""
     if len(value) < MIN_VALUE:
         return
     values.setdefault(value, label)
+    bare = value.strip("*_~=")  # `**X**` after a bold label: X repeats without its markers
+    if bare != value and len(bare) >= MIN_VALUE:
+        values.setdefault(bare, label)
     for part in _LINE_PARTS.findall(value):
         if len(part) >= MIN_VALUE and part != value and generated(part):
             values.setdefault(part, label)

@@ -23,6 +23,7 @@ STRUCTURAL_LABELS: tuple[str, ...] = (
     "env_secret",
     "api_key",
     "cli_credentials",
+    "seed_phrase",
     "kubernetes_secret",
     "credential_path",
     "custom",

@@ -11,6 +11,7 @@ import re
 from vault_sync.placeholders import too_regular
 from vault_sync.sanitize.overlaps import Candidate
 from vault_sync.sanitize.rule import Rule, Span, after_token, before_token, label_rank
+from vault_sync.sanitize.seeds import seed_candidates
 from vault_sync.sanitize.structural import structural_rules
 from vault_sync.sanitize.vendor import RUN_CHARS, vendor_rules
 
@@ -206,4 +207,5 @@ def builtin_candidates(text: str) -> list[Candidate]:
             _attempt(text, at, rules, resume, out)
             at = view.find(trigger, at + 1)
     _dispatched(text, view, out)
+    seed_candidates(view, out)
     return out

@@ -11,8 +11,10 @@ import re
 
 from vault_sync.placeholders import placeholder as _placeholder
 from vault_sync.placeholders import random_looking as _random_looking
+from vault_sync.sanitize.apart import apart_rules
 from vault_sync.sanitize.commands import command_rules
 from vault_sync.sanitize.names import name_rules
+from vault_sync.sanitize.pairs import pair_rules
 from vault_sync.sanitize.protocols import protocol_rules
 from vault_sync.sanitize.rule import (
     ALNUM,
@@ -24,6 +26,7 @@ from vault_sync.sanitize.rule import (
     after_token,
     capped_end,
 )
+from vault_sync.sanitize.syntax import syntax_rules
 
 #: A URL password past the pattern's cap of 256: the rest of it, then ``@`` and a host.
 _URL_REST = re.compile(r"[^\s/?#@\[\]<>\"'`]*+@(?=[\w\[])")
@@ -38,6 +41,11 @@ def _url_span(text: str, m: re.Match[str]) -> Span | None:
         return m.start(1), m.end(2)
     rest = _URL_REST.match(text, m.end(2))
     return (m.start(1), rest.end() - 1) if rest else None
+
+
+def _token_user_span(text: str, m: re.Match[str]) -> Span | None:
+    """``scheme://TOKEN@host``: a user name that reads as generated is a token."""
+    return m.span(1) if _random_looking(m.group(1)) else None
 
 
 _SCHEMES = r"basic|bearer|token|digest|negotiate|ntlm|apikey|aws4-hmac-sha256|hmac|otp"
@@ -201,6 +209,14 @@ def structural_rules() -> list[Rule]:
             ("://",),
             _url_span,
         ),
+        # A token as the URL's user, no password: `https://TOKEN@github.com/o/r.git` (the
+        # form GitHub and Gitea document for a token; fresh-user report 4, F6).
+        Rule(
+            "url_credentials",
+            c(r"://([\w.~-]{16,256}+)@(?=[\w\[])"),
+            ("://",),
+            _token_user_span,
+        ),
         # HTTP Authorization header (RFC 9110 §11.6.2) in curl lines, code and logs:
         # "Authorization: <scheme> <credentials>".
         Rule(
@@ -222,6 +238,9 @@ def structural_rules() -> list[Rule]:
         ),
         *protocol_rules(),
         *name_rules(),
+        *pair_rules(),
+        *syntax_rules(),
+        *apart_rules(),
         *command_rules(),
         # Kubernetes Secret manifests (kubernetes.io/docs/concepts/configuration/secret).
         Rule(
