@@ -174,12 +174,17 @@ def test_eval_sweep_grid_types_values_and_refuses_unknown_keys() -> None:
 
     combos = eval_sweep.grid(["graph_weight=0,0.6", "lexical_depth=20"])
     assert combos == [
-        {"graph_weight": 0.0, "lexical_depth": 20},
-        {"graph_weight": 0.6, "lexical_depth": 20},
+        ("graph_weight=0.0 lexical_depth=20", {"graph_weight": 0.0, "lexical_depth": 20}),
+        ("graph_weight=0.6 lexical_depth=20", {"graph_weight": 0.6, "lexical_depth": 20}),
     ]
-    assert isinstance(combos[0]["lexical_depth"], int)
+    assert isinstance(combos[0][1]["lexical_depth"], int)
     with pytest.raises(SystemExit, match="unknown \\[ranking\\] key 'graph_wieght'"):
         eval_sweep.grid(["graph_wieght=1"])
+    # one entry of a table: the others keep their defaults
+    (label, changes), _ = eval_sweep.grid(["edge_weights.prev.in=0.3,0.6"])
+    defaults = eval_sweep.RankingSettings().edge_weights
+    assert label == "edge_weights.prev.in=0.3"
+    assert changes == {"edge_weights": {**defaults, "prev.in": 0.3}}
 
 
 def test_eval_sweep_gives_each_value_to_the_engine() -> None:
@@ -191,8 +196,8 @@ def test_eval_sweep_gives_each_value_to_the_engine() -> None:
         capture_output=True, text=True, check=True, timeout=300,
     ).stdout.splitlines()  # fmt: skip
     assert [line.split(" default ")[0] for line in out] == [
-        "typed dev {'graph_weight': 0.0}",
-        "typed dev {'graph_weight': 0.6}",
+        "typed dev graph_weight=0.0",
+        "typed dev graph_weight=0.6",
     ]
     mrr = [float(line.split(" MRR ")[1].split()[0]) for line in out]
     assert mrr[0] < mrr[1]
