@@ -27,7 +27,7 @@ from vault_sync import eval_run
 from vault_sync.app import Engine
 from vault_sync.config import Config
 from vault_sync.eval_run import configurations, run_benchmark
-from vault_sync.ranking import SWITCHES
+from vault_sync.rank_plan import SWITCHES
 from vault_sync.ranking_settings import RankingSettings
 
 #: Each benchmark's headline group (docs/eval.md).

@@ -575,7 +575,7 @@ def measure_query(ctx: Ctx) -> None:
     lexical stream alone for reference; then whole processes."""
     from vault_sync import retrieve
     from vault_sync.config import load_config
-    from vault_sync.ranking import build_plan
+    from vault_sync.rank_plan import build_plan
     from vault_sync.readers import open_reader
 
     queries = pick_queries(ctx)

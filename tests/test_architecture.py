@@ -56,6 +56,7 @@ LAYERS = {
     "rank_explain": 4,
     "paired_read": 4,
     "ranking": 5,
+    "rank_plan": 5,
     "report": 4,
     "lint": 4,
     "explain": 4,
@@ -139,6 +140,7 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
     ("discover", "config"),  # vault discovery looks for the config file's name
     ("discover", "errors"),
     ("rank_explain", "query_fields"),
+    ("ranking", "rank_plan"),
     ("rank_explain", "page_facts"),
     ("page_facts", "confidence"),
     ("ranking_settings", "errors"),

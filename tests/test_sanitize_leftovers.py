@@ -135,6 +135,11 @@ CASES: tuple[tuple[str, str], ...] = (
 
 #: The same shapes in prose and documentation: left whole.
 KEPT: tuple[str, ...] = (
+    # one list word again and again is no seed (a query of 256 ``word``s was scrubbed whole,
+    # so it slipped past the query length cap), nor a numbered list of two words
+    " ".join(["word"] * 30),
+    " ".join(f"word{i}" for i in range(30)),
+    " ".join(f"{i}. {'milk' if i % 2 else 'bread'}" for i in range(1, 16)),
     "we can talk about another area where you can make a change for the better today",
     "mnemonic: a device to help you remember things",
     # list words as code's identifiers (obsidian-tasks docs): no phrase written down

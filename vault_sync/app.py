@@ -87,7 +87,11 @@ class Engine:
     def search(self, text: str, **options: Any) -> tuple[list[Hit], str | None]:
         """Search, repairing a damaged index once: :func:`vault_sync.readers.search`
         (``options``: limit, kind, project, tag, explain, now, switches, boosts, snippets).
-        The text is searched as scrubbed (:func:`vault_sync.typed_text.scrub_typed`)."""
+        The text is searched as scrubbed (:func:`vault_sync.typed_text.scrub_typed`), its size
+        checked as typed first (:func:`vault_sync.retrieve.check_query_size`)."""
+        from vault_sync.retrieve import check_query_size
+
+        check_query_size(text)
         return readers.search(self.config, scrub_typed(text, self.config), **options)
 
     def reader(self, *, check_sidecar: bool = False) -> Reader:

@@ -55,7 +55,7 @@ def _run(bench: Any, split: str, ablate: str, as_json: bool, html_file: Path | N
         to_json,
     )
     from vault_sync.eval_run import configurations, run_benchmark
-    from vault_sync.ranking import SWITCHES
+    from vault_sync.rank_plan import SWITCHES
 
     if html_file is not None and not html_file.resolve().parent.is_dir():
         # checked before the run (a LoCoMo run takes a minute), not after it

@@ -130,6 +130,9 @@ def _search_tools(server: MCPServer, engine: Engine) -> None:
         count, why = int_arg(limit, "limit", 1, 1000), flag_arg(explain, "explain")
         options = {"limit": count, "kind": kind, "project": project, "tag": tag, "explain": why}
         options.update(status=status, as_of=as_of, now=now)
+        from vault_sync.retrieve import check_query_size
+
+        call(engine, lambda: check_query_size(text))  # as typed, before scrubbing (as the CLI)
         text = scrub_typed(text, engine.config)  # searched as scrubbed, as the CLI does
         hits = call(engine, lambda: stores.search(text, **options))
         if hits is None:  # no usable store: the engine syncs or rebuilds (seconds), in a thread

@@ -57,7 +57,7 @@ class Reader:
 
         Raises:
             QuerySyntaxError: the query text cannot be read.
-            ValueError: an option :func:`vault_sync.ranking.build_plan` refuses.
+            ValueError: an option :func:`vault_sync.rank_plan.build_plan` refuses.
             IndexCorruptError: the index could not be read.
             sqlite3.DatabaseError: the sidecar could not be read.
         """

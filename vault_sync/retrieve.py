@@ -94,6 +94,24 @@ QUERY_MAX_WORDS = 256
 QUERY_MAX_CHARS = 4000
 
 
+def check_query_size(text: str) -> None:
+    """Refuse a query longer than :data:`QUERY_MAX_WORDS` words or :data:`QUERY_MAX_CHARS`
+    characters, as typed: the front ends call it before the text is scrubbed too (a long
+    query of list-numbered common words read as a seed phrase was scrubbed to one token and
+    so passed the cap), and the lexical plan again.
+
+    Raises:
+        QuerySyntaxError: the query is too long (one line, with its counts).
+    """
+    words = len(text.split()) + (len(_cjk_char().findall(text)) if has_cjk(text) else 0)
+    if words > QUERY_MAX_WORDS or len(text) > QUERY_MAX_CHARS:
+        raise QuerySyntaxError(
+            f"a query is read with at most {QUERY_MAX_WORDS} words and {QUERY_MAX_CHARS}"
+            f" characters (this one has {words} word{'s' * (words != 1)} and {len(text)}"
+            " characters): shorten it"
+        )
+
+
 @functools.cache
 def _cjk_char() -> re.Pattern[str]:
     """:data:`CJK_CHARS` compiled, once and only for a query holding such a character (~3 ms:
@@ -194,13 +212,7 @@ def build_query(
             :data:`QUERY_MAX_CHARS` characters.
     """
     text = unicodedata.normalize("NFC", text).translate(_FULL_WIDTH)
-    words = len(text.split()) + (len(_cjk_char().findall(text)) if has_cjk(text) else 0)
-    if words > QUERY_MAX_WORDS or len(text) > QUERY_MAX_CHARS:
-        raise QuerySyntaxError(
-            f"a query is read with at most {QUERY_MAX_WORDS} words and {QUERY_MAX_CHARS}"
-            f" characters (this one has {words} word{'s' * (words != 1)} and {len(text)}"
-            " characters): shorten it"
-        )
+    check_query_size(text)
     used = {**FIELD_BOOSTS, **(boosts or {})}
     if unknown := used.keys() - FIELD_BOOSTS.keys():
         raise ValueError(f"unknown fields in boosts: {sorted(unknown)}")

@@ -99,6 +99,18 @@ def _apart(gap: bytes) -> bool:
     return _GAP_NEEDS.search(gap) is not None and _GAP_REFUSES.search(gap) is None
 
 
+#: The fewest distinct words a bare run needs: half a mnemonic's (BIP-39's own test vector
+#: ``legal winner thank year wave sausage worth useful legal winner thank yellow`` has 9 of
+#: 12); a run of one word again and again (``word word word …``: a query of 256 ``word``s
+#: was scrubbed whole) or of two or three is no seed.
+MIN_DISTINCT = MIN_WORDS // 2
+
+
+def _varied(view: bytes, run: list[tuple[int, int]]) -> bool:
+    """Whether a run of list words holds :data:`MIN_DISTINCT` distinct words."""
+    return len({view[a:b] for a, b in run}) >= MIN_DISTINCT
+
+
 def _bare_runs(view: bytes, start: int, end: int, out: list[tuple[int, int]]) -> None:
     """Each maximal run of :data:`MIN_WORDS`+ list words in ``view[start:end]`` (a run of
     short words). A word followed by ``:`` or ``=`` (after blanks, a quote, markup) is a
@@ -112,15 +124,15 @@ def _bare_runs(view: bytes, start: int, end: int, out: list[tuple[int, int]]) ->
         after = view[m.end() : m.end() + 8].lstrip(b" \t\"'*_")[:1]
         if m.group() in words and after not in (b":", b"="):
             if run and not _apart(view[run[-1][1] : m.start()]):
-                if len(run) >= MIN_WORDS:
+                if len(run) >= MIN_WORDS and _varied(view, run):
                     out.append((run[0][0], run[-1][1]))
                 run = []
             run.append(m.span())
             continue
-        if len(run) >= MIN_WORDS:
+        if len(run) >= MIN_WORDS and _varied(view, run):
             out.append((run[0][0], run[-1][1]))
         run = []
-    if len(run) >= MIN_WORDS:
+    if len(run) >= MIN_WORDS and _varied(view, run):
         out.append((run[0][0], run[-1][1]))
 
 
