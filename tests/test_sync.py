@@ -933,3 +933,23 @@ def test_the_size_limit_cuts_a_long_line_between_characters(tmp_path: Path) -> N
     text, _digest, problem, size = pagefile.read_page(tmp_path, entry)
     assert (len(text), text[-1], problem, size) == (pagefile.MAX_PAGE_BYTES - 1, "x", None,
                                                       pagefile.MAX_PAGE_BYTES + 4)  # fmt: skip
+
+
+def test_a_page_over_the_limit_is_hashed_whole_read_in_chunks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the limit the rest is hashed chunk by chunk, never held (a 4 GB sparse file was
+    read whole before it was cut: MemoryError): the hash is still the whole file's, so an
+    edit past the limit is a change."""
+    import vault_sync.pagefile as pagefile
+
+    monkeypatch.setattr(pagefile, "MAX_PAGE_BYTES", 64)
+    monkeypatch.setattr(pagefile, "_HASH_CHUNK", 10)
+    data = b"".join(b"line %03d\n" % i for i in range(40))
+    (tmp_path / "one.md").write_bytes(data)
+    entry = scan(Config(vault=tmp_path)).pages["one.md"]
+    text, digest, problem, size = pagefile.read_page(tmp_path, entry)
+    assert (digest, size, problem) == (pagefile.content_hash(data), len(data), None)
+    assert text == data[:63].decode()  # 7 whole lines of 9 bytes
+    (tmp_path / "one.md").write_bytes(data[:-2] + b"X\n")
+    assert pagefile.read_page(tmp_path, entry)[1] != digest

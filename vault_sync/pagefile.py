@@ -66,10 +66,25 @@ def read_page(vault: Path, entry: OnDisk) -> tuple[str, str, str | None, int | N
         OSError: the file cannot be read (``FileNotFoundError`` when it vanished after the
             scan); the caller decides what that means.
     """
-    data = (vault / entry.disk_path).read_bytes()
-    size = len(data) if len(data) > MAX_PAGE_BYTES else None
-    text, problem = decode_page(data if size is None else _cut(data))
-    return text, content_hash(data), problem, size
+    with open(vault / entry.disk_path, "rb") as file:
+        data = file.read(MAX_PAGE_BYTES + 1)
+        if len(data) <= MAX_PAGE_BYTES:
+            text, problem = decode_page(data)
+            return text, content_hash(data), problem, None
+        # a page over the limit is hashed whole but never held whole: read in chunks (a 4 GB
+        # sparse file was read into memory before it was cut: MemoryError; a re-check of
+        # the fresh user's report, F5)
+        digest = hashlib.blake2b(data, digest_size=16)
+        size = len(data)
+        while chunk := file.read(_HASH_CHUNK):
+            digest.update(chunk)
+            size += len(chunk)
+    text, problem = decode_page(_cut(data))
+    return text, digest.hexdigest(), problem, size
+
+
+#: Bytes read at a time while hashing the rest of a page over :data:`MAX_PAGE_BYTES`.
+_HASH_CHUNK = 1 << 20
 
 
 def _cut(data: bytes) -> bytes:
