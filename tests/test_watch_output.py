@@ -3,6 +3,7 @@ start-up line printed ``watching /tmp/x/vault-ghp_…`` while ``status`` scrubbe
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -61,3 +62,27 @@ def test_the_json_log_shows_a_path_with_its_md(tmp_path: Path) -> None:
     finally:
         watcher.kill()
     assert list(line["errors"]) == ["keys/[REDACTED:gitlab_token].md"]
+
+
+def test_the_json_log_says_when_the_watcher_holds_the_vault_and_when_it_stops(
+    tmp_path: Path,
+) -> None:
+    """On a vault with nothing to apply, a ``--json-log`` watcher printed nothing until the
+    first change (a supervisor could not tell it from a hung one: a fresh user's report); it
+    now says ``watching …`` once it holds the vault, and ``stopped``, as info records."""
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "a.md").write_text("lantern\n")
+    run_cli("--vault", str(vault), "sync")
+    watcher = WatchProcess(vault)
+    try:
+        watcher.wait_ready()
+    finally:
+        code = watcher.stop()
+    watcher._reader.join(TIMEOUT_S)  # every line the process wrote is read (EOF)
+    said = [json.loads(line) for line in watcher.other]
+    assert code == 0 and watcher.lines == []
+    assert said == [
+        {"level": "info", "message": f"watching {vault} (debounce 150 ms); Ctrl-C to stop"},
+        {"level": "info", "message": "stopped"},
+    ], said

@@ -67,10 +67,19 @@ def watch(vault: Path | None, json_log: bool) -> None:
         signal.signal(signum, lambda *_: watcher.stop())
     shown = scrub_typed(str(config.vault), config)  # a folder name can hold a token
     said = f"watching {shown} (debounce {config.debounce_ms} ms); Ctrl-C to stop"
-    # said once the watcher holds the vault: a second watcher fails without claiming it
-    watcher.run(on_claimed=None if json_log else lambda: click.echo(said, err=True))
-    if not json_log:
-        click.echo("stopped", err=True)
+    # said once the watcher holds the vault: a second watcher fails without claiming it; with
+    # --json-log as a log record, so a supervisor can tell a started watcher from a hung one
+    # before the first change (a fresh user's report: nothing was printed until then)
+    watcher.run(on_claimed=lambda: _say(said, json_log))
+    _say("stopped", json_log)
+
+
+def _say(message: str, json_log: bool) -> None:
+    """One line on stderr: the text, or with ``json_log`` a ``{"level": "info", "message"}``
+    record (as the log records of a ``--json-log`` stream are)."""
+    if json_log:
+        message = json.dumps({"level": "info", "message": message}, ensure_ascii=False)
+    click.echo(message, err=True)
 
 
 @click.command()
