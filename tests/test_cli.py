@@ -680,3 +680,21 @@ def test_lint_cuts_its_lines_to_the_terminal_width_and_json_keeps_them(
     data = cli("--vault", str(vault), "lint", "--json").json()
     prefix = len("术语.md:1: warning unresolved_link: ")
     assert [p["message"] for p in data["problems"]] == [f[prefix:] for f in full]
+
+
+def test_an_error_with_json_is_json_on_stdout_too(tmp_path: Path) -> None:
+    """A script parsing ``--json`` output got an empty stdout on an error (a fresh user's
+    report): the scrubbed message and the exit code are one JSON object there too; without
+    ``--json`` stdout stays empty."""
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "a.md").write_text("# a\nalpha\n")
+    out = run_cli("--vault", str(vault), "show", "nosuch", "--json")
+    message = "no page matches 'nosuch' (by id, path, file name, title or alias)"
+    assert (out.code, json.loads(out.out)) == (1, {"error": message, "exit_code": 1})
+    assert out.err == f"Error: {message}\n"
+    bad = run_cli("--vault", str(vault), "query", "x", "--as-of", "nope", "--json")
+    assert bad.code == 2 and json.loads(bad.out)["exit_code"] == 2
+    assert "Invalid value for '--as-of'" in json.loads(bad.out)["error"]
+    plain = run_cli("--vault", str(vault), "show", "nosuch")
+    assert (plain.code, plain.out) == (1, "")

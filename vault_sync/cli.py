@@ -11,6 +11,7 @@ so ``vault-sync query`` starts fast (DESIGN §10, issue targets on whole-process
 from __future__ import annotations
 
 import io
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -367,6 +368,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _run(argv: list[str] | None) -> None:
+    args = sys.argv[1:] if argv is None else argv
     try:
         cli.main(args=argv, prog_name="vault-sync", standalone_mode=False)
     except click.exceptions.Abort:
@@ -378,13 +380,25 @@ def _run(argv: list[str] | None) -> None:
         shown = io.StringIO()
         exc.show(file=shown)
         click.echo(scrub_typed(shown.getvalue()), err=True, nl=False)
+        _json_error(args, scrub_typed(exc.format_message()), exc.exit_code)
         sys.exit(exc.exit_code)
     except VaultSyncError as exc:
         # messages may quote what was typed (a `show` reference, a query): scrubbed too
-        click.echo(f"Error: {scrub_typed(str(exc))}", err=True)
+        message = scrub_typed(str(exc))
+        click.echo(f"Error: {message}", err=True)
+        _json_error(args, message, exc.exit_code)
         sys.exit(exc.exit_code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
+
+
+def _json_error(args: list[str], message: str, code: int) -> None:
+    """With ``--json`` asked for, the error on stdout too, as ``{"error", "exit_code"}``: a
+    script parsing stdout got an empty string (a fresh user's report). Only before ``--``,
+    where ``--json`` can be an option."""
+    given = args[: args.index("--")] if "--" in args else args
+    if "--json" in given:
+        click.echo(json.dumps({"error": message, "exit_code": code}, ensure_ascii=False))
 
 
 __all__ = ["CONFIG_NAME", "cli", "main"]
