@@ -122,6 +122,12 @@ def test_a_redaction_token_names_no_page_even_a_page_whose_title_is_that_token()
     t = names("a.md", "b.md", titles={"a.md": token, "b.md": token})
     assert resolve_link(t, token, "c.md", WIKI) == Resolution(LinkStatus.UNRESOLVED)
     assert resolve_link(t, f"x {token} y", "c.md", WIKI) == Resolution(LinkStatus.UNRESOLVED)
+    # a file's link stays a missing attachment, as the same link with a clean name is (it
+    # was said to name no page: a fresh user's report), even where a file has that name
+    t.add_attachment(f"files/{token}.pdf")
+    for target in (f"files/{token}.pdf", f"{token}.png"):
+        assert resolve_link(t, target, "c.md", WIKI) == Resolution(LinkStatus.MISSING_ATTACHMENT)
+    assert resolve_link(t, f"{token}.md", "c.md", WIKI) == Resolution(LinkStatus.UNRESOLVED)
 
 
 # -- attachments ----------------------------------------------------------------------------

@@ -184,10 +184,13 @@ def resolve(table: Names, target: str, source_path: str, origin: str) -> Resolut
         The resolution; never raises.
     """
     target = target.strip()
-    if "[REDACTED:" in target:  # a secret was here: its page cannot be named by a token
-        return Resolution(LinkStatus.UNRESOLVED)
     ext = _EXTENSION.search(target)
     is_attachment_like = ext is not None and ext.group(1).lower() != "md"
+    if "[REDACTED:" in target:  # a secret was here: its page or file cannot be named by a token
+        # a file's link stays a (missing) attachment, as the same link with a clean name is
+        # (a fresh user's report: `[doc](files/ghp_….pdf)` was said to name no page)
+        missing = LinkStatus.MISSING_ATTACHMENT if is_attachment_like else LinkStatus.UNRESOLVED
+        return Resolution(missing)
     key = name_key(target.lstrip("/"))
     found = _page_by_path(table, key, target.lstrip("/"))
     if found is not None:
