@@ -760,3 +760,29 @@ def test_an_unknown_relation_type_is_written_with_one_warning(vault: Path, cli: 
     assert made.code == 0 and made.err == ""
     assert made.json()["warnings"] == [warning[len("warning: ") : -1].replace("blorfs", "zorps")]
     assert 'zorps: "[[Bug A]]"\n' in (vault / "rules" / "Zorp rule.md").read_text("utf-8")
+
+
+def test_resolve_warns_when_the_side_kept_is_the_older(
+    make_vault: Callable[..., Path], cli: Cli
+) -> None:
+    """Done as asked, with a warning: an agent resolving the contradiction "on" the older page
+    kept it over the newer decision (a fresh user's report); keeping the newer side is
+    silent."""
+    pages = {
+        "Old rule.md": "---\nkind: rule\ndate: 2025-11-03\n---\nretry five times\n",
+        "New policy.md": '---\nkind: decision\ndate: 2026-03-04\ncontradicts: "[[Old rule]]"\n'
+        "---\nat most three\n",
+    }
+    root = make_vault(pages)
+    cli("--vault", str(root), "sync")
+    old = cli("--vault", str(root), "resolve", "Old rule", "--dry-run", "--json")
+    assert old.code == 0 and old.json()["warnings"] == [
+        "kept Old rule.md (2025-11-03) over the newer New policy.md (2026-03-04); to keep the"
+        " newer side, resolve with --keep naming it"
+    ]
+    assert "warning: kept Old rule.md" in cli("--vault", str(root), "resolve", "Old rule",
+                                              "--dry-run").err  # fmt: skip
+    new = cli("--vault", str(root), "resolve", "New policy", "--dry-run", "--json")
+    kept = cli("--vault", str(root), "resolve", "Old rule", "--keep", "New policy", "--dry-run",
+               "--json")  # fmt: skip
+    assert new.json()["warnings"] == [] == kept.json()["warnings"]

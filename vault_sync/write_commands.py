@@ -162,6 +162,7 @@ def resolve(
     kept = page_refs.page_of(config, sidecar, keep)[0] if keep else None
     other = page_refs.contradiction_of(sidecar, path, kept)
     winner, loser = (other, path) if kept == other else (path, other)
+    _warn_if_older(sidecar, report, winner, loser)
     steps = []
     for a, b in ((winner, loser), (loser, winner)):
         disk = page_refs.page_of(config, sidecar, a)[1]
@@ -173,6 +174,22 @@ def resolve(
     else:
         steps.extend(supersede(config, sidecar, report, loser, winner))
     return _merged(steps)
+
+
+def _warn_if_older(sidecar: Sidecar, report: EditReport, winner: str, loser: str) -> None:
+    """A warning when the side kept is dated before the side it supersedes (as the briefing's
+    "newer:" tells them apart): it is done as asked, but an agent resolving "the contradiction
+    on page X" kept an old wiki rule over the canonical newer decision (a fresh user's
+    report)."""
+    from vault_sync.page_facts import read_facts
+
+    facts = read_facts(sidecar, [winner, loser])
+    won, lost = facts.get(winner), facts.get(loser)
+    if won and lost and won.date and lost.date and won.date < lost.date:
+        report.warnings.append(
+            f"kept {winner} ({won.date}) over the newer {loser} ({lost.date});"
+            f" to keep the newer side, resolve with --keep naming it"
+        )
 
 
 def _merged(steps: list[Edit]) -> list[Edit]:
