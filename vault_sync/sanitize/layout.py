@@ -125,25 +125,54 @@ def _rows(text: str) -> tuple[list[str], list[int]]:
     return lines, offsets
 
 
-def _table_edits(text: str, edits: list[Edit]) -> None:
-    """Each body cell under a header cell that names a secret, rewritten to ``name: value``."""
-    lines, offsets = _rows(text)
-    i = 1
-    while i < len(lines):
-        row = lines[i].rstrip("\r")
-        if "-" not in row or "|" not in row or not _is_delimiter(row):
-            i += 1
-            continue
-        names = _header_names(lines[i - 1]) if "|" in lines[i - 1] else {}
+#: A delimiter row on a line of its own (found by one search of the text, not line by line).
+_DELIMITER_ROW = re.compile(
+    r"^[ \t]{0,3}\|?(?:[ \t]{0,8}:?-{1,64}:?[ \t]{0,8}\|){1,64}(?:[ \t]{0,8}:?-{1,64}:?)?"
+    r"[ \t]{0,8}\r?$",
+    re.MULTILINE,
+)
+
+
+def _body_edits(
+    lines: list[str], offsets: list[int], i: int, names: dict[int, str], edits: list[Edit]
+) -> None:
+    """The edits of the body rows from ``lines[i]`` on, under the header ``names``."""
+    while i < len(lines) and "|" in lines[i]:
+        for column, (start, end) in enumerate(_cells(lines[i])):
+            if column in names:
+                cell = lines[i][start:end]
+                blank = len(cell) - len(cell.lstrip(" \t"))
+                at = offsets[i] + start
+                edits.append((at, at + blank, f" {names[column]}: "))
         i += 1
-        while i < len(lines) and "|" in lines[i] and names:
-            for column, (start, end) in enumerate(_cells(lines[i])):
-                if column in names:
-                    cell = lines[i][start:end]
-                    blank = len(cell) - len(cell.lstrip(" \t"))
-                    at = offsets[i] + start
-                    edits.append((at, at + blank, f" {names[column]}: "))
-            i += 1
+
+
+def _table_edits(text: str, edits: list[Edit]) -> None:
+    """Each body cell under a header cell that names a secret, rewritten to ``name: value``:
+    the header above each delimiter row is read only when it names a secret's word."""
+    for m in _DELIMITER_ROW.finditer(text):
+        head_end = m.start() - 1
+        if head_end <= 0:
+            continue
+        head_start = text.rfind("\n", 0, head_end) + 1
+        header = text[head_start:head_end]
+        if "|" not in header or not _SECRET_HEADER.search(header):
+            continue
+        names = _header_names(header)
+        pos = m.end() + 1
+        while names and pos < len(text):  # the body rows, one at a time
+            end = text.find("\n", pos)
+            end = len(text) if end < 0 else end
+            if "|" not in text[pos:end]:
+                break
+            _body_edits([text[pos:end]], [pos], 0, names, edits)
+            pos = end + 1
+    if ("| |" in text or "|  |" in text) and _INLINE_DELIMITER.search(text):
+        lines, offsets = _rows(text)  # a table flattened onto one line
+        for i in range(1, len(lines)):
+            if "|" in lines[i] and _is_delimiter(lines[i].rstrip("\r")):
+                names = _header_names(lines[i - 1]) if "|" in lines[i - 1] else {}
+                _body_edits(lines, offsets, i + 1, names, edits)
 
 
 def _is_delimiter(row: str) -> bool:
@@ -163,4 +192,4 @@ def layout_view(text: str) -> View | None:
         _continuation_edits(text, edits)
     if any(s in text for s in _DELIMITER_MARKS):
         _table_edits(text, edits)
-    return edited_view(text, edits)
+    return edited_view(text, sorted(set(edits)))
