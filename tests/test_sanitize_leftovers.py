@@ -256,3 +256,17 @@ def test_import_session_and_sync_hide_every_leftover_kind(
     for kind, secret in s.items():
         assert secret not in text, kind
         assert " ".join(secret.split()[:3]) not in text, kind
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "db_password: |   zzYswgB20388",
+        'env:   - name: DB_PASSWORD     value: "IqfEawoQ6572"',
+    ],
+)
+def test_a_pasted_block_flattened_onto_one_line_is_still_redacted(text: str) -> None:
+    """The full leak audit types each planted text as a query, its line breaks made blanks:
+    a YAML block scalar's value and a Kubernetes name/value pair were echoed whole."""
+    value = text.rsplit(" ", 1)[1].strip('"')
+    assert value not in scrub(text)[0]

@@ -115,7 +115,10 @@ def apart_rules() -> list[Rule]:
         Rule(
             "env_secret",
             c(
-                r"(?i:name)[ \t]{0,8}:[ \t]{0,8}" + _NAME + r"[ \t]{0,8}\r?\n[ \t]{0,32}"
+                # on one line too: a pasted block flattened into a typed query (full audit)
+                r"(?i:name)[ \t]{0,8}:[ \t]{0,8}"
+                + _NAME
+                + r"(?:[ \t]{0,8}\r?\n[ \t]{0,32}|[ \t]{1,32})"
                 r"(?:-[ \t]{1,8})?(?i:value)[ \t]{0,8}:[ \t]{0,8}" + _DQ_SQ_BARE
             ),
             ("name",),
