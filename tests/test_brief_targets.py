@@ -229,3 +229,116 @@ def test_a_target_that_cannot_be_written_is_one_line_not_a_traceback(
     assert (out.code, out.out, out.err) == (
         1, "", f"Error: cannot write {target}: Not a directory\n"
     )  # fmt: skip
+
+
+def _vault_with_targets(tmp_path: Path, *paths: object) -> Path:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "Rule.md").write_text("---\nkind: rule\n---\nAlways test.\n", encoding="utf-8")
+    (vault / "vault-sync.toml").write_text(
+        "".join(f'[[brief.targets]]\npath = "{p}"\n\n' for p in paths), encoding="utf-8"
+    )
+    return vault
+
+
+@pytest.mark.parametrize(
+    "name", [".bashrc", "authorized_keys", "passwd", "config.toml", "notes.md.bak", "x.py"]
+)
+def test_a_target_that_is_no_agent_instruction_file_is_refused_and_left_alone(
+    tmp_path: Path, cli: Cli, name: str
+) -> None:
+    """Fresh-user report 5, item 14: a ``[[brief.targets]]`` entry in a git-shared
+    ``vault-sync.toml`` appended a block to ``~/.bashrc`` (and, as root, ``/etc/passwd``)."""
+    victim = tmp_path / name
+    before = b"export PATH=$HOME/bin:$PATH\n"
+    victim.write_bytes(before)
+    ok = tmp_path / "AGENTS.md"
+    vault = _vault_with_targets(tmp_path, victim, ok)
+    out = cli("--vault", str(vault), "brief")
+    assert (out.code, out.out) == (1, f"{ok}: written\n")
+    assert out.err.splitlines()[-1] == (
+        f"Error: refusing to write the briefing into {victim}: a briefing target is an agent's"
+        " instruction file, Markdown or a rules file (.md, .mdc, .markdown, .cursorrules,"
+        " .windsurfrules, .clinerules); check [[brief.targets]] in vault-sync.toml"
+    )
+    assert victim.read_bytes() == before
+    assert BEGIN in ok.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", ["CLAUDE.MD", "rules.mdc", "README.markdown", ".cursorrules"])
+def test_markdown_and_rules_files_are_targets(tmp_path: Path, cli: Cli, name: str) -> None:
+    target = tmp_path / name
+    vault = _vault_with_targets(tmp_path, target)
+    out = cli("--vault", str(vault), "brief")
+    assert (out.code, out.out) == (0, f"{target}: written\n")
+    assert target.read_text(encoding="utf-8").startswith(BEGIN)
+
+
+def test_a_symlinked_target_is_written_into_the_file_it_points_to_and_stays_a_link(
+    tmp_path: Path, cli: Cli
+) -> None:
+    """Fresh-user report 5, item 5: ``CLAUDE.md -> AGENTS.md`` was replaced by a copy."""
+    code = tmp_path / "code"
+    code.mkdir()
+    agents = code / "AGENTS.md"
+    agents.write_text("# Project rules\n\nUse tabs.\n", encoding="utf-8")
+    (code / "CLAUDE.md").symlink_to("AGENTS.md")
+    vault = _vault_with_targets(tmp_path, code / "CLAUDE.md")
+    out = cli("--vault", str(vault), "brief")
+    assert (out.code, out.out) == (0, f"{code / 'CLAUDE.md'}: written\n")
+    assert (code / "CLAUDE.md").is_symlink()
+    assert str((code / "CLAUDE.md").readlink()) == "AGENTS.md"
+    text = agents.read_text(encoding="utf-8")
+    assert text.startswith("# Project rules\n\nUse tabs.\n\n" + BEGIN + "\n# Memory briefing")
+    again = cli("--vault", str(vault), "brief")
+    assert (again.code, again.out) == (0, f"{code / 'CLAUDE.md'}: up to date\n")
+    assert agents.read_text(encoding="utf-8") == text
+
+
+@pytest.mark.parametrize("points_to", ["../.bashrc", "nowhere.md"])
+def test_a_link_to_a_file_that_is_no_target_or_to_nothing_is_refused(
+    tmp_path: Path, cli: Cli, points_to: str
+) -> None:
+    code = tmp_path / "code"
+    code.mkdir()
+    (tmp_path / ".bashrc").write_text("alias ll='ls -l'\n", encoding="utf-8")
+    link = code / "CLAUDE.md"
+    link.symlink_to(points_to)
+    vault = _vault_with_targets(tmp_path, link)
+    out = cli("--vault", str(vault), "brief")
+    assert (out.code, out.out) == (1, "")
+    if points_to == "nowhere.md":
+        assert out.err.splitlines()[-1] == (
+            f"Error: refusing to write the briefing into {link}: it is a symbolic link to a"
+            " file that does not exist; point it at the file, or name that file as the target"
+        )
+    else:
+        real = (tmp_path / ".bashrc").resolve()
+        assert out.err.splitlines()[-1].startswith(
+            f"Error: refusing to write the briefing into {real} (the file the link {link}"
+            " points to): a briefing target is an agent's instruction file"
+        )
+    assert (tmp_path / ".bashrc").read_text(encoding="utf-8") == "alias ll='ls -l'\n"
+    assert link.is_symlink() and not (code / "nowhere.md").exists()
+
+
+def test_brief_out_through_a_link_writes_the_file_it_points_to(tmp_path: Path, cli: Cli) -> None:
+    vault = _vault_with_targets(tmp_path)
+    real = tmp_path / "briefing.txt"
+    link = tmp_path / "latest.txt"
+    link.symlink_to(real.name)
+    out = cli("--vault", str(vault), "brief", "--out", str(link))
+    assert out.code == 0, out.err
+    assert link.is_symlink() and real.read_text(encoding="utf-8").startswith("# Memory briefing")
+
+
+def test_brief_out_into_a_loop_of_links_is_one_line(tmp_path: Path, cli: Cli) -> None:
+    vault = _vault_with_targets(tmp_path)
+    (tmp_path / "a.md").symlink_to("b.md")
+    (tmp_path / "b.md").symlink_to("a.md")
+    out = cli("--vault", str(vault), "brief", "--out", str(tmp_path / "a.md"))
+    assert out.code == 2
+    assert out.err.splitlines()[-1] == (
+        f"Error: Invalid value for --out: cannot write {tmp_path / 'a.md'}:"
+        " Too many levels of symbolic links"
+    )

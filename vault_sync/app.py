@@ -220,18 +220,22 @@ class Engine:
         Raises:
             BriefTargetsError: after every target was tried, when any was refused (a file a
                 person changed while it was written, a page named as a whole-file target,
-                markers that are no one block: :func:`~vault_sync.brief_targets.write_target`)
+                markers that are no one block: :func:`~vault_sync.brief_targets.write_target`;
+                a file that is no agent instruction file:
+                :func:`~vault_sync.brief_targets.checked_target`)
                 or could not be written; it holds what the others did.
         """
-        from vault_sync.brief_targets import target_path, write_target
+        from vault_sync.brief_targets import Written, checked_target, target_path, write_target
         from vault_sync.errors import BriefTargetsError, VaultSyncError
 
         out, failed = [], []
         for target in self.config.brief_targets:
             path = target_path(self.config, target)
             try:
+                real = checked_target(path)
                 text, _, _ = self.brief(project=target.project, budget=target.budget, facts=facts)
-                out.append(write_target(path, target.mode, text, check=check))
+                written = write_target(real, target.mode, text, check=check)
+                out.append(Written(path, written.changed))
             except VaultSyncError as exc:
                 failed.append(str(exc))
             except OSError as exc:

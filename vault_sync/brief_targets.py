@@ -7,10 +7,18 @@ whose every byte outside the block is kept (its line endings too; a missing bloc
 after a blank line). Writes follow the page-edit rules (DESIGN Invariant 5): atomic, refused
 when the file changed since it was read, and skipped when the bytes would not change (no
 mtime churn). Only ``brief`` and ``watch`` write targets.
+
+A target is an agent's instruction file and nothing else (:func:`checked_target`): a
+``vault-sync.toml`` shared through git must not make a teammate's ``brief`` append a block to
+``~/.bashrc`` or ``~/.ssh/authorized_keys``. A target that is a symbolic link
+(``CLAUDE.md -> AGENTS.md``, one file for several agents) is written into the file it points
+to, and the link is kept.
 """
 
 from __future__ import annotations
 
+import errno
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,11 +43,51 @@ _LINE_END = re.compile(r"\r\n?|\n")
 _MARKER = re.compile(r"( {0,3})(" + re.escape(BEGIN) + "|" + re.escape(END) + r")[ \t]*")
 
 
+#: What a target may be: a Markdown file (CommonMark's and Cursor's ``.mdc`` suffixes) or a
+#: rules file an agent reads by its exact name (Cursor ``.cursorrules``, Windsurf
+#: ``.windsurfrules``, Cline ``.clinerules``: each tool's documented file at a repository's
+#: root). Compared case-insensitively, after following a symbolic link.
+TARGET_SUFFIXES = (".md", ".mdc", ".markdown")
+TARGET_NAMES = (".cursorrules", ".windsurfrules", ".clinerules")
+
+
 def target_path(config: Config, target: BriefTarget) -> Path:
     """The file a target names: ``~/...`` in the user's home, else relative to the vault."""
     if target.path.startswith("~/"):
         return Path(target.path).expanduser()
     return config.vault / target.path
+
+
+def checked_target(path: Path) -> Path:
+    """The file a ``[[brief.targets]]`` path is written into: ``path`` itself, or, when it is
+    a symbolic link, the file the link points to (the link kept, so every agent reading it
+    sees the new briefing).
+
+    Raises:
+        EditRefusedError: the file (or the link's target) is neither Markdown
+            (:data:`TARGET_SUFFIXES`) nor an agent rules file (:data:`TARGET_NAMES`), or the
+            link points nowhere; nothing is written then.
+    """
+    real = path
+    if path.is_symlink():
+        try:
+            real = path.resolve(strict=True)
+        except (OSError, RuntimeError):  # dangling, or a loop
+            raise EditRefusedError(
+                f"refusing to write the briefing into {path}: it is a symbolic link to a file"
+                " that does not exist; point it at the file, or name that file as the target"
+            ) from None
+    for where in {path, real}:
+        name = where.name.lower()
+        if not (name.endswith(TARGET_SUFFIXES) or name in TARGET_NAMES):
+            allowed = ", ".join((*TARGET_SUFFIXES, *TARGET_NAMES))
+            via = "" if where == path else f" (the file the link {path} points to)"
+            raise EditRefusedError(
+                f"refusing to write the briefing into {where}{via}: a briefing target is an"
+                f" agent's instruction file, Markdown or a rules file ({allowed});"
+                " check [[brief.targets]] in vault-sync.toml"
+            )
+    return real
 
 
 def with_block(text: str, briefing: str, name: str = "the file") -> str:
@@ -153,8 +201,14 @@ def write_target(path: Path, mode: str, briefing: str, *, check: bool = False) -
         EditRefusedError: a whole-file target names a file that is not an earlier briefing
             (nor empty), the file is not UTF-8, or a block target's markers are not one
             begin and one end line outside code (:func:`with_block`).
-        OSError: the file or its folder cannot be read or written.
+        OSError: the file or its folder cannot be read or written; ``path`` is a loop of
+            symbolic links. (A link to a file not made yet makes that file.)
     """
+    if path.is_symlink():  # written into the file it points to; the link stays a link
+        real = Path(os.path.realpath(path))
+        if real.is_symlink():  # a loop of links: realpath stops inside it
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), str(path))
+        path = real
     try:
         data = path.read_bytes()
     except FileNotFoundError:
