@@ -698,3 +698,32 @@ def test_an_error_with_json_is_json_on_stdout_too(tmp_path: Path) -> None:
     assert "Invalid value for '--as-of'" in json.loads(bad.out)["error"]
     plain = run_cli("--vault", str(vault), "show", "nosuch")
     assert (plain.code, plain.out) == (1, "")
+
+
+def test_a_folder_in_a_git_repository_is_no_vault_by_its_markdown_alone(
+    tmp_path: Path, cli: CLI
+) -> None:
+    """Fresh-user report 5, item 18: a briefing's ``vault-sync query``, run by an agent in its
+    code repository without ``$VAULT_SYNC_VAULT``, indexed the repository's README (a
+    ``.vault-sync/`` made there) and answered "no pages found", exit 0."""
+    repo = tmp_path / "repo"
+    (repo / "docs").mkdir(parents=True)
+    (repo / ".git").mkdir()
+    (repo / "README.md").write_text("# payments service\n", encoding="utf-8")
+    (repo / "docs" / "setup.md").write_text("# setup\n", encoding="utf-8")
+    for where in (repo, repo / "docs"):
+        out = cli("query", "retry storm", cwd=where, env={"VAULT_SYNC_VAULT": ""})
+        assert (out.code, out.out) == (2, "")
+        assert out.err == (
+            f"Error: not a vault: {where.resolve()} holds Markdown files, but it is in the git"
+            f" repository {repo.resolve()}, which is not taken for a vault by its README and"
+            " docs alone (pass --vault, set VAULT_SYNC_VAULT, or run vault-sync init there)\n"
+        )
+    assert not (repo / ".vault-sync").exists() and not (repo / "docs" / ".vault-sync").exists()
+    (repo / ".git").rmdir()
+    (repo / ".git").write_text("gitdir: ../elsewhere\n", encoding="utf-8")  # a worktree
+    assert cli("status", cwd=repo, env={"VAULT_SYNC_VAULT": ""}).code == 2
+    (repo / "vault-sync.toml").write_text("", encoding="utf-8")  # a notes repo, initialised
+    found = cli("status", "--json", cwd=repo / "docs", env={"VAULT_SYNC_VAULT": ""})
+    assert found.code == 0, found.err
+    assert found.json()["vault"] == str(repo.resolve())

@@ -3,7 +3,8 @@
 The vault is chosen by :func:`find_vault`: ``--vault PATH``, else ``$VAULT_SYNC_VAULT``, else the
 nearest folder upward from the working directory holding ``vault-sync.toml``, ``.obsidian/`` or
 a store, else the working directory when it holds Markdown files directly (never the home or
-temp folder by those alone). A folder with none
+temp folder by those alone, nor a folder in a git repository: a code repository's README is
+no vault). A folder with none
 of these is refused, so a command run in ``/`` or ``$HOME`` never indexes it; ``/`` and the
 kernel's pseudo file systems are refused even when named, and so is a store folder (or a
 folder inside one).
@@ -162,7 +163,8 @@ def find_vault(explicit: str | os.PathLike[str] | None = None, cwd: Path | None 
         NotAVaultError: the given folder is empty text, does not exist, is not a folder, is
             ``/`` or on a pseudo file system, is (or is inside) a store folder, or discovery
             found nothing vault-like (the
-            home and temp folders are never a vault by their Markdown files alone), or its
+            home and temp folders, and folders in a git repository, are never a vault by
+            their Markdown files alone), or its
             path is not valid UTF-8.
     """
     return refuse_non_utf8_path(_find_vault(explicit, cwd))
@@ -205,8 +207,30 @@ def _find_vault(explicit: str | os.PathLike[str] | None, cwd: Path | None) -> Pa
                 " which is never taken for a vault by itself (pass --vault or run vault-sync"
                 " init there)"
             )
+        repository = _git_work_tree(start)
+        if repository is not None:
+            raise NotAVaultError(
+                f"not a vault: {start} holds Markdown files, but it is in the git repository"
+                f" {repository}, which is not taken for a vault by its README and docs alone"
+                f" (pass --vault, set {ENV_VAULT}, or run vault-sync init there)"
+            )
         return refuse_store_folder(start)
     raise NotAVaultError(f"not a vault: {start} (pass --vault or run vault-sync init)")
+
+
+def _git_work_tree(folder: Path) -> Path | None:
+    """The nearest folder at or above ``folder`` holding ``.git`` (a folder, or the file a
+    worktree or submodule has), or None. The working-directory fallback never takes a folder
+    in one (fresh-user report 5, item 18: a briefing's `vault-sync query`, run by an agent in
+    its code repository, indexed the repository's README and answered from it); a vault kept
+    in git is found by its ``vault-sync.toml``, ``.obsidian/`` or store first."""
+    for above in (folder, *folder.parents):
+        try:
+            if (above / ".git").exists():
+                return above
+        except OSError:  # a folder this user cannot search
+            return None
+    return None
 
 
 def _shared_folders() -> set[Path]:
