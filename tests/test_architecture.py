@@ -53,6 +53,7 @@ LAYERS = {
     "page_facts": 4,
     "graph_stream": 4,
     "authority": 4,
+    "not_yet": 4,
     "rank_explain": 4,
     "paired_read": 4,
     "ranking": 5,

@@ -23,7 +23,8 @@ def explain_of(
     ``graph_via`` (``from``, ``type``, ``direction``, ``depth``) or ``null``, ``fusion``
     (``method``, ``lexical``, ``graph``, ``fused``), ``authority`` (``multiplier``,
     ``reasons``) or ``null`` when switched off, ``evidence`` (entries), ``sessions``
-    (distinct), ``confidence``, ``confidence_factor``, ``date_factor``, ``dates`` (``day``:
+    (distinct), ``confidence``, ``confidence_factor``, ``date_factor``, ``not_yet_factor``
+    (:mod:`vault_sync.not_yet`), ``dates`` (``day``:
     the page's day or ``null``; ``spans``: each time phrase of the query with the ``start``
     and ``end`` days it names), ``rules``; and the
     lexical stream's ``bm25``, ``field_boosts``, ``phrase_boost``, ``tie_breaker``,
@@ -70,6 +71,7 @@ def explain_of(
         "confidence": candidate.confidence,
         "confidence_factor": round(candidate.confidence_factor, 6),
         "date_factor": round(candidate.date_factor, 6),
+        "not_yet_factor": round(candidate.not_yet_factor, 6),
         "dates": {
             "day": facts.date,
             "spans": [{"phrase": s.phrase, "start": s.start, "end": s.end} for s in plan.spans],

@@ -18,7 +18,7 @@ The stages, in order (each a function below naming its source):
    equal-weight RRF with k = 60 over a weaker second stream lowered MRR below BM25 alone,
    DESIGN §5.3);
 4. authority (:mod:`vault_sync.authority`), confidence (weight 0 unless ``eval`` shows it
-   helps) and the date stage, as multipliers;
+   helps), the date stage and the not-yet stage (:mod:`vault_sync.not_yet`), as multipliers;
 5. rules, after the scores: a page that supersedes another is placed directly above it, and
    the challenger of an unresolved contradiction directly above its target (issue 10,
    item 6), and (``follow_depth``) the page that follows a best hit through a ``next`` /
@@ -36,6 +36,7 @@ import tantivy
 from vault_sync.authority import Authority, authority
 from vault_sync.graph_stream import GraphHit, followers_below, graph_scores
 from vault_sync.index import PageIndex, stored_text, tag_ancestors
+from vault_sync.not_yet import not_yet_factor
 from vault_sync.page_facts import (
     PageFacts,
     contradiction_open,
@@ -86,6 +87,7 @@ class Candidate:
         confidence: from its evidence (:func:`_confidence`: for the hits returned, and for
             every candidate when the score reads it); ``confidence_factor`` its multiplier.
         date_factor: the date stage's multiplier.
+        not_yet_factor: the not-yet stage's multiplier (:mod:`vault_sync.not_yet`).
         final: the score the hits are sorted by.
         rules: why the rules moved it (``placed directly above X: supersedes it``).
     """
@@ -102,6 +104,7 @@ class Candidate:
     confidence: float = 0.0
     confidence_factor: float = 1.0
     date_factor: float = 1.0
+    not_yet_factor: float = 1.0
     final: float = 0.0
     rules: list[str] = field(default_factory=list)
 
@@ -277,7 +280,7 @@ def _status_on(run: _Run, path: str) -> str:
 
 
 def _score(run: _Run, candidates: list[Candidate]) -> None:
-    """Stages 3-4 for each candidate: fusion, then authority, confidence and date
+    """Stages 3-4 for each candidate: fusion, then authority, confidence, date and not-yet
     multipliers."""
     plan, settings = run.plan, run.plan.settings
     graph_on, graph_weight = "graph" in plan.stages, settings.graph_weight
@@ -299,7 +302,12 @@ def _score(run: _Run, candidates: list[Candidate]) -> None:
         if plan.spans and facts.date is not None:
             near = closeness(plan.spans, facts.date, settings.date_slack_days)
             candidate.date_factor = 1 + settings.date_weight * near
+        if "not-yet" in plan.stages:
+            candidate.not_yet_factor = not_yet_factor(
+                facts.kind, facts.date, plan.as_of or plan.now, settings.not_yet_factors
+            )
         multiplier *= candidate.confidence_factor * candidate.date_factor
+        multiplier *= candidate.not_yet_factor
         candidate.final = round(candidate.fused * multiplier, 6)
 
 

@@ -73,6 +73,12 @@ TAG_AUTHORITY: Mapping[str, float] = dict({"canonical": 1.25})
 #: historical one at most 0.80.
 STATUS_CAPS: Mapping[str, float] = dict({"superseded": 0.65, "archived": 0.8, "historical": 0.8})
 
+#: The not-yet stage (:mod:`vault_sync.not_yet`): kind -> multiplier of a page of that kind
+#: dated after the day the query is asked for (a conversation that had not happened then).
+#: 0.1: on the LongMemEval dev split 0, 0.1 and 0.3 scored alike and 0.6 lower; above 0 the
+#: demoted pages keep their order (docs/eval.md, "The not-yet stage").
+NOT_YET_FACTORS: Mapping[str, float] = dict({"session": 0.1})
+
 
 @dataclass(frozen=True)
 class RankingSettings:
@@ -110,6 +116,8 @@ class RankingSettings:
             (:func:`vault_sync.graph_stream.followers_below`); 0 leaves the order alone.
             2: LoCoMo ``--unit turn`` dev R@10 and MRR above 0 and 1 (docs/eval.md,
             "Turn level").
+        not_yet_factors: the not-yet stage's multiplier by kind (:data:`NOT_YET_FACTORS`;
+            a kind not listed is left alone; ``session = 1`` switches the stage off).
     """
 
     lexical_depth: int = 50
@@ -128,6 +136,7 @@ class RankingSettings:
     date_weight: float = 0.5
     date_slack_days: float = 3.0
     follow_depth: int = 2
+    not_yet_factors: Mapping[str, float] = field(default_factory=lambda: dict(NOT_YET_FACTORS))
 
     def edge_weight(self, edge_type: str, direction: str) -> float:
         """The weight of an edge of ``edge_type`` walked in ``direction`` (``in``/``out``);
@@ -137,7 +146,7 @@ class RankingSettings:
         return weights.get(key, weights.get(f"custom.{direction}", 0.0))
 
 
-_TABLES = {"edge_weights", "kind_authority", "tag_authority", "status_caps"}
+_TABLES = {"edge_weights", "kind_authority", "tag_authority", "status_caps", "not_yet_factors"}
 _INTS = {"lexical_depth", "graph_seeds"}
 _COUNTS = {"follow_depth"}  # whole numbers where 0 switches the stage off
 
