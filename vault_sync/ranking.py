@@ -27,14 +27,14 @@ The stages, in order (each a function below naming its source):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Set
+from collections.abc import Callable, Iterable, Set
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import tantivy
 
 from vault_sync.authority import Authority, authority
-from vault_sync.graph_stream import GraphHit, followers_below, graph_scores
+from vault_sync.graph_stream import GraphHit, asks, followers_below, graph_scores
 from vault_sync.index import PageIndex, stored_text, tag_ancestors
 from vault_sync.page_facts import (
     PageFacts,
@@ -122,6 +122,14 @@ class _Run:
     open_against: dict[str, list[str]] = field(default_factory=dict)
     open_edges: dict[str, int] = field(default_factory=dict)
     pairing: Pairing = LENIENT
+    documents: Callable[[list[str]], dict[str, tantivy.Document]] = lambda paths: {}
+
+    def body(self, candidate: Candidate) -> str:
+        """A candidate's stored body, its index document read first when only the graph
+        found it (``""`` when the index lacks it)."""
+        if candidate.doc is None:
+            candidate.doc = self.documents([candidate.path]).get(candidate.path)
+        return stored_text(candidate.doc, "body") if candidate.doc is not None else ""
 
     def edges_of(self, paths: Iterable[str]) -> list[tuple[str, str, str]]:
         """Resolved links touching ``paths`` (read once per path), sorted."""
@@ -167,6 +175,7 @@ def _graph(run: _Run) -> None:
         run.edges_of,
         settings,
         chain="chain" in run.plan.stages,
+        follow=_follow_hops(run.plan) > 1,
         lifts_only=UNTYPED,  # a plain link only lifts a page the words found; brings none in
         found=candidates,
     )
@@ -356,12 +365,23 @@ def _rules(run: _Run, order: list[Candidate]) -> None:
     for winner, loser, why in sorted(pairs, key=lambda p: (rank.get(p[1], 1 << 30), p)):
         _place(order, rank.keys(), winner, loser, why)
     if {"graph", "follow"} <= run.plan.stages and run.plan.settings.follow_depth:
-        paths, moved = followers_below([(c.path, c.graph) for c in order],
-                                       run.plan.settings.follow_depth)  # fmt: skip
         by_path = {c.path: c for c in order}
+        paths, moved = followers_below([(c.path, c.graph) for c in order],
+                                       run.plan.settings.follow_depth,
+                                       _follow_hops(run.plan),
+                                       lambda path: asks(run.body(by_path[path])))  # fmt: skip
         order[:] = [by_path[path] for path in paths]
-        for follower, source in moved.items():
-            by_path[follower].rules.append(f"placed directly below {source}: follows it")
+        for follower, (source, hop) in moved.items():
+            why = "follows it" if hop == 1 else "answers the question it asks"
+            by_path[follower].rules.append(f"placed directly below {source}: {why}")
+
+
+def _follow_hops(plan: RankPlan) -> int:
+    """How many ``next`` / ``prev`` hops the follower rule walks from a best hit
+    (``follow_hops``; 1 with ``no-second-hop``; 0 with the rule off)."""
+    if not {"graph", "follow"} <= plan.stages or not plan.settings.follow_depth:
+        return 0
+    return plan.settings.follow_hops if "second-hop" in plan.stages else 1
 
 
 def run_plan(
@@ -409,6 +429,7 @@ def _run_plan(
 ) -> list[Hit]:
     with index.searching() as searcher:
         run = _Run(plan, sidecar, *_lexical(index, searcher, plan), pairing=pairing)
+        run.documents = lambda paths: index.documents(searcher, paths)
         if not run.candidates:
             return []
         if "graph" in plan.stages:
