@@ -26,7 +26,8 @@ The stages, in order (each a function of those modules, naming its source):
 5. rules, after the scores: a page that supersedes another is placed directly above it, and
    the challenger of an unresolved contradiction directly above its target (issue 10,
    item 6), and (``follow_depth``) the page that follows a best hit through a ``next`` /
-   ``prev`` link directly below it, each shown in ``--explain``.
+   ``prev`` link directly below it, and (``follow_hops``) when that page asks a question,
+   the page after it directly below that, each shown in ``--explain``.
 """
 
 from vault_sync.ranking.candidates import Candidate

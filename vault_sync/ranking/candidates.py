@@ -77,7 +77,8 @@ class Candidate:
 
 @dataclass
 class Run:
-    """The state of one run: the plan, the stores, the candidates and what was read."""
+    """The state of one run: the plan, the stores, the candidates and what was read;
+    ``documents`` reads index documents by path (from the run's searcher)."""
 
     plan: RankPlan
     sidecar: Sidecar
