@@ -218,6 +218,8 @@ PACKAGE_ORDER = {
         "__init__",
     ],
     "store": ["schema", "records", "reads", "writes", "__init__"],
+    "retrieve": ["query", "hits", "run", "__init__"],
+    "ranking": ["candidates", "order", "pipeline", "__init__"],
 }
 
 

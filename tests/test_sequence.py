@@ -87,3 +87,57 @@ def test_follow_depth_places_the_reply_directly_below_its_question(
     rest = [path for path in before if path not in ("B question.md", "C reply.md")]
     assert [hit["path"] for hit in hits] == ["B question.md", "C reply.md", *rest]
     assert hits[1]["explain"]["rules"] == ["placed directly below B question.md: follows it"]
+
+
+#: A best hit, a follower that asks a question back, and its answer, neither holding a word of
+#: the query; two distractors hold some of them (a LoCoMo miss: "Who did Nate plan to
+#: invite to his gaming party?", gold "Definitely! And some old friends and teammates").
+ASKED = {
+    "A plans.md": "Nate: I'm organizing a gaming party two weekends later!\n",
+    "B asks.md": (
+        '---\nprev: "[[A plans]]"\n---\nJoanna: Oh? Are you asking your tournament friends?\n'
+    ),
+    "C answer.md": '---\nprev: "[[B asks]]"\n---\nNate: Definitely! Old friends and teammates.\n',
+    "D board.md": "Joanna: Board games at the party were fun.\n",
+    "E console.md": "Nate: My new gaming console arrived.\n",
+}
+ASKED_QUERY = "who will he invite to his gaming party"
+
+
+def test_the_answer_to_a_followers_question_is_placed_below_it(
+    make_vault: Callable[..., Path], cli: Cli
+) -> None:
+    vault = make_vault(ASKED)
+    out = cli("--vault", str(vault), "query", ASKED_QUERY, "--explain", "--json")
+    hits = out.json()["hits"]
+    assert [hit["path"] for hit in hits[:3]] == ["A plans.md", "B asks.md", "C answer.md"]
+    answer = hits[2]["explain"]
+    assert answer["graph_via"] == {"from": "B asks.md", "type": "prev", "direction": "in",
+                                   "depth": 2}  # fmt: skip
+    assert answer["rules"] == ["placed directly below B asks.md: answers the question it asks"]
+
+
+def test_one_follow_hop_leaves_the_answer_out(make_vault: Callable[..., Path], cli: Cli) -> None:
+    vault = make_vault({**ASKED, "vault-sync.toml": "[ranking]\nfollow_hops = 1\n"})
+    paths = query_paths(cli, vault, ASKED_QUERY)
+    assert paths[:2] == ["A plans.md", "B asks.md"] and "C answer.md" not in paths
+
+
+def test_a_follower_that_asks_nothing_pulls_no_second_page(
+    make_vault: Callable[..., Path], cli: Cli
+) -> None:
+    asked = "Oh? Are you asking your tournament friends?"
+    told = {**ASKED, "B asks.md": ASKED["B asks.md"].replace(asked, "Oh. Your friends, then.")}
+    vault = make_vault(told)
+    out = cli("--vault", str(vault), "query", ASKED_QUERY, "--explain", "--json")
+    hits = {hit["path"]: hit for hit in out.json()["hits"]}
+    order = list(hits)
+    assert order[:2] == ["A plans.md", "B asks.md"]
+    assert order.index("C answer.md") > 2 and hits["C answer.md"]["explain"]["rules"] == []
+
+
+def test_follow_hops_above_two_is_refused(make_vault: Callable[..., Path], cli: Cli) -> None:
+    vault = make_vault({**ASKED, "vault-sync.toml": "[ranking]\nfollow_hops = 3\n"})
+    out = cli("--vault", str(vault), "query", ASKED_QUERY)
+    assert out.code == 2
+    assert out.err == f"Error: {vault / 'vault-sync.toml'}: ranking.follow_hops must be 1 or 2\n"

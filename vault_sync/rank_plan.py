@@ -31,6 +31,7 @@ STAGE_SWITCHES: dict[str, str] = {
     "no-dates": 'time phrases in the query ("two weeks ago", "in May 2023") leave page dates alone',
     "no-follow": "no follower-below-its-source rule for next / prev links (follow_depth 0)",
     "no-not-yet": "sessions dated after --now / --as-of keep their score (not_yet_factors 1)",
+    "no-second-hop": "the follower rule walks one next / prev hop, not follow_hops",
     "chain": "also walk a second fixes / causes hop (depth 2)",
 }
 #: Every switch ``search(switches=...)`` and ``eval --ablate`` know, by name.
@@ -55,7 +56,8 @@ class RankPlan:
             superseded only by a successor that had started by then; or ``None``.
         now: ISO day of reference for relative time phrases and the age of evidence.
         stages: the stages switched on (``graph``, ``authority``, ``supersession``,
-            ``confidence``, ``dates``, ``follow``, ``not-yet``, ``chain``).
+            ``confidence``, ``dates``, ``follow``, ``second-hop``, ``not-yet``,
+            ``chain``).
         settings: the ``[ranking]`` constants.
         spans: the days the query's time phrases name (:func:`vault_sync.time_phrases.
             time_spans`, counted back from ``now``); empty with the date stage off.
@@ -125,7 +127,8 @@ def build_plan(
         switches=switches & LEXICAL_SWITCHES.keys(),
         boosts=boosts,
     )
-    on = {"graph", "authority", "supersession", "confidence", "dates", "follow", "not-yet"}
+    on = {"graph", "authority", "supersession", "confidence", "dates", "follow", "second-hop"}
+    on.add("not-yet")
     on -= {name.removeprefix("no-") for name in switches if name.startswith("no-")}
     if "chain" in switches:
         on.add("chain")
