@@ -251,6 +251,22 @@ def test_a_supersede_that_closes_a_cycle_is_refused_and_lint_finds_hand_made_one
     ]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "---\ntitle: X\n# closing comment\n---\nbody\n",
+        "---\n# only a comment\n---\nbody\n",
+        "---\nnotes: |+\n  line\n\n# after a kept blank\n# two lines\n---\nx\n",
+    ],
+)
+def test_a_key_added_then_removed_gives_back_the_page_and_its_closing_comments(text: str) -> None:
+    """A new key goes above the comment lines that end the block: they are not its own
+    comment, so removing it again (``link`` then ``unlink``) gives back every byte."""
+    added = splice_key(text, "related", "[[B]]", path="p.md")
+    assert _changed(text, added) == ['+ related: "[[B]]"']
+    assert splice_key(added, "related", DELETE, path="p.md") == text
+
+
 def test_resolve_and_unlink_take_the_removed_lines_own_comments(vault: Path, cli: Cli) -> None:
     """The commands that remove keys or items (resolve, unlink, retract) edit through the
     splice: the comment lines of what they remove go, every other byte stays."""

@@ -20,7 +20,8 @@ Minimal edits, by what changed:
 - a one-line scalar changed: its value only (its trailing ``# comment`` kept);
 - any other change of a key: that key's lines (its key line through its last value line,
   comments and blank lines after it kept) rendered again, a trailing comment of the key line
-  kept on the new key line; a new key goes before the closing ``---``; a page without
+  kept on the new key line; a new key goes before the closing ``---`` (above the comment lines
+  at column 0 that end the block, so removing the key again leaves them); a page without
   frontmatter gets a new block at its top (after a BOM).
 
 Where a value ends and its comment starts on a key line is read from PyYAML's own scanner
@@ -46,6 +47,8 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)?")
 _ITEM_INDENT = re.compile(r"( *)- ")
 _COMMENT_OR_BLANK = re.compile(r"[ \t]*(?:#.*)?(?:\r\n|\r|\n)?\Z")
 _COMMENT_LINE = re.compile(r"([ \t]*)#")
+#: A comment line at column 0 (no block scalar's line: those are indented).
+_CLOSING_COMMENT = re.compile(r"#")
 _INDENT = re.compile(r"[ \t]*")
 #: Characters a double-quoted YAML scalar must escape besides ``"`` and ``\``: C0/C1 controls,
 #: DEL, and the line and paragraph separators (YAML folds them inside quotes).
@@ -161,8 +164,10 @@ def _spliced(page: _Page, key: str, old: Any, new: Any) -> list[str]:
     if front.block is None:  # no frontmatter: a new block at the top
         rendered = _render_key(key, new, "block", DEFAULT_ITEM_INDENT, nl)
         return [f"---{nl}", *rendered, f"---{nl}", *lines]
-    if old is DELETE:  # a new key, before the closing line
+    if old is DELETE:  # a new key, before the closing line and the comments that end the block
         close = front.block[1] - 1
+        while close - 1 > front.block[0] - 1 and _CLOSING_COMMENT.match(lines[close - 1]):
+            close -= 1  # (above them, they are no comment of the new key, which removing it took)
         if close > 0 and not lines[close - 1].endswith(("\n", "\r")):
             lines[close - 1] += nl
         lines[close:close] = _render_key(key, new, "block", _item_indent(page), nl)
