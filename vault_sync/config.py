@@ -58,6 +58,8 @@ class Config:
         debounce_ms: watcher quiet window in milliseconds (default 150).
         max_delay_ms: watcher longest wait before a batch is applied, ms (default 1000).
         reconcile_s: watcher periodic full reconcile, seconds (default 300).
+        retry_ms / retry_max_ms: the watcher's wait after a failed batch, doubled for each
+            failure in a row from ``retry_ms`` up to ``retry_max_ms``, ms (200 / 60,000).
         lock_timeout_s: how long a writer waits for the lock, seconds (default 10).
         sanitize_extra_patterns: RE2 regexes (linear time: :mod:`vault_sync.linear_regex`)
             redacted as ``custom``; each is checked by :func:`load_config`.
@@ -90,6 +92,8 @@ class Config:
     debounce_ms: int = 150
     max_delay_ms: int = 1000
     reconcile_s: int = 300
+    retry_ms: int = 200
+    retry_max_ms: int = 60_000
     lock_timeout_s: float = 10.0
     sanitize_extra_patterns: tuple[str, ...] = ()
     sanitize_allow: tuple[str, ...] = ()
@@ -206,6 +210,10 @@ def load_config(vault: Path) -> Config:
         debounce_ms=_positive(watch, "debounce_ms", 150, path),
         max_delay_ms=_positive(watch, "max_delay_ms", 1000, path),
         reconcile_s=_positive(watch, "reconcile_s", 300, path),
+        retry_ms=_positive(watch, "retry_ms", 200, path, least=1),
+        retry_max_ms=_positive(
+            watch, "retry_max_ms", 60_000, path, least=_positive(watch, "retry_ms", 200, path)
+        ),
         lock_timeout_s=_lock_timeout_s(data, path),
         sanitize_extra_patterns=extra,
         sanitize_allow=_str_list(sanitize.get("allow", []), "sanitize.allow", path),
@@ -338,7 +346,7 @@ _KEYS = {
     "sanitize",
     "ranking",
 }
-_WATCH_KEYS = {"debounce_ms", "max_delay_ms", "reconcile_s"}
+_WATCH_KEYS = {"debounce_ms", "max_delay_ms", "reconcile_s", "retry_ms", "retry_max_ms"}
 _DRIVE = re.compile(r"[A-Za-z]:")
 _SANITIZE_KEYS = {"extra_patterns", "allow"}
 
@@ -367,12 +375,14 @@ def _session_max_chars(write: dict[str, Any], path: Path) -> int:
 WATCH_MAX = 600_000
 
 
-def _positive(table: dict[str, Any], key: str, default: int, path: Path) -> int:
+def _positive(table: dict[str, Any], key: str, default: int, path: Path, least: int = 0) -> int:
+    """``[watch] key``: a whole number from ``least`` (``retry_max_ms``: ``retry_ms``) to
+    :data:`WATCH_MAX`, else a :class:`ConfigError` naming the file, line and key."""
     value = _expect(table.get(key, default), int, f"watch.{key}", path)
-    if isinstance(value, bool) or not 0 <= value <= WATCH_MAX:
+    if isinstance(value, bool) or not least <= value <= WATCH_MAX:
         raise ConfigError(
             f"{_where(path, 'watch', key)}: key 'watch.{key}' must be a whole number"
-            f" from 0 to {WATCH_MAX}"
+            f" from {least} to {WATCH_MAX}"
         )
     return int(value)
 
