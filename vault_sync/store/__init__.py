@@ -2,7 +2,8 @@
 
 Layer 3. A package: :mod:`~vault_sync.store.schema` (migrations), :mod:`~vault_sync.store.records`
 (rows in, as values), :mod:`~vault_sync.store.reads` (rows out, one named method per report
-query), :mod:`~vault_sync.store.writes` (the journal and the batch); :class:`Sidecar` here
+query) on :mod:`~vault_sync.store.graph_reads` (the ranking's and the briefing's rows),
+:mod:`~vault_sync.store.writes` (the journal and the batch); :class:`Sidecar` here
 opens them. All SQL against the sidecar lives in this package.
 
 WAL mode, so readers never block the one writer. Schema changes are an ordered list of small,
