@@ -35,7 +35,7 @@ LAYERS = {
     "vault_walk": 3,
     "scan_result": 2,
     "watch_arm": 3,
-    "store": 3,  # a package: schema, records, graph_reads, reads, writes (PACKAGE_ORDER)
+    "store": 3,  # a package: columns, schema, records, reads, writes (PACKAGE_ORDER)
     "index": 3,  # a package: section_terms, word_pairs, schema, page_index (PACKAGE_ORDER)
     "lock": 3,
     "clean": 4,
@@ -216,7 +216,7 @@ PACKAGE_ORDER = {
         "repeats",
         "__init__",
     ],
-    "store": ["schema", "records", "graph_reads", "reads", "writes", "__init__"],
+    "store": ["columns", "schema", "records", "graph_reads", "reads", "writes", "__init__"],
 }
 
 

@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from vault_sync.store.schema import (
+from vault_sync.store.columns import (
     FACT_COLUMNS,
     PAGE_FACTS_INDEX,
     RANK_COLUMNS,
@@ -46,12 +46,12 @@ class GraphReads:
     ) -> list[tuple[Any, ...]]:
         """Tuples (path, title, kind, status, project, valid_from, valid_to; the string
         values of the frontmatter keys ``date``, ``agent`` and ``summary``, else NULL; then
-        the page's :data:`~vault_sync.store.schema.EVIDENCE_SUMS`: evidence entries,
+        the page's :data:`~vault_sync.store.columns.EVIDENCE_SUMS`: evidence entries,
         sessions, other entries, newest evidence day or ``""``) by path: of every page, of one
         project's, or of those at ``paths`` (what ``brief`` and the ranking read,
         :mod:`vault_sync.page_facts`), the keys' and sums' columns filled at write time
-        (:func:`~vault_sync.store.schema.fact_key_sql`,
-        :func:`~vault_sync.store.schema.evidence_sums`)."""
+        (:func:`~vault_sync.store.columns.fact_key_sql`,
+        :func:`~vault_sync.store.columns.evidence_sums`)."""
         params: tuple[str, ...] = ()
         if paths is not None:
             # one statement whatever the number of paths (its plan cached by the connection)
@@ -68,7 +68,7 @@ class GraphReads:
         """``(fact row, rule links, tags)`` of each page at ``paths`` that is stored, by
         path, in one statement: its :meth:`fact_rows` row, what :meth:`rule_links_touching`
         gives for it (sorted) and its tags (as :meth:`tags_of`), the last two kept in its row
-        (:data:`~vault_sync.store.schema.RANK_COLUMNS`) and read from the covering index of
+        (:data:`~vault_sync.store.columns.RANK_COLUMNS`) and read from the covering index of
         its facts: one seek a page (the ranking reads these for ~80 candidate pages a query).
         """
         sql = (
@@ -115,7 +115,7 @@ class GraphReads:
     def rule_links_touching(self, paths: Sequence[str]) -> list[tuple[str, str, str]]:
         """What :meth:`resolved_links_touching` gives of the ``supersedes``,
         ``superseded_by`` and ``contradicts`` links, read from the covering partial indexes
-        of :data:`~vault_sync.store.schema.RULE_LINKS_WHERE` alone: the ranking's rules read
+        of :data:`~vault_sync.store.columns.RULE_LINKS_WHERE` alone: the ranking's rules read
         them for every candidate page."""
         return self._links_touching(RULE_LINKS_WHERE, paths, (RULE_LINKS_FROM, RULE_LINKS_INTO))
 
