@@ -16,6 +16,7 @@ PACKAGE = REPO / "vault_sync"
 LAYERS = {
     "errors": 0,
     "config": 0,
+    "config_values": 0,
     "discover": 0,
     "atomic": 0,
     "linear_regex": 0,
@@ -134,8 +135,11 @@ LAYERS = {
 #: sections (the retrieval layer, in four modules); sync applies pages that prepare
 #: read, parsed and cleaned (the sanitizer seam, clean) — the sync layer, in three modules.
 ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
+    ("config", "config_values"),  # the config file's values, each read and checked
     ("config", "errors"),
-    ("config", "linear_regex"),
+    ("config_values", "errors"),
+    ("config_values", "linear_regex"),
+    ("discover", "config_values"),  # the store folder's default name
     ("config", "ranking_settings"),
     ("discover", "config"),  # vault discovery looks for the config file's name
     ("discover", "errors"),
