@@ -112,6 +112,7 @@ LAYERS = {
     "cli_serve": 8,
     "cli_redact": 8,
     "cli_reports": 8,
+    "cli_query": 8,
     "page_dates": 1,
     "time_phrases": 1,
     "typed_text": 3,
@@ -152,6 +153,8 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
     ("sanitize", "secret_rules"),
     ("sanitize", "placeholders"),
     ("cli", "cli_eval"),
+    ("cli", "cli_query"),  # the query command, imported with the group (the fast path)
+    ("cli_query", "cli_common"),
     ("cli", "cli_common"),
     ("cli", "cli_write"),
     ("cli", "cli_import"),
