@@ -16,6 +16,7 @@ PACKAGE = REPO / "vault_sync"
 LAYERS = {
     "errors": 0,
     "config": 0,
+    "config_values": 0,
     "discover": 0,
     "atomic": 0,
     "linear_regex": 0,
@@ -35,8 +36,8 @@ LAYERS = {
     "vault_walk": 3,
     "scan_result": 2,
     "watch_arm": 3,
-    "store": 3,  # a package: schema, records, reads, writes (PACKAGE_ORDER)
-    "index": 3,  # a package: section_terms, word_pairs, schema, page_index (PACKAGE_ORDER)
+    "store": 3,  # a package: columns, schema, records, reads, writes (PACKAGE_ORDER)
+    "index": 3,  # a package: analyzers, schema, page_index, ... (PACKAGE_ORDER)
     "lock": 3,
     "clean": 4,
     "prepare": 4,
@@ -112,6 +113,7 @@ LAYERS = {
     "cli_serve": 8,
     "cli_redact": 8,
     "cli_reports": 8,
+    "cli_query": 8,
     "page_dates": 1,
     "time_phrases": 1,
     "typed_text": 3,
@@ -135,8 +137,11 @@ LAYERS = {
 #: sections (the retrieval layer, in four modules); sync applies pages that prepare
 #: read, parsed and cleaned (the sanitizer seam, clean) — the sync layer, in three modules.
 ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
+    ("config", "config_values"),  # the config file's values, each read and checked
     ("config", "errors"),
-    ("config", "linear_regex"),
+    ("config_values", "errors"),
+    ("config_values", "linear_regex"),
+    ("discover", "config_values"),  # the store folder's default name
     ("config", "ranking_settings"),
     ("discover", "config"),  # vault discovery looks for the config file's name
     ("discover", "errors"),
@@ -149,6 +154,8 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
     ("sanitize", "secret_rules"),
     ("sanitize", "placeholders"),
     ("cli", "cli_eval"),
+    ("cli", "cli_query"),  # the query command, imported with the group (the fast path)
+    ("cli_query", "cli_common"),
     ("cli", "cli_common"),
     ("cli", "cli_write"),
     ("cli", "cli_import"),
@@ -193,7 +200,7 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
 
 #: Inside a package, a module imports only the package's modules listed before it.
 PACKAGE_ORDER = {
-    "index": ["section_terms", "word_pairs", "schema", "page_index", "__init__"],
+    "index": ["section_terms", "word_pairs", "analyzers", "schema", "page_index", "__init__"],
     "parser": ["yaml_plain", "frontmatter", "blocks", "body", "readings", "keys", "__init__"],
     "sanitize": [
         "rule",
@@ -217,7 +224,7 @@ PACKAGE_ORDER = {
         "repeats",
         "__init__",
     ],
-    "store": ["schema", "records", "reads", "writes", "__init__"],
+    "store": ["columns", "schema", "records", "graph_reads", "reads", "writes", "__init__"],
     "retrieve": ["query", "hits", "run", "__init__"],
     "ranking": ["candidates", "order", "pipeline", "__init__"],
 }

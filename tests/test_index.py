@@ -938,7 +938,7 @@ def test_has_cjk_matches_the_cjk_charset_for_every_code_point() -> None:
     # past the head it looks at first (every 7th character, and the ranges' ends)
     import importlib
 
-    schema_module = importlib.import_module("vault_sync.index.schema")
+    schema_module = importlib.import_module("vault_sync.index.analyzers")
     charset = re.compile(schema_module.CJK_CHARS)
     has_cjk, head = schema_module.has_cjk, "é" * schema_module._HEAD
     ends = {ord(c) + d for c in schema_module.CJK_CHARS[1:-1:2] for d in (-1, 0, 1)}

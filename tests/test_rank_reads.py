@@ -14,7 +14,7 @@ from tests.conftest import Result
 from vault_sync import batch_write, layout
 from vault_sync.config import load_config
 from vault_sync.store import Sidecar
-from vault_sync.store.schema import PAGE_FACTS_INDEX, RANK_COLUMNS
+from vault_sync.store.columns import PAGE_FACTS_INDEX, RANK_COLUMNS
 
 PAGES = {
     "A.md": "---\nsupersedes: '[[Foo]]'\ntags: [a1, a2]\n---\nold [[B]] #a3\n",

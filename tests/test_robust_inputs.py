@@ -33,14 +33,20 @@ def test_a_file_time_past_2262_or_before_1970_is_synced_and_its_changes_seen(
     assert query_paths(cli, root, "futureword") == ["a.md"]  # a fresh vault syncs first
     assert query_paths(cli, root, "pastword") == ["b.md"]
     # same size, the same (clamped) time: the page is hashed, not skipped
-    (root / "a.md").write_text("# a\nnextsword\n")
+    (root / "a.md").write_text("# a\nnextsword!\n")
+    assert (root / "a.md").stat().st_size == len("# a\nfutureword\n")
     os.utime(root / "a.md", ns=(FAR_FUTURE_NS + 10**9, FAR_FUTURE_NS + 10**9))
+    # status agrees with sync: the clamped page of equal size is read, and seen changed
+    drift = cli("--vault", str(root), "status", "--json").json()["drift"]
+    assert (drift["new"], drift["changed"], drift["deleted"]) == (0, 1, 0)
     synced = cli("--vault", str(root), "sync")
     assert (synced.code, synced.err) == (0, "")
     assert synced.out.startswith("sync: 0 added, 1 changed, 0 moved, 0 deleted, 1 unchanged")
     assert query_paths(cli, root, "nextsword") == ["a.md"]
     again = cli("--vault", str(root), "sync")
     assert again.out == "sync: nothing to do (2 pages unchanged, generation 2)\n"
+    drift = cli("--vault", str(root), "status", "--json").json()["drift"]
+    assert (drift["new"], drift["changed"], drift["deleted"]) == (0, 0, 0)
 
 
 def _make(root: Path, name: bytes, data: bytes = b"# bad name\n") -> None:

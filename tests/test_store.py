@@ -13,13 +13,8 @@ from vault_sync import layout
 from vault_sync.config import load_config
 from vault_sync.errors import StoreError
 from vault_sync.store import RULE_LINK_TYPES, SCHEMA_VERSION, Sidecar, split_statements
-from vault_sync.store.schema import (
-    EVIDENCE_SUMS,
-    FACT_KEYS,
-    RULE_LINKS_WHERE,
-    _script,
-    fact_key_sql,
-)
+from vault_sync.store.columns import EVIDENCE_SUMS, FACT_KEYS, RULE_LINKS_WHERE, fact_key_sql
+from vault_sync.store.schema import _script
 
 
 def test_statements_split_where_sqlite_ends_them_not_at_every_semicolon() -> None:

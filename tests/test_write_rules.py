@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import Result
 from vault_sync.parser.frontmatter import frontmatter_map
-from vault_sync.splice import splice_key
+from vault_sync.splice import DELETE, splice_key
 
 Cli = Callable[..., Result]
 
@@ -43,6 +43,74 @@ def test_a_changed_scalar_keeps_its_trailing_comment() -> None:
         "- status: active # real one",
         "+ status: archived # real one",
     ]
+
+
+REMOVED = (
+    "---\n"
+    "# about the page: set off by a blank line, no key's own\n"
+    "\n"
+    "# kind of rule\n"
+    "kind: rule\n"
+    "# why these two clash\n"
+    "# (second line of it)\n"
+    'contradicts: "[[B]]"  # B\n'
+    "# the evidence below\n"
+    "evidence:\n"
+    "  # the first session\n"
+    "  - session:a\n"
+    "  # the second session\n"
+    "  - session:b  # bee\n"
+    "  # after b, before c\n"
+    "  - session:c\n"
+    "# the closing comment\n"
+    "---\n"
+    "body\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("key", "new", "gone"),
+    [
+        (
+            "contradicts",
+            None,
+            ["# why these two clash", "# (second line of it)", 'contradicts: "[[B]]"  # B'],
+        ),
+        ("kind", None, ["# kind of rule", "kind: rule"]),
+        (
+            "evidence",
+            ["session:a", "session:c"],
+            ["  # the second session", "  - session:b  # bee"],
+        ),
+        ("evidence", ["session:b", "session:c"], ["  # the first session", "  - session:a"]),
+        (
+            "evidence",
+            ["session:b"],
+            ["  # the first session", "  - session:a", "  # after b, before c", "  - session:c"],
+        ),
+        (
+            "evidence",
+            None,
+            [
+                "# the evidence below",
+                "evidence:",
+                "  # the first session",
+                "  - session:a",
+                "  # the second session",
+                "  - session:b  # bee",
+                "  # after b, before c",
+                "  - session:c",
+            ],
+        ),
+    ],
+)
+def test_a_removed_key_or_item_takes_its_own_comment_and_no_other(
+    key: str, new: list[str] | None, gone: list[str]
+) -> None:
+    """A comment line directly above a removed key (or list item), at its indentation, is its
+    own and goes with it; a comment set off by a blank line, or after the value, stays."""
+    after = splice_key(REMOVED, key, DELETE if new is None else new, path="p.md")
+    assert _changed(REMOVED, after) == [f"- {line}" for line in gone]
 
 
 @pytest.mark.parametrize(
@@ -181,6 +249,42 @@ def test_a_supersede_that_closes_a_cycle_is_refused_and_lint_finds_hand_made_one
     assert [ln for ln in lint.out.splitlines() if "supersession_cycle" in ln] == [
         f"{name}: {message}" for name in ("A.md", "B.md", "C.md")
     ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "---\ntitle: X\n# closing comment\n---\nbody\n",
+        "---\n# only a comment\n---\nbody\n",
+        "---\nnotes: |+\n  line\n\n# after a kept blank\n# two lines\n---\nx\n",
+    ],
+)
+def test_a_key_added_then_removed_gives_back_the_page_and_its_closing_comments(text: str) -> None:
+    """A new key goes above the comment lines that end the block: they are not its own
+    comment, so removing it again (``link`` then ``unlink``) gives back every byte."""
+    added = splice_key(text, "related", "[[B]]", path="p.md")
+    assert _changed(text, added) == ['+ related: "[[B]]"']
+    assert splice_key(added, "related", DELETE, path="p.md") == text
+
+
+def test_resolve_and_unlink_take_the_removed_lines_own_comments(vault: Path, cli: Cli) -> None:
+    """The commands that remove keys or items (resolve, unlink, retract) edit through the
+    splice: the comment lines of what they remove go, every other byte stays."""
+    v = ("--vault", str(vault))
+    page = vault / "A.md"
+    page.write_text(
+        '---\n# a rule\nkind: rule\n# B says the opposite\ncontradicts: "[[B]]"\n'
+        'related:\n  # see C\n  - "[[C]]"\n  # the normal one\n  - "[[normal page]]"\n'
+        "---\nalpha\n",
+        encoding="utf-8",
+    )
+    assert cli(*v, "sync").code == 0
+    assert cli(*v, "unlink", "A", "related", "C").code == 0
+    assert cli(*v, "resolve", "A", "--by", "archive").code == 0
+    assert page.read_text(encoding="utf-8") == (
+        '---\n# a rule\nkind: rule\nrelated:\n  # the normal one\n  - "[[normal page]]"\n'
+        "---\nalpha\n"
+    )
 
 
 # -- 2. file names and links the tool reads back --------------------------------------------

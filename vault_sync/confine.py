@@ -15,7 +15,7 @@ import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 
-from vault_sync.config import vault_path_problem
+from vault_sync.config_values import vault_path_problem
 from vault_sync.errors import AgentInputError, OutsideVaultError
 from vault_sync.transcript import VENDOR_ROOTS
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from vault_sync.config import CONFIG_NAME, DEFAULT_STORE_DIR, STORE_MARKER_NAME
+from vault_sync.config import CONFIG_NAME, STORE_MARKER_NAME
+from vault_sync.config_values import DEFAULT_STORE_DIR
 from vault_sync.errors import NotAVaultError
 
 ENV_VAULT = "VAULT_SYNC_VAULT"

@@ -10,7 +10,7 @@ only other characters are punctuation and spaces, ``’ — …``, counts as ASC
 bytes are blanks between tokens):
 
 - the tokens' places: the analyzer's tokens of such a text are its runs of ``[A-Za-z0-9]``
-  (``index.schema``'s English pattern on ASCII), found by C-speed scans of a copy of the text
+  (``index.analyzers``' English pattern on ASCII), found by C-speed scans of a copy of the text
   with every letter or digit as ``a`` and every other byte as a blank;
 - which tokens are query terms: the page's analyzed tokens, in order, are its stored sections
   (:mod:`vault_sync.index.section_terms`), where a term's token number is the count of

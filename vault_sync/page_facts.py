@@ -39,7 +39,7 @@ class PageFacts:
         other_evidence: distinct evidence entries that are not sessions.
         newest_evidence: the newest dated evidence day, or ``""``.
         (The four kept in the page's row at write time:
-        :func:`vault_sync.store.schema.evidence_sums`.)
+        :func:`vault_sync.store.columns.evidence_sums`.)
     """
 
     path: str

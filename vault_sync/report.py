@@ -16,8 +16,10 @@ from vault_sync.config import Config
 from vault_sync.errors import AmbiguousPageError, PageNotFoundError, StoreDamagedError
 from vault_sync.layout import WATCH_STATE_NAME, process_alive
 from vault_sync.page import name_key
+from vault_sync.pagefile import read_page
 from vault_sync.sanitize import Scrubber
-from vault_sync.store import Sidecar
+from vault_sync.scan_result import FileEntry, stat_proves_unchanged
+from vault_sync.store import FileState, Sidecar
 
 if TYPE_CHECKING:
     pass
@@ -156,11 +158,30 @@ def format_page_details(d: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _drifted(config: Config, state: FileState, entry: FileEntry) -> bool:
+    """Whether the page ``entry`` differs from its stored ``state``: a new stat or name, or,
+    when an equal stat proves nothing (a file time clamped at an end of the range), new
+    bytes, hashed as sync's plan hashes them."""
+    if (state.mtime_ns, state.size, state.disk_path) != (
+        entry.mtime_ns,
+        entry.size,
+        entry.disk_path,
+    ):
+        return True
+    if stat_proves_unchanged(entry, state.mtime_ns, state.size):
+        return False
+    try:
+        return read_page(config.vault, entry)[1] != state.hash
+    except OSError:
+        return True
+
+
 def vault_status(config: Config, sidecar: Sidecar) -> dict[str, Any]:
     """Counts, generation, last sync, drift and watcher state, as a JSON-ready dict.
 
     Drift compares a fresh scan's (mtime, size) with the stored pages: pages new, changed
-    or gone on disk since the last sync (no file is read), ``unreadable``: stored pages
+    or gone on disk since the last sync (no file is read but a page whose file time was
+    clamped, which is hashed as sync hashes it), ``unreadable``: stored pages
     under a folder (or a file) that cannot be read now, which sync keeps, never "deleted",
     and ``unreadable_new``: page files never stored that cannot be read (sync cannot add
     them; ``lint`` names each).
@@ -176,9 +197,7 @@ def vault_status(config: Config, sidecar: Sidecar) -> dict[str, Any]:
     changed = sum(
         1
         for path, entry in result.pages.items()
-        if path in stored
-        and (stored[path].mtime_ns, stored[path].size, stored[path].disk_path)
-        != (entry.mtime_ns, entry.size, entry.disk_path)
+        if path in stored and _drifted(config, stored[path], entry)
     )
     watch_state = None
     watch_file = config.store_path / WATCH_STATE_NAME

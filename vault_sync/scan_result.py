@@ -36,6 +36,13 @@ def mtime_trusted(ns: int) -> bool:
     return NS_MIN < ns < NS_MAX
 
 
+def stat_proves_unchanged(entry: FileEntry, mtime_ns: int, size: int) -> bool:
+    """Whether a page's stored ``(mtime_ns, size)`` proves ``entry`` unchanged without reading
+    it: both equal and the time :func:`mtime_trusted`. The one rule of sync's plan and
+    ``status``'s drift; when it fails, a page of equal stat is hashed to tell."""
+    return entry.mtime_ns == mtime_ns and entry.size == size and mtime_trusted(mtime_ns)
+
+
 @dataclass(frozen=True)
 class FileEntry:
     """One page found by :func:`scan`.

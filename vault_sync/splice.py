@@ -12,12 +12,16 @@ Minimal edits, by what changed:
 
 - items appended to a block list: one ``- item`` line each after the list's last line; to a
   one-line flow list: ``, item`` before its closing ``]`` (the other items kept as written);
-- items removed from a block list: those items' lines only; from a one-line flow list: each
-  item's own text and one separator, the other items' bytes (their quoting) kept;
+- items removed from a block list: those items' lines only, with the comment lines directly
+  above each at its indentation (its own comment); from a one-line flow list: each item's own
+  text and one separator, the other items' bytes (their quoting) kept;
+- a key removed: its lines, with the comment lines directly above it at column 0 (a comment
+  set off by a blank line, and the comments after its value, stay);
 - a one-line scalar changed: its value only (its trailing ``# comment`` kept);
 - any other change of a key: that key's lines (its key line through its last value line,
   comments and blank lines after it kept) rendered again, a trailing comment of the key line
-  kept on the new key line; a new key goes before the closing ``---``; a page without
+  kept on the new key line; a new key goes before the closing ``---`` (above the comment lines
+  at column 0 that end the block, so removing the key again leaves them); a page without
   frontmatter gets a new block at its top (after a BOM).
 
 Where a value ends and its comment starts on a key line is read from PyYAML's own scanner
@@ -42,6 +46,10 @@ from vault_sync.parser.frontmatter import FrontmatterMap, frontmatter_map, parse
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)?")
 _ITEM_INDENT = re.compile(r"( *)- ")
 _COMMENT_OR_BLANK = re.compile(r"[ \t]*(?:#.*)?(?:\r\n|\r|\n)?\Z")
+_COMMENT_LINE = re.compile(r"([ \t]*)#")
+#: A comment line at column 0 (no block scalar's line: those are indented).
+_CLOSING_COMMENT = re.compile(r"#")
+_INDENT = re.compile(r"[ \t]*")
 #: Characters a double-quoted YAML scalar must escape besides ``"`` and ``\``: C0/C1 controls,
 #: DEL, and the line and paragraph separators (YAML folds them inside quotes).
 _ESCAPE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]")
@@ -118,6 +126,21 @@ def _extent(page: _Page, key: str) -> tuple[int, int]:
     return start, end
 
 
+def _own_comments(lines: list[str], first: int, at: int) -> int:
+    """The first line of the comment lines that belong to line ``at`` (0-based): those
+    directly above it (no blank line between) at its own indentation, none above line
+    ``first``; ``at`` itself when there are none. A removed key or list item takes them
+    along; a comment set off by a blank line, or indented otherwise, is not its own."""
+    indent = _INDENT.match(lines[at])
+    own = indent[0] if indent else ""
+    while at > first:
+        m = _COMMENT_LINE.match(lines[at - 1])
+        if m is None or m[1] != own:
+            break
+        at -= 1
+    return at
+
+
 def _item_indent(page: _Page) -> str:
     """The indentation of the page's block list items (its first one), else the default."""
     assert page.front.block is not None
@@ -141,15 +164,17 @@ def _spliced(page: _Page, key: str, old: Any, new: Any) -> list[str]:
     if front.block is None:  # no frontmatter: a new block at the top
         rendered = _render_key(key, new, "block", DEFAULT_ITEM_INDENT, nl)
         return [f"---{nl}", *rendered, f"---{nl}", *lines]
-    if old is DELETE:  # a new key, before the closing line
+    if old is DELETE:  # a new key, before the closing line and the comments that end the block
         close = front.block[1] - 1
+        while close - 1 > front.block[0] - 1 and _CLOSING_COMMENT.match(lines[close - 1]):
+            close -= 1  # (above them, they are no comment of the new key, which removing it took)
         if close > 0 and not lines[close - 1].endswith(("\n", "\r")):
             lines[close - 1] += nl
         lines[close:close] = _render_key(key, new, "block", _item_indent(page), nl)
         return lines
     start, end = _extent(page, key)
     if new is DELETE:
-        del lines[start:end]
+        del lines[_own_comments(lines, front.block[0], start) : end]
         return lines
     block = _is_block_list(page, key)
     items = front.value_lines.get(key, [])
@@ -164,12 +189,14 @@ def _spliced(page: _Page, key: str, old: Any, new: Any) -> list[str]:
         kept = _removed_only(old, new)
         if kept is not None and new and len(set(items)) == len(items):  # one item per line
             starts = [n - 1 for n in items] + [end]
-            drop = [i for i, keep in enumerate(kept) if not keep]
-            for i in reversed(drop):  # the item's lines; comment lines after it stay
-                stop = starts[i + 1]
+            cuts = []
+            for i in (i for i, keep in enumerate(kept) if not keep):
+                stop = starts[i + 1]  # the item's lines; comment lines after it stay
                 while stop - 1 > starts[i] and _COMMENT_OR_BLANK.match(lines[stop - 1]):
                     stop -= 1
-                del lines[starts[i] : stop]
+                cuts.append((_own_comments(lines, start + 1, starts[i]), stop))
+            for a, b in reversed(cuts):  # computed on the old lines, cut from the end
+                del lines[a:b]
             return lines
     if not block and end - start == 1:
         one = _one_line(lines[start], key, old, new)

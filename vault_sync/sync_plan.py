@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from vault_sync.config import Config
 from vault_sync.pagefile import read_page
-from vault_sync.scan_result import FileEntry, ScanResult, mtime_trusted
+from vault_sync.scan_result import FileEntry, ScanResult, stat_proves_unchanged
 from vault_sync.store import FileState
 
 
@@ -89,11 +89,7 @@ def make_plan(
             # a rename between spellings equal after NFC keeps the key and the stat: the
             # stored name must follow, or reads and writes look for a file that is gone
             modified.append(path)
-        elif (
-            state.mtime_ns == entry.mtime_ns
-            and state.size == entry.size
-            and mtime_trusted(entry.mtime_ns)
-        ):
+        elif stat_proves_unchanged(entry, state.mtime_ns, state.size):
             unchanged += 1
         else:
             digest = _hash_of(config, entry)

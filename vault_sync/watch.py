@@ -49,8 +49,6 @@ from vault_sync.watch_events import (
 logger = logging.getLogger(__name__)
 
 
-#: Wait between retries when another writer holds the lock, in ms.
-RETRY_MS = 200
 #: After this long without a batch, the watcher finishes its index writer's merges and drops
 #: it (it keeps it between close batches so a ~1 s merge never delays the next save), seconds.
 IDLE_RELEASE_S = 1.0
@@ -132,6 +130,9 @@ class Watcher:
         #: the stores' generation the targets were last refreshed at (None: not yet)
         self._briefed_generation: int | None = None
         self._armed_at_start = False
+        #: Batches failed in a row (0 after one applied) and when the next may be tried.
+        self._failures = 0
+        self._retry_at = 0.0
 
     # -- one batch ------------------------------------------------------------------------
 
@@ -253,31 +254,38 @@ class Watcher:
             raise
         except LockTimeoutError as exc:  # never drop a batch: put it back and retry
             self.batcher.add(batch.paths, reconcile=batch.reconcile, folders=batch.folders)
-            self._error(str(exc))
-            self.stopping.wait(RETRY_MS / 1000)
+            self._failed(str(exc))
             return
         except (VaultSyncError, sqlite3.DatabaseError, OSError) as exc:
             # The vault or a store failed in a way the engine did not repair: keep watching,
             # and make the next batch a reconcile (full store checks, rebuild if damaged).
             self.batcher.add(batch.paths, reconcile=True, folders=batch.folders)
-            self._error(str(exc))
-            self.stopping.wait(RETRY_MS / 1000)
+            self._failed(str(exc))
             return
         except Exception as exc:
             # (fresh-user report 4 F4: a name that is not UTF-8 killed the watcher, exit 1,
             # and nothing said so). Logged with its type; the next batch is a reconcile.
             self.batcher.add(reconcile=True)
-            self._error(f"internal error ({type(exc).__name__}: {exc}); please report it")
-            self.stopping.wait(RETRY_MS / 1000)
+            self._failed(f"internal error ({type(exc).__name__}: {exc}); please report it")
             return
+        self._failures, self._retry_at = 0, 0.0  # applied: the backoff starts over
         if line is not None:
             self.report(line)
         self._write_state()
 
-    def _error(self, message: str) -> None:
+    def _failed(self, message: str) -> None:
+        """A batch failed and was put back: the next try waits ``retry_ms``, doubled for each
+        failure in a row up to ``retry_max_ms`` (the ticks go on meanwhile); one warning per
+        step, naming the wait, so a lasting failure logs ever more slowly."""
+        first, most = self.config.retry_ms, self.config.retry_max_ms
+        wait_ms = min(most, first << min(self._failures, 40))
+        self._failures += 1
+        self._retry_at = time.monotonic() + wait_ms / 1000
         self.state.errors += 1
         self.state.last_error = message
-        logger.warning("%s", message)
+        logger.warning(
+            "%s (failure %d in a row; next try in %d ms)", message, self._failures, wait_ms
+        )
         self._write_state()
 
     def _write_state(self) -> None:
@@ -325,7 +333,7 @@ class Watcher:
                 if self.config.reconcile_s and time.monotonic() >= self._next_reconcile:
                     self.batcher.add(reconcile=True)
                     self._next_reconcile = time.monotonic() + self.config.reconcile_s
-                if self.batcher.due():
+                if self.batcher.due() and time.monotonic() >= self._retry_at:
                     self._flush(self.batcher.take())
                 elif self._last_apply and time.monotonic() - self._last_apply >= IDLE_RELEASE_S:
                     self.writer.release()  # idle: finish merges, give tantivy's lock back

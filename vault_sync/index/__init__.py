@@ -3,7 +3,9 @@
 Layer 3 (DESIGN §3, STYLE): imports :mod:`vault_sync.errors` and :mod:`vault_sync.page` only,
 and ``tantivy`` is its one heavy import, because it is on the fast-starting ``query`` path.
 
-- :mod:`vault_sync.index.schema`: every field, the versioned analyzers, a page's document;
+- :mod:`vault_sync.index.analyzers`: the versioned analyzers, :func:`has_cjk`,
+  :func:`is_identifier`;
+- :mod:`vault_sync.index.schema`: every field, a new index, a page's document;
 - :mod:`vault_sync.index.page_index`: :class:`PageIndex` (open and verify, write in batches,
   raw search) and :class:`KeptWriter`, the writer its owner keeps between batches.
 
@@ -12,6 +14,19 @@ Queries are built from user text, and hits with snippets and explain made, one l
 """
 
 from vault_sync.errors import IndexBusyError, IndexCorruptError, IndexSchemaMismatch
+from vault_sync.index.analyzers import (
+    CJK_ANALYZER,
+    CJK_CHARS,
+    CODE_ANALYZER,
+    EN_ANALYZER,
+    IDENT_ANALYZER,
+    KEYWORD_ANALYZER,
+    MAX_TOKEN_BYTES,
+    SCHEMA_VERSION,
+    analyzer,
+    has_cjk,
+    is_identifier,
+)
 from vault_sync.index.page_index import (
     WRITER_BUSY_WAIT_S,
     WRITER_HEAP_BYTES,
@@ -24,20 +39,9 @@ from vault_sync.index.page_index import (
     verify_checksums,
 )
 from vault_sync.index.schema import (
-    CJK_ANALYZER,
-    CJK_CHARS,
-    CODE_ANALYZER,
-    EN_ANALYZER,
-    IDENT_ANALYZER,
-    KEYWORD_ANALYZER,
-    MAX_TOKEN_BYTES,
-    SCHEMA_VERSION,
-    analyzer,
     build_schema,
     document_fields,
     file_stem,
-    has_cjk,
-    is_identifier,
     make_document,
     page_document,
     register_analyzers,

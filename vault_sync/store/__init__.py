@@ -1,8 +1,10 @@
 """The SQLite sidecar: pages, links with type, aliases, tags, evidence, issues, meta (DESIGN §3).
 
-Layer 3. A package: :mod:`~vault_sync.store.schema` (migrations), :mod:`~vault_sync.store.records`
+Layer 3. A package: :mod:`~vault_sync.store.columns` (derived columns, index names),
+:mod:`~vault_sync.store.schema` (migrations), :mod:`~vault_sync.store.records`
 (rows in, as values), :mod:`~vault_sync.store.reads` (rows out, one named method per report
-query), :mod:`~vault_sync.store.writes` (the journal and the batch); :class:`Sidecar` here
+query) on :mod:`~vault_sync.store.graph_reads` (the ranking's and the briefing's rows),
+:mod:`~vault_sync.store.writes` (the journal and the batch); :class:`Sidecar` here
 opens them. All SQL against the sidecar lives in this package.
 
 WAL mode, so readers never block the one writer. Schema changes are an ordered list of small,
@@ -30,14 +32,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vault_sync.errors import StoreError
+from vault_sync.store.columns import RULE_LINK_TYPES
 from vault_sync.store.reads import SQL_LOOKUP_MAX_LINKS, SqlNames
-from vault_sync.store.schema import (
-    MIGRATIONS,
-    RULE_LINK_TYPES,
-    SCHEMA_VERSION,
-    migrate,
-    split_statements,
-)
+from vault_sync.store.schema import MIGRATIONS, SCHEMA_VERSION, migrate, split_statements
 from vault_sync.store.writes import SidecarWrites
 
 if TYPE_CHECKING:  # the records sync builds: imported on first use (a query builds none)

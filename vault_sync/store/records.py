@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from vault_sync.store.schema import evidence_sums
+from vault_sync.store.columns import evidence_sums
 
 if TYPE_CHECKING:  # the page model: with the parser, off the query path
     from vault_sync.page import Page
@@ -44,9 +44,9 @@ class PageRecord:
         aliases: its aliases.
         state: its file state.
         page_row: the ``pages`` row up to its frontmatter: without ``generation`` and the
-            ``*_key`` columns of ``store.schema.FACT_KEYS`` (the insert fills them).
+            ``*_key`` columns of ``store.columns.FACT_KEYS`` (the insert fills them).
         alias_rows, tag_rows, evidence_rows, issue_rows: rows of those tables.
-        evidence_sums: :func:`~vault_sync.store.schema.evidence_sums` of ``evidence_rows``
+        evidence_sums: :func:`~vault_sync.store.columns.evidence_sums` of ``evidence_rows``
             (``pages`` columns).
         link_rows: ``links`` rows for (source, target_text, target_key, target_last_key,
             type, anchor, display, line, origin).

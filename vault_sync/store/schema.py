@@ -2,19 +2,31 @@
 
 Part of :mod:`vault_sync.store`. :func:`migrate` applies those not yet recorded in the
 ``migrations`` table, each in one transaction with its row; a sidecar written by a newer
-version is refused.
+version is refused. The derived columns and index names the migrations make are defined in
+:mod:`vault_sync.store.columns`.
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 from vault_sync.errors import StoreError
-from vault_sync.page_dates import day_of
+from vault_sync.store.columns import (
+    EVIDENCE_SUMS,
+    FACT_COLUMNS,
+    FACT_KEYS,
+    PAGE_FACTS_INDEX,
+    RANK_COLUMNS,
+    RULE_LINKS_FROM,
+    RULE_LINKS_INTO,
+    RULE_LINKS_WHERE,
+    evidence_sums,
+    fact_key_sql,
+    fill_rule_links,
+    tags_json,
+)
 
 
 def split_statements(sql: str) -> Iterator[str]:
@@ -141,16 +153,6 @@ def _m003_links_type(db: sqlite3.Connection) -> None:
     _script(db, "CREATE INDEX links_type ON links(type);")
 
 
-#: The link types the ranking's rules read for every candidate page (supersession and
-#: contradiction, :mod:`vault_sync.ranking`), as SQL: the partial indexes of
-#: :func:`_m004_rule_links` hold only these resolved links, and a query uses them only when
-#: its ``WHERE`` repeats this term (:meth:`~vault_sync.store.Sidecar.rule_links_touching`).
-RULE_LINK_TYPES = ("contradicts", "superseded_by", "supersedes")
-RULE_LINKS_WHERE = (
-    f"type IN ({', '.join(repr(t) for t in RULE_LINK_TYPES)}) AND target_path IS NOT NULL"
-)
-
-
 def _m004_rule_links(db: sqlite3.Connection) -> None:
     """Covering partial indexes of the resolved supersession and contradiction links, from
     either end: the ranking reads those of every candidate page (~100 a query) in two index
@@ -183,22 +185,6 @@ def _m005_generations(db: sqlite3.Connection) -> None:
     )
 
 
-#: The frontmatter keys whose string values the ranking and ``brief`` read for every page
-#: they look at (``fact_rows``), kept in a column each, ``<key>_key``.
-FACT_KEYS = ("date", "agent", "summary")
-
-
-def fact_key_sql(key: str, frontmatter: str) -> str:
-    """SQL of the value of frontmatter key ``key`` when it is a string (else NULL), from the
-    JSON text ``frontmatter`` (a column or a parameter such as ``?18``): SQLite's JSON1, and
-    ``instr`` first, as most pages lack the key and parsing the JSON is the cost."""
-    at = f"'$.\"{key}\"'"
-    return (
-        f"CASE WHEN instr({frontmatter}, '\"{key}\"') AND json_type({frontmatter}, {at})"
-        f" = 'text' THEN json_extract({frontmatter}, {at}) END"
-    )
-
-
 def _m006_fact_keys(db: sqlite3.Connection) -> None:
     """The string values of :data:`FACT_KEYS` stored beside the frontmatter they come from
     (the writes fill them from the same SQL): each query read them out of the JSON of ~150
@@ -221,37 +207,6 @@ def _m007_brief_reads(db: sqlite3.Connection) -> None:
         CREATE INDEX links_typed ON links(type, source, line, target_text, target_path);
         """,
     )
-
-
-#: The ``pages`` columns of :func:`_m008_evidence_sums`, in order: the values of
-#: :func:`evidence_sums`.
-EVIDENCE_SUMS = ("evidence_count", "sessions", "other_evidence", "newest_evidence")
-
-
-def evidence_sums(rows: Iterable[tuple[Any, ...]]) -> tuple[int, int, int, str]:
-    """``(entries, sessions, other, newest)`` of one page's evidence rows ``(path, kind,
-    source, at, ...)``, as the ``evidence`` table keeps them (its ``UNIQUE (path, kind,
-    source)`` and ``INSERT OR IGNORE``: the first of a repeated ``kind:source`` counts):
-    entries kept, distinct ``session`` sources, other distinct entries, and the newest ISO
-    day their ``at`` starts with (:func:`vault_sync.page_dates.day_of`), else ``""``. The
-    ``pages`` columns of migration ``008_evidence_sums``: what ranking and ``brief`` read of
-    a page's evidence (:class:`vault_sync.page_facts.PageFacts`)."""
-    seen: set[tuple[Any, Any]] = set()
-    sessions = other = 0
-    newest = ""
-    for row in rows:
-        key = (row[1], row[2])
-        if key in seen:
-            continue
-        seen.add(key)
-        if row[1] == "session":
-            sessions += 1
-        else:
-            other += 1
-        day = day_of(row[3])
-        if day is not None and day > newest:
-            newest = day
-    return len(seen), sessions, other, newest
 
 
 def _m008_evidence_sums(db: sqlite3.Connection) -> None:
@@ -279,12 +234,6 @@ def _m008_evidence_sums(db: sqlite3.Connection) -> None:
     )
 
 
-#: The partial indexes of the resolved rule links (:data:`RULE_LINKS_WHERE`) from each end
-#: (:func:`_m009_rule_links_by_page`): a query names them (``INDEXED BY``), since SQLite's
-#: planner prefers ``links_typed`` for ``type IN (...)``.
-RULE_LINKS_FROM, RULE_LINKS_INTO = "links_rule_from", "links_rule_into"
-
-
 def _m009_rule_links_by_page(db: sqlite3.Connection) -> None:
     """The indexes of :func:`_m004_rule_links` ordered by both ends first, then the type: a
     page's rule links are one range of each (one seek from each end, not one per rule type:
@@ -302,53 +251,12 @@ def _m009_rule_links_by_page(db: sqlite3.Connection) -> None:
     )
 
 
-#: The columns of a page's facts (:meth:`~vault_sync.store.Sidecar.fact_rows`), in order:
-#: the key of the index :func:`_m010_page_facts` makes of them (a migration that changes
-#: them makes that index again).
-FACT_COLUMNS = (
-    "path", "title", "kind", "status", "project", "valid_from", "valid_to",
-    *(f"{key}_key" for key in FACT_KEYS), *EVIDENCE_SUMS,
-)  # fmt: skip
-#: That index, named by the queries that read it (``INDEXED BY``: for a list of paths the
-#: planner picks the primary key's index and reads each row from the table).
-PAGE_FACTS_INDEX = "pages_facts"
-
-
 def _m010_page_facts(db: sqlite3.Connection) -> None:
     """A covering index of :data:`FACT_COLUMNS`: a page's facts in one index entry, in path
     order, instead of an entry of the primary key and a row of the table (which holds the
     frontmatter JSON too): ~80 candidate pages of a ranked query 0.30 -> 0.23 ms, and
     ``brief``'s read of every page's facts ~20 -> ~15 ms at 10k pages; +1.5 MB."""
     db.execute(f"CREATE INDEX {PAGE_FACTS_INDEX} ON pages({', '.join(FACT_COLUMNS)})")
-
-
-#: The ``pages`` columns of :func:`_m011_rank_reads`: what the ranking reads of each
-#: candidate page beside its facts, kept in its row: its tags (a JSON array, in the order
-#: of the ``tags`` rows; NULL when it has none) and the resolved rule links touching it
-#: (:func:`rule_links_json`; NULL when none).
-RANK_COLUMNS = ("tags_json", "rule_links_json")
-
-
-def tags_json(tags: Iterable[str]) -> str | None:
-    """The :data:`RANK_COLUMNS` ``tags_json`` value of a page's tags: a JSON array, or
-    ``None`` for none."""
-    found = list(tags)
-    return json.dumps(found, ensure_ascii=False) if found else None
-
-
-def rule_links_json(
-    links: Iterable[tuple[str, str, str]], paths: Iterable[str]
-) -> dict[str, str | None]:
-    """``{path: rule_links_json}`` of each page at ``paths``: the ``(source, type,
-    target_path)`` links of ``links`` (resolved rule links, sorted, each once, none to
-    itself: what :meth:`~vault_sync.store.Sidecar.rule_links_touching` gives) that touch
-    it, as a JSON array of triples in that order, or ``None`` for none."""
-    out: dict[str, list[tuple[str, str, str]]] = {path: [] for path in paths}
-    for link in links:
-        for end in {link[0], link[2]}:
-            if end in out:
-                out[end].append(link)
-    return {p: json.dumps(v, ensure_ascii=False) if v else None for p, v in out.items()}
 
 
 def _m011_rank_reads(db: sqlite3.Connection) -> None:
@@ -371,25 +279,6 @@ def _m011_rank_reads(db: sqlite3.Connection) -> None:
     db.execute(f"DROP INDEX IF EXISTS {PAGE_FACTS_INDEX}")
     db.execute(
         f"CREATE INDEX {PAGE_FACTS_INDEX} ON pages({', '.join((*FACT_COLUMNS, *RANK_COLUMNS))})"
-    )
-
-
-def fill_rule_links(db: sqlite3.Connection) -> None:
-    """Write every page's ``rule_links_json`` (:data:`RANK_COLUMNS`) from one read of the
-    resolved rule links (the migration, and the end of a bulk load, whose indexes are not
-    there yet); pages touching none keep NULL."""
-    links = sorted(
-        set(
-            db.execute(
-                f"SELECT source, type, target_path FROM links WHERE {RULE_LINKS_WHERE}"
-                " AND source != target_path"
-            )
-        )
-    )
-    ends = {end for link in links for end in (link[0], link[2])}
-    db.executemany(
-        "UPDATE pages SET rule_links_json = ? WHERE path = ?",
-        ((value, path) for path, value in rule_links_json(links, ends).items()),
     )
 
 

@@ -12,8 +12,7 @@ from datetime import UTC, datetime
 from itertools import chain
 from typing import TYPE_CHECKING, Any
 
-from vault_sync.store.reads import SQL_LOOKUP_MAX_LINKS, SidecarReads, SqlNames
-from vault_sync.store.schema import (
+from vault_sync.store.columns import (
     EVIDENCE_SUMS,
     FACT_KEYS,
     RULE_LINK_TYPES,
@@ -24,6 +23,7 @@ from vault_sync.store.schema import (
     rule_links_json,
     tags_json,
 )
+from vault_sync.store.reads import SQL_LOOKUP_MAX_LINKS, SidecarReads, SqlNames
 
 if TYPE_CHECKING:  # link resolution and records load with the first write, not for a query
     from vault_sync.links import NameTable
@@ -33,7 +33,7 @@ _PAGE_TABLES = ("pages", "aliases", "tags", "evidence", "issues")
 #: A ``pages`` row: ``PageRecord.page_row`` and the generation (``?1``-``?19``; the
 #: frontmatter JSON is ``?18``), then the :data:`FACT_KEYS` columns read out of that JSON,
 #: then ``PageRecord.evidence_sums`` (``?20``-``?23``, :data:`EVIDENCE_SUMS`), then the
-#: :data:`~vault_sync.store.schema.RANK_COLUMNS`: its tags (``?24``) and its rule links
+#: :data:`~vault_sync.store.columns.RANK_COLUMNS`: its tags (``?24``) and its rule links
 #: (written at the batch's end, once its links are resolved).
 _INSERT_PAGE = (
     "INSERT INTO pages VALUES ("
@@ -169,7 +169,7 @@ class SidecarWrites(SidecarReads):
         return {row[0] for row in self.db.execute(sql, (json.dumps(list(sources)),))}
 
     def _write_rule_links(self, paths: set[str]) -> None:
-        """Write ``rule_links_json`` (:data:`~vault_sync.store.schema.RANK_COLUMNS`) of the
+        """Write ``rule_links_json`` (:data:`~vault_sync.store.columns.RANK_COLUMNS`) of the
         stored pages at ``paths`` from the links as they now stand."""
         if not paths:
             return
