@@ -36,7 +36,7 @@ LAYERS = {
     "scan_result": 2,
     "watch_arm": 3,
     "store": 3,  # a package: schema, records, reads, writes (PACKAGE_ORDER)
-    "index": 3,  # a package: section_terms, word_pairs, schema, page_index (PACKAGE_ORDER)
+    "index": 3,  # a package: section_terms, word_pairs, schema, files, writer, page_index
     "lock": 3,
     "clean": 4,
     "prepare": 4,
@@ -192,7 +192,15 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
 
 #: Inside a package, a module imports only the package's modules listed before it.
 PACKAGE_ORDER = {
-    "index": ["section_terms", "word_pairs", "schema", "page_index", "__init__"],
+    "index": [
+        "section_terms",
+        "word_pairs",
+        "schema",
+        "files",
+        "writer",
+        "page_index",
+        "__init__",
+    ],
     "parser": ["yaml_plain", "frontmatter", "blocks", "body", "readings", "keys", "__init__"],
     "sanitize": [
         "rule",
