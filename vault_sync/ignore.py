@@ -149,6 +149,11 @@ class Patterns:
         self.spec = GitIgnoreSpec.from_lines(good)
         self._any = _join_regexes(self.spec)
 
+    @property
+    def folders_only(self) -> bool:
+        """Whether every line only names a folder (:data:`_FOLDER_NAME`)."""
+        return self._folders is not None
+
     def __len__(self) -> int:
         if self._folders is not None:
             return len(self._folders)
@@ -223,8 +228,11 @@ class IgnoreMatcher:
 
     @property
     def has_patterns(self) -> bool:
-        """Whether any rule besides the name rules and the store folder applies to files."""
-        return bool(self.globs or self.prefixes or self.regexes)
+        """Whether any rule besides the name rules and the store folder applies to files a
+        walk reaches: ``config.ignore`` lines that only name folders (the default
+        :data:`TOOL_FOLDERS`) leave out no file whose folders the walk entered."""
+        globs = self.globs is not None and not self.globs.folders_only
+        return bool(globs or self.prefixes or self.regexes)
 
     def gitignore(self, folder: str) -> Patterns | None:
         """Return the compiled ``.gitignore`` of ``folder`` (disk-form relative path, ``""`` for

@@ -85,15 +85,15 @@ def make_plan(
         state = stored.get(path)
         if state is None:
             new.append(path)
-        elif path in redo or state.disk_path not in (None, entry.disk_path):
+            continue
+        # both are named tuples: unpacked, a 10k-page plan reads them at C speed
+        _, disk_path, mtime_ns, size = entry
+        _, stored_mtime_ns, stored_size, stored_disk_path = state
+        if path in redo or stored_disk_path not in (None, disk_path):
             # a rename between spellings equal after NFC keeps the key and the stat: the
             # stored name must follow, or reads and writes look for a file that is gone
             modified.append(path)
-        elif (
-            state.mtime_ns == entry.mtime_ns
-            and state.size == entry.size
-            and mtime_trusted(entry.mtime_ns)
-        ):
+        elif stored_mtime_ns == mtime_ns and stored_size == size and mtime_trusted(mtime_ns):
             unchanged += 1
         else:
             digest = _hash_of(config, entry)
