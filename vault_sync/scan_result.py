@@ -18,7 +18,10 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 #: The range of a SQLite INTEGER (signed 64-bit): a file time outside it (a page touched to
-#: after 2262-04-11, fresh-user report 4 F2) is stored as the nearest end.
+#: after 2262-04-11, fresh-user report 4 F2) is stored as the nearest end. A time at an end
+#: tells no changes apart (two times past 2262 both clamp to NS_MAX), so the plan hashes such
+#: a page instead of trusting an equal stored time (``NS_MIN < ns < NS_MAX``, in
+#: :func:`vault_sync.sync_plan.make_plan`).
 NS_MIN = -(2**63)
 NS_MAX = 2**63 - 1
 
@@ -26,15 +29,6 @@ NS_MAX = 2**63 - 1
 def clamp_ns(ns: int) -> int:
     """``ns`` (a file time, ns since the epoch) clamped to [:data:`NS_MIN`, :data:`NS_MAX`]."""
     return min(max(ns, NS_MIN), NS_MAX)
-
-
-def mtime_trusted(ns: int) -> bool:
-    """Whether a clamped file time still tells changes apart (it is not an end of the range).
-
-    Two different times past 2262 both clamp to :data:`NS_MAX`, so an equal stored time proves
-    nothing: sync hashes such a page instead of skipping it.
-    """
-    return NS_MIN < ns < NS_MAX
 
 
 class FileEntry(NamedTuple):

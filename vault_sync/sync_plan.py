@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from vault_sync.config import Config
 from vault_sync.pagefile import read_page
-from vault_sync.scan_result import FileEntry, ScanResult, mtime_trusted
+from vault_sync.scan_result import NS_MAX, NS_MIN, FileEntry, ScanResult
 from vault_sync.store import FileState
 
 
@@ -93,7 +93,11 @@ def make_plan(
             # a rename between spellings equal after NFC keeps the key and the stat: the
             # stored name must follow, or reads and writes look for a file that is gone
             modified.append(path)
-        elif stored_mtime_ns == mtime_ns and stored_size == size and mtime_trusted(mtime_ns):
+        elif (
+            stored_mtime_ns == mtime_ns
+            and stored_size == size
+            and NS_MIN < mtime_ns < NS_MAX  # a time at an end of the range proves nothing
+        ):
             unchanged += 1
         else:
             digest = _hash_of(config, entry)
