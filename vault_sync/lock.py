@@ -110,6 +110,22 @@ def _file_lock(path: str) -> _FileLock:
         return lock
 
 
+def _after_fork_in_child() -> None:
+    """In a forked child (a sync's worker process), hold none of the parent's locks: close the
+    child's copy of each lock file (the parent's lock stays the parent's, and the child of a
+    killed writer no longer keeps it held) and forget who held what."""
+    global _FILE_LOCKS_GUARD
+    _FILE_LOCKS_GUARD = threading.Lock()  # another thread may have held it at the fork
+    for lock in _FILE_LOCKS.values():
+        if lock._fd >= 0:
+            os.close(lock._fd)
+        lock._guard = threading.Lock()
+        lock._owner, lock._depth, lock._fd = None, 0, -1
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 class WriterLock:
     """A re-entrant writer lock on a store folder; re-entrant across instances of one thread
     too (every ``WriterLock`` of one store folder in a process shares one file lock).
