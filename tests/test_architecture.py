@@ -37,7 +37,7 @@ LAYERS = {
     "scan_result": 2,
     "watch_arm": 3,
     "store": 3,  # a package: columns, schema, records, reads, writes (PACKAGE_ORDER)
-    "index": 3,  # a package: analyzers, schema, page_index, ... (PACKAGE_ORDER)
+    "index": 3,  # a package: analyzers, schema, files, writer, page_index (PACKAGE_ORDER)
     "lock": 3,
     "clean": 4,
     "prepare": 4,
@@ -200,7 +200,16 @@ ALLOWED_SAME_LAYER: set[tuple[str, str]] = {
 
 #: Inside a package, a module imports only the package's modules listed before it.
 PACKAGE_ORDER = {
-    "index": ["section_terms", "word_pairs", "analyzers", "schema", "page_index", "__init__"],
+    "index": [
+        "section_terms",
+        "word_pairs",
+        "analyzers",
+        "schema",
+        "files",
+        "writer",
+        "page_index",
+        "__init__",
+    ],
     "parser": ["yaml_plain", "frontmatter", "blocks", "body", "readings", "keys", "__init__"],
     "sanitize": [
         "rule",

@@ -953,3 +953,29 @@ def test_a_page_over_the_limit_is_hashed_whole_read_in_chunks(
     assert text == data[:63].decode()  # 7 whole lines of 9 bytes
     (tmp_path / "one.md").write_bytes(data[:-2] + b"X\n")
     assert pagefile.read_page(tmp_path, entry)[1] != digest
+
+
+def test_the_writer_lock_is_reentrant_in_its_thread_and_never_inherited(tmp_path: Path) -> None:
+    """One thread re-enters the lock through a second WriterLock of the same folder; a forked
+    child (a sync's worker) holds none of it: its own try waits for the parent, and the
+    parent still holds it after the child exits."""
+    from vault_sync.errors import LockTimeoutError
+    from vault_sync.lock import WriterLock, writer_busy
+
+    store = tmp_path / "store"
+    with WriterLock(store, timeout_s=0):
+        with WriterLock(store, timeout_s=0):  # re-entered: no wait for itself
+            assert writer_busy(store)
+        pid = os.fork()
+        if pid == 0:  # the child: exit 0 only when its try is refused
+            try:
+                WriterLock(store, timeout_s=0).acquire()
+            except LockTimeoutError:
+                os._exit(0)
+            except BaseException:
+                os._exit(2)
+            os._exit(1)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        assert writer_busy(store)
+    assert not writer_busy(store)

@@ -11,11 +11,14 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pathspec import GitIgnoreSpec
 
 from tests.conftest import copy_corpus
 from vault_sync.config import Config
 from vault_sync.errors import VaultSyncError, VaultUnreadableError
-from vault_sync.ignore import build_ignore_matcher, is_ignored_name
+from vault_sync.ignore import Patterns, build_ignore_matcher, is_ignored_name
 from vault_sync.pagefile import content_hash, read_page
 from vault_sync.scan_result import FileEntry, SkippedFile, SkippedSymlink, describe_name
 from vault_sync.vault import Lister, scan, scan_paths
@@ -692,3 +695,27 @@ def test_corpora_page_counts(tmp_path: Path, corpus: str, count: int) -> None:
         assert (vault / entry.disk_path).is_file()
     if corpus == "dnd-srd-zh":
         assert "种族/# 种族特征.md" in result.pages
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    names=st.lists(st.sampled_from(["node_modules", "a-b", "x_1", "b"]), min_size=1, max_size=3),
+    parts=st.lists(
+        st.sampled_from(["node_modules", "a-b", "x_1", "b", "node_modulesx", "c.md", "d"]),
+        min_size=1,
+        max_size=4,
+    ),
+    is_dir=st.booleans(),
+)
+def test_folder_name_lines_match_as_pathspec_does(
+    names: list[str], parts: list[str], is_dir: bool
+) -> None:
+    """Lines that only name folders (the default tool folders) skip pathspec: their verdict
+    is pathspec's own for every path, a folder's (trailing ``/``) or a file's."""
+    lines = [f"{name}/" for name in names]
+    path = "/".join(parts) + ("/" if is_dir else "")
+    fast = Patterns(lines)
+    assert fast.spec is None  # the fast path was taken
+    expected = GitIgnoreSpec.from_lines(lines).check_file(path).include
+    assert fast.check(path) == expected
+    assert len(fast) == len(set(names))

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import yaml
+from typing import TYPE_CHECKING
 
 from vault_sync.parser import parse_frontmatter
 from vault_sync.sanitize import Finding, Scrubber, line_of
+
+if TYPE_CHECKING:  # PyYAML (~10 ms to import): loaded only when a page holds a secret
+    import yaml
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,8 @@ def scalars(
     node: yaml.Node | None, key: str | None = None
 ) -> list[tuple[yaml.ScalarNode, str | None]]:
     """Every scalar of a composed YAML node, with the key it is the value of (or ``None``)."""
+    import yaml  # loaded already: the node was composed by it
+
     if isinstance(node, yaml.ScalarNode):
         return [(node, key)]
     if isinstance(node, yaml.SequenceNode):
@@ -90,6 +94,8 @@ def value_secrets(
     start, end = frontmatter_block(text)
     if start == end:
         return []
+    import yaml  # here: only a page with a secret is read again (clean.clean_page)
+
     try:
         root = yaml.compose(text[start:end], Loader=yaml.CSafeLoader)
     except yaml.YAMLError:

@@ -178,13 +178,13 @@ def prune(root: Path) -> None:
     """Delete every set folder that is neither active nor being built by another live
     process (a rebuild in another process builds its set in batches, releasing the lock
     between them). Call under the writer lock."""
-    import shutil  # here: readers never prune (its archive modules cost ~2.5 ms a process)
-
     keep = active_set(root)
     for name in os.listdir(root):
         if not _SET.match(name) or (keep is not None and name == keep.name):
             continue
         if not _being_built(root / name):
+            import shutil  # here: most syncs prune nothing (its archive modules cost ~2.5 ms)
+
             shutil.rmtree(root / name, ignore_errors=True)
 
 

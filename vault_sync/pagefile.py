@@ -9,6 +9,7 @@ it) are the write paths for pages. Neither walks the vault
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -168,17 +169,30 @@ def decode_page(data: bytes) -> tuple[str, str | None]:
 #: 932, GB 2312 as its superset GBK, Big5), each with the characters its text is made of
 #: (kana count twice: GBK and Big5 have none in common use, so a Shift-JIS page reads best
 #: as Shift-JIS). Read as UTF-8 with U+FFFD for the bad bytes, a label such as ``パスワード``
-#: or ``密码`` was lost and the password after it kept (fresh-user report 4, F8).
-_LEGACY_CJK = (
+#: or ``密码`` was lost and the password after it kept (fresh-user report 4, F8). Their
+#: character sets are compiled on first use (:func:`_legacy_cjk_table`): ``re`` sets the Han
+#: range one code point at a time, ~3 ms of every process that imports this module.
+_LEGACY_CJK_SETS = (
     (
         "cp932",
         "SHIFT_JIS",
-        re.compile(r"[\u3040-\u30ff]"),
-        re.compile(r"[\u3000-\u303f\u3040-\u30ff\u4e00-\u9fff\uff01-\uff5e]"),
+        r"[\u3040-\u30ff]",
+        r"[\u3000-\u303f\u3040-\u30ff\u4e00-\u9fff\uff01-\uff5e]",
     ),
-    ("gbk", "GBK", None, re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff01-\uff5e]")),
-    ("big5", "BIG5", None, re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff01-\uff5e]")),
+    ("gbk", "GBK", None, r"[\u3000-\u303f\u4e00-\u9fff\uff01-\uff5e]"),
+    ("big5", "BIG5", None, r"[\u3000-\u303f\u4e00-\u9fff\uff01-\uff5e]"),
 )
+
+
+@functools.cache
+def _legacy_cjk_table() -> tuple[tuple[str, str, re.Pattern[str] | None, re.Pattern[str]], ...]:
+    """:data:`_LEGACY_CJK_SETS` with the character sets compiled, once per process."""
+    return tuple(
+        (codec, name, re.compile(kana) if kana else None, re.compile(typical))
+        for codec, name, kana, typical in _LEGACY_CJK_SETS
+    )
+
+
 #: A run of 2+ non-ASCII characters: CJK text is made of them, while accented letters of a
 #: Latin-1 page read as CJK come one at a time between ASCII letters.
 _NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]{2,}")
@@ -186,12 +200,13 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 def _legacy_cjk(data: bytes) -> tuple[str, str] | None:
-    """``(name, text)`` of the legacy CJK encoding ``data`` reads best in (:data:`_LEGACY_CJK`),
-    or ``None``: one it decodes in without an error, whose non-ASCII characters are nearly
-    all (95 %) that language's and half of them in runs of two or more. Of several, the one
-    with the most such characters, kana twice; on a tie the first."""
+    """``(name, text)`` of the legacy CJK encoding ``data`` reads best in
+    (:data:`_LEGACY_CJK_SETS`), or ``None``: one it decodes in without an error, whose
+    non-ASCII characters are nearly all (95 %) that language's and half of them in runs of
+    two or more. Of several, the one with the most such characters, kana twice; on a tie the
+    first."""
     best: tuple[int, str, str] | None = None
-    for codec, name, kana, typical in _LEGACY_CJK:
+    for codec, name, kana, typical in _legacy_cjk_table():
         try:
             text = data.decode(codec)
         except UnicodeDecodeError:

@@ -21,6 +21,8 @@ from vault_sync.discover import mount_fs_type, pseudo_file_system
 from vault_sync.errors import VaultUnreadableError
 from vault_sync.ignore import IgnoreMatcher, _Chain, _is_temp_name, _nfc
 from vault_sync.scan_result import (
+    NS_MAX,
+    NS_MIN,
     FileEntry,
     ScanResult,
     SkippedFile,
@@ -34,6 +36,11 @@ from vault_sync.scan_result import (
 Lister = Callable[[str], Iterable[os.DirEntry[str]]]
 
 _PAGE_SUFFIX = ".md"
+#: A regular file that everyone may read: ``st_mode & _TYPE_AND_READ == _REG_READABLE`` is
+#: :meth:`FolderWalk.add_page`'s fast path (the whole file-type field, since a socket's type
+#: bits include those of a regular file).
+_TYPE_AND_READ = 0o170000 | stat.S_IROTH  # S_IFMT, the file-type field (POSIX)
+_REG_READABLE = stat.S_IFREG | stat.S_IROTH
 
 
 def _read_denied(path: str, st: os.stat_result) -> str | None:
@@ -187,19 +194,31 @@ class FolderWalk:
         return True
 
     def add_page(self, key: str, disk: str, entry: os.DirEntry[str]) -> None:
+        """List one page the walk met (``key`` its NFC path, ``disk`` its on-disk one). The
+        usual page (a regular file on the root's device that everyone may read, a time in
+        range, a new key) takes no call but its ``stat``: 10,000 of them are most of a scan."""
         try:
             st = entry.stat()
         except OSError as exc:
             self.entry_error(key, entry, exc)
             return
-        on_root_fs = st.st_dev == self.root_ident[0] and stat.S_ISREG(st.st_mode)
+        mode, mtime = st.st_mode, st.st_mtime_ns
+        if (
+            st.st_dev == self.root_ident[0]
+            and mode & _TYPE_AND_READ == _REG_READABLE
+            and NS_MIN < mtime < NS_MAX
+            and key not in self.pages
+        ):
+            self.pages[key] = FileEntry(key, disk, mtime, st.st_size)
+            return
+        on_root_fs = st.st_dev == self.root_ident[0] and stat.S_ISREG(mode)
         if not on_root_fs and self.never_read(key, entry.path, st, link=_is_symlink(entry)):
             return
         denied = _read_denied(entry.path, st)
         if denied:
             self.unreadable.append(Unreadable(key, denied))
             return
-        self.keep_page(FileEntry(key, disk, clamp_ns(st.st_mtime_ns), st.st_size))
+        self.keep_page(FileEntry(key, disk, clamp_ns(mtime), st.st_size))
 
     def keep_page(self, entry: FileEntry) -> None:
         """List a page unless a spelling equal after NFC already listed wins (:func:`keeps`)."""
@@ -297,7 +316,10 @@ class FolderWalk:
                 if not matches_patterns(key, is_dir=True, chain=chain):
                     self.entry_error(key, entry, exc)
                 continue
-            if not is_dir and _is_temp_name(nfc_name):
+            # a name ending in `.md` is never a temp name (each form of TEMP_NAME_RE ends
+            # otherwise): the regex is spared for pages
+            is_page = not is_dir and nfc_name.lower().endswith(_PAGE_SUFFIX)
+            if not is_dir and not is_page and _is_temp_name(nfc_name):
                 continue
             key = f"{nfc_dir}/{nfc_name}" if nfc_dir else nfc_name
             if (is_dir or file_patterns) and matches_patterns(key, is_dir=is_dir, chain=chain):
@@ -309,7 +331,7 @@ class FolderWalk:
                     self.collide(key, f"{disk_dir}/{first}" if disk_dir else first, disk)
                 self._enter(entry, disk, key, ancestors, chain)
             elif is_file:
-                if nfc_name.lower().endswith(_PAGE_SUFFIX):
+                if is_page:
                     self.add_page(key, disk, entry)
                 else:
                     self.add_attachment(key, disk)
@@ -319,9 +341,9 @@ class FolderWalk:
                 except OSError as exc:
                     self.entry_error(key, entry, exc)
                 else:
-                    if nfc_name.lower().endswith(_PAGE_SUFFIX):
+                    if is_page:
                         self.never_read(key, entry.path, st, link=True)
-            elif nfc_name.lower().endswith(_PAGE_SUFFIX):  # a FIFO, socket or device
+            elif is_page:  # a FIFO, socket or device
                 try:
                     st = entry.stat()
                 except OSError as exc:

@@ -6,8 +6,12 @@ and ``tantivy`` is its one heavy import, because it is on the fast-starting ``qu
 - :mod:`vault_sync.index.analyzers`: the versioned analyzers, :func:`has_cjk`,
   :func:`is_identifier`;
 - :mod:`vault_sync.index.schema`: every field, a new index, a page's document;
-- :mod:`vault_sync.index.page_index`: :class:`PageIndex` (open and verify, write in batches,
-  raw search) and :class:`KeptWriter`, the writer its owner keeps between batches.
+- :mod:`vault_sync.index.files`: the folder's files (CRC32 footers checked, permissions shared,
+  a read-only folder opened through links);
+- :mod:`vault_sync.index.writer`: tantivy's writers (:class:`Writer`, one batch's adds and
+  deletes; :class:`KeptWriter`, the writer its owner keeps between batches; a commit in a
+  thread);
+- :mod:`vault_sync.index.page_index`: :class:`PageIndex` (open, write in batches, raw search).
 
 Queries are built from user text, and hits with snippets and explain made, one layer up, in
 :mod:`vault_sync.retrieve`.
@@ -27,17 +31,8 @@ from vault_sync.index.analyzers import (
     has_cjk,
     is_identifier,
 )
-from vault_sync.index.page_index import (
-    WRITER_BUSY_WAIT_S,
-    WRITER_HEAP_BYTES,
-    WRITER_THREADS,
-    KeptWriter,
-    PageIndex,
-    Row,
-    Writer,
-    share_files,
-    verify_checksums,
-)
+from vault_sync.index.files import share_files, verify_checksums
+from vault_sync.index.page_index import PageIndex, Row
 from vault_sync.index.schema import (
     build_schema,
     document_fields,
@@ -48,6 +43,13 @@ from vault_sync.index.schema import (
     schema,
     stored_text,
     tag_ancestors,
+)
+from vault_sync.index.writer import (
+    WRITER_BUSY_WAIT_S,
+    WRITER_HEAP_BYTES,
+    WRITER_THREADS,
+    KeptWriter,
+    Writer,
 )
 
 __all__ = [

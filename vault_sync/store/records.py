@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from vault_sync.store.columns import evidence_sums
 
@@ -15,11 +15,11 @@ if TYPE_CHECKING:  # the page model: with the parser, off the query path
     from vault_sync.page import Page
 
 
-@dataclass(frozen=True)
-class FileState:
+class FileState(NamedTuple):
     """What the sidecar knows of a page's file: content hash, mtime (ns), size (bytes), and
     its name on disk (vault-relative; None when not read): the page's key is the NFC path, so
-    a rename between spellings equal after NFC (``Café.md`` NFC -> NFD) changes only this."""
+    a rename between spellings equal after NFC (``Café.md`` NFC -> NFD) changes only this.
+    A named tuple: every sync reads one per stored page (:meth:`Sidecar.file_states`)."""
 
     hash: str
     mtime_ns: int
