@@ -530,7 +530,7 @@ def test_a_secret_in_the_vault_folder_name_is_never_printed(cli: CLI, tmp_path: 
     vault.mkdir()
     (vault / "a.md").write_text("lantern\n")
     first = cli("--vault", str(vault), "query", "lantern")  # syncs first: a notice names it
-    assert first.code == 0 and "synced 1 pages of" in first.err
+    assert first.code == 0 and "synced 1 page of" in first.err
     outputs = [first] + [
         cli("--vault", str(vault), *args)
         for args in (["status"], ["status", "--json"], ["sync", "--json"], ["lint"])
@@ -727,3 +727,24 @@ def test_a_folder_in_a_git_repository_is_no_vault_by_its_markdown_alone(
     found = cli("status", "--json", cwd=repo / "docs", env={"VAULT_SYNC_VAULT": ""})
     assert found.code == 0, found.err
     assert found.json()["vault"] == str(repo.resolve())
+
+
+def test_an_empty_tag_filter_is_a_usage_error_and_counts_say_page_for_one(
+    tmp_path: Path, cli: CLI
+) -> None:
+    """Fresh-user report 5, items 7 and 9: ``--tag ''`` matched nothing without a word, and
+    one page was "1 pages"."""
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "a.md").write_text("---\ntags: [ops]\n---\nretry storm\n", encoding="utf-8")
+    first = cli("--vault", str(vault), "query", "retry")
+    assert first.err == f"vault-sync: no index yet: synced 1 page of {vault.resolve()} first\n"
+    again = cli("--vault", str(vault), "sync")
+    assert again.out == "sync: nothing to do (1 page unchanged, generation 1)\n"
+    for empty in ("", "#", " # "):
+        out = cli("--vault", str(vault), "query", "retry", "--tag", empty)
+        assert (out.code, out.out) == (2, "")
+        assert out.err.splitlines()[-1] == (
+            "Error: the tag filter is empty: name a tag (incident, #incident, ops/deploy)"
+        )
+    assert cli("--vault", str(vault), "query", "retry", "--tag", "#ops").code == 0

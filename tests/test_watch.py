@@ -464,7 +464,7 @@ def test_r4_a_page_in_a_folder_made_unreadable_under_the_watcher_keeps_its_rows(
     assert stop_clean_or_errors == 0, watcher.log()
     again = run_cli("--vault", str(vault), "sync", user=NOBODY, env=env)
     assert again.code == 0 and again.out.startswith("sync: nothing to do"), again.out
-    assert "1 stored pages kept: they or their folder cannot be read" in again.err
+    assert "1 stored page kept: it or its folder cannot be read" in again.err
     (vault / "sub").chmod(0o755)
     back = run_cli("--vault", str(vault), "sync", user=NOBODY, env=env)
     assert back.out.startswith("sync: 0 added, 1 changed, 0 moved, 0 deleted"), back.out

@@ -21,6 +21,7 @@ import click
 from vault_sync import __version__
 from vault_sync.cli_common import (
     LazyGroup,
+    count_noun,
     emit_json,
     engine_for,
     json_option,
@@ -113,7 +114,7 @@ def _print_report(plan: Any, report: Any, as_json: bool, verb: str) -> None:
         return
     if not report.did_work:
         click.echo(
-            f"{verb}: nothing to do ({report.unchanged} pages unchanged,"
+            f"{verb}: nothing to do ({count_noun(report.unchanged, 'page')} unchanged,"
             f" generation {report.generation})"
         )
     else:
@@ -125,8 +126,9 @@ def _print_report(plan: Any, report: Any, as_json: bool, verb: str) -> None:
     for path, message in sorted(report.errors.items()):
         click.echo(one_line(scrub_typed(f"warning: {path}: {message}")), err=True)
     if plan.kept:
+        they = "they or their folder" if len(plan.kept) > 1 else "it or its folder"
         click.echo(
-            f"warning: {len(plan.kept)} stored pages kept: they or their folder cannot be read",
+            f"warning: {count_noun(len(plan.kept), 'stored page')} kept: {they} cannot be read",
             err=True,
         )
 

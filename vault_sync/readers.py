@@ -92,7 +92,8 @@ def _repair_notice(config: Config, reason: str, report: SyncReport, rebuilt: str
     if rebuilt:
         return rebuilt
     if reason == "no store yet":
-        return f"no index yet: synced {report.added} pages of {config.vault} first"
+        pages = "page" if report.added == 1 else "pages"
+        return f"no index yet: synced {report.added} {pages} of {config.vault} first"
     return f"stores were unusable ({reason}): synced {config.vault} first"
 
 

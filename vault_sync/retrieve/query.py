@@ -181,7 +181,7 @@ def build_query(
         QuerySyntaxError: an empty query, one with no searchable word
             (only punctuation, or only words too long to be indexed), one that only
             excludes, or one longer than :data:`QUERY_MAX_WORDS` words or
-            :data:`QUERY_MAX_CHARS` characters.
+            :data:`QUERY_MAX_CHARS` characters; a ``tag`` that is empty (or only ``#``).
     """
     text = unicodedata.normalize("NFC", text).translate(FULL_WIDTH)
     check_query_size(text)
@@ -190,6 +190,11 @@ def build_query(
         raise ValueError(f"unknown fields in boosts: {sorted(unknown)}")
     if not text.strip():
         raise QuerySyntaxError("empty query: give at least one word to search for")
+    if tag is not None and not tag.strip().lstrip("#").strip():
+        # an empty tag matched nothing, silently (fresh-user report 5, item 7)
+        raise QuerySyntaxError(
+            "the tag filter is empty: name a tag (incident, #incident, ops/deploy)"
+        )
     if "[REDACTED:" in text:
         # a secret typed into the query was scrubbed (typed_text): its token's words
         # ("redacted", "aws", "key") are no words of the user's, so they find nothing
