@@ -35,6 +35,10 @@ MARK = "zqaudit"
 _UNSAFE_NAME = re.compile(r"[\x00-\x1f/\\:*?\"<>|#^\[\]]")
 
 
+#: A Dataview inline-field key (vault_sync.parser.body's rule).
+_FIELD_KEY = re.compile(r"[^\W\d][\w\-]*")
+
+
 def _fm(key: str, value: str) -> str:
     return f"---\n{key}: {json.dumps(value)}\n---\n{MARK}\n"
 
@@ -57,11 +61,26 @@ FORMAT_PLACES: dict[str, Callable[[str], str | None]] = {
         "---\nevidence:\n  - kind: session\n    source: s-1\n"
         f"    note: {json.dumps(s)}\n  - kind: document\n    source: {json.dumps(s)}\n---\n{MARK}\n"
     ),
+    # a key is a relation's type once snake-cased, an evidence entry's text starts with its
+    # kind: names, which no output may print (fresh-user report 5, finding 1)
+    "relation_key": lambda s: (
+        f'---\n{json.dumps(s)}: "[[Other]]"\n---\n{MARK}\n' if "\n" not in s else None
+    ),
+    "inline_relation_key": lambda s: (
+        f"{MARK}\n\n{s}:: [[Other]]\n" if _FIELD_KEY.fullmatch(s) else None
+    ),
+    "evidence_kind": lambda s: (
+        f"---\nevidence:\n  - {json.dumps(s + ':s-1')}\n---\n{MARK}\n"
+        if not re.search(r"[\s:]", s)
+        else f"---\nevidence:\n  - kind: {json.dumps(s)}\n    source: s-1\n---\n{MARK}\n"
+    ),
     "link_anchor": lambda s: f"{MARK} see [[Other#{s}]] and [x](other.md#{s})\n",
     "markdown_link": lambda s: f"{MARK} see [the docs](https://example.com/?k={s})\n",
     # glued to non-ASCII letters on both sides: a token is ASCII, です ends it (fresh user)
     "glued_non_ascii": lambda s: f"{MARK}\n\nトークンは{s}です\n",
 }
+#: The places where a secret is a name (a relation type, an evidence kind).
+NAME_PLACES = frozenset({"relation_key", "inline_relation_key", "evidence_kind"})
 #: Places of a secret known only by the name before it: the places that carry a name.
 NAMED_PLACES: dict[str, Callable[[str], str | None]] = {
     "body_line": lambda line: f"{MARK}\n\n{line}\n",
@@ -110,13 +129,15 @@ class Planted:
 def plant(vault: Path, kinds: list[Sample], seed: int = 17) -> Planted:
     """Write one page per (sample, place) under ``vault``; return what was planted."""
     rng = random.Random(seed)
+    # the name places draw from their own stream: adding them left every other draw as it was
+    names_rng = random.Random(seed + 1)
     out = Planted(kinds=kinds)
     (vault / ".obsidian").mkdir(parents=True, exist_ok=True)
     (vault / "Other.md").write_text(f"# Other\n\n{MARK} target page.\n", encoding="utf-8")
     for i, sample in enumerate(kinds):
         places = NAMED_PLACES if sample.label == "named" else FORMAT_PLACES
         for place, make in places.items():
-            text, secret = sample.plant(rng)
+            text, secret = sample.plant(names_rng if place in NAME_PLACES else rng)
             page = make(text)
             if page is None:
                 continue
@@ -249,6 +270,8 @@ def run(python: str, vault: Path, planted: Planted, *, full: bool) -> Audit:
     for args in (["status"], ["status", "--json"], ["lint", "--json"], ["lint"]):
         check(" ".join(args), cli(*args))
     for args in (["redact", "--all"], ["redact", "--all", "--json"]):
+        check(" ".join(args), cli(*args))
+    for args in (["related", "Other"], ["related", "Other", "--json"]):  # typed links in
         check(" ".join(args), cli(*args))
     pages = list(planted.pages)
     shown = pages[:: 10 if full else max(1, len(pages) // 40)]

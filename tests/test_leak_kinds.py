@@ -102,7 +102,8 @@ def test_remember_hides_every_repeat_of_a_value_in_the_file(
     body = f"password: {PASSWORD}\nthen run echo {PASSWORD}"
     result = run_cli(
         "--vault", str(vault), "remember", "Repeat test", "--kind", "rule", "--body", body,
-        "--alias", f"alias {PASSWORD}", "--json",
+        "--evidence", json.dumps({"kind": "session", "source": "s-1", "note": PASSWORD}),
+        "--json",
     )  # fmt: skip
     assert result.code == 0, result.err
     assert result.json()["redacted"] == ["env_secret"]  # each label once

@@ -373,12 +373,25 @@ def test_retract_matches_evidence_sanitized_as_reinforce_wrote_it(vault: Path, c
     v = ("--vault", str(vault))
     token = "ghp_" + "dZ3kQ9xLmP2vR8sT4wY6bN1cF5hJ7gA0eK3u"
     before = (vault / "B.md").read_text(encoding="utf-8")
-    assert cli(*v, "reinforce", "B", "--evidence", f"session:{token}").code == 0
-    assert "[REDACTED:github_token]" in (vault / "B.md").read_text(encoding="utf-8")
+    # a source is a name: reinforce refuses one holding a secret (fresh-user report 5)
+    refused = cli(*v, "reinforce", "B", "--evidence", f"session:{token}")
+    assert (refused.code, refused.err) == (
+        2,
+        "Error: an evidence source cannot hold a secret: '[REDACTED:github_token]'\n",
+    )
+    assert (vault / "B.md").read_text(encoding="utf-8") == before
+    # an entry reinforce wrote before that is retracted by giving the same text again
+    (vault / "B.md").write_text(
+        before.replace(
+            "kind: rule\n", "kind: rule\nevidence:\n  - session:[REDACTED:github_token]\n"
+        ),
+        encoding="utf-8",
+    )
+    assert cli(*v, "sync").code == 0
     out = cli(*v, "retract", "B", "--evidence", f"session:{token}", "--json")
     assert out.code == 0, out.err
     assert out.json()["pages"][0]["changed"] is True
-    assert (vault / "B.md").read_text(encoding="utf-8") == before
+    assert "session:" not in (vault / "B.md").read_text(encoding="utf-8")
 
 
 # -- 5. agent input refused or normalised in one line ---------------------------------------

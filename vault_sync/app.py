@@ -166,10 +166,12 @@ class Engine:
         are read.
 
         Raises:
-            AgentInputError: a budget below :data:`~vault_sync.briefing.MIN_BUDGET_CHARS`.
+            AgentInputError: a budget below :data:`~vault_sync.briefing.MIN_BUDGET_CHARS`;
+                a ``project`` holding a secret (:meth:`brief_project`).
         """
         from vault_sync import briefing
 
+        project = self.brief_project(project)
         chars = briefing.BUDGET_CHARS if budget is None else budget
         if chars < briefing.MIN_BUDGET_CHARS:
             raise AgentInputError(
@@ -188,6 +190,32 @@ class Engine:
         (text, counts), notice = self.read(build, check_sidecar=False)
         return text, counts, notice
 
+    def brief_project(self, project: str | None) -> str | None:
+        """``project`` as a briefing names it (its heading, its ``--project`` recall lines):
+        refused when it holds a secret, as ``import-session`` refuses one — a briefing is
+        written into files that are often committed (CLI, hook, MCP, ``[[brief.targets]]``).
+
+        Raises:
+            AgentInputError: ``"a project cannot hold a secret: '[REDACTED:<label>]'"``.
+        """
+        from vault_sync.agent_input import no_secret
+
+        return project if project is None else no_secret(self.config, project, "a project")
+
+    def unknown_project(self, project: str | None) -> str | None:
+        """A warning when ``project`` is given and no page has it (a typo gives an empty
+        briefing), naming the projects present, as ``query --project`` warns; else None.
+
+        Raises:
+            AgentInputError: a ``project`` holding a secret (:meth:`brief_project`).
+        """
+        if self.brief_project(project) is None:
+            return None
+        present, _ = self.read(lambda r: r.sidecar.filter_values()["project"], check_sidecar=False)
+        if project in present:
+            return None
+        return f"no page has project {project!r} (projects present: {', '.join(present) or 'none'})"
+
     def brief_section(
         self, name: str, *, project: str | None = None
     ) -> tuple[str, list[str], str | None]:
@@ -195,9 +223,12 @@ class Engine:
         what its "… N more" line points to): ``(heading, lines, notice)``.
 
         Raises:
-            AgentInputError: ``name`` is not one of :data:`vault_sync.briefing.SECTIONS`.
+            AgentInputError: ``name`` is not one of :data:`vault_sync.briefing.SECTIONS`; a
+                ``project`` holding a secret (:meth:`brief_project`).
         """
         from vault_sync import briefing
+
+        project = self.brief_project(project)
 
         if name not in briefing.SECTIONS:
             sections = ", ".join(briefing.SECTIONS)

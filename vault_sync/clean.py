@@ -12,7 +12,8 @@ from typing import Any
 
 from vault_sync.config import Config
 from vault_sync.frontmatter_secrets import scrub_value, value_secrets
-from vault_sync.page import Issue, Page, Severity
+from vault_sync.page import Evidence, Issue, Link, LinkOrigin, Page, Severity
+from vault_sync.parser import written_keys
 from vault_sync.sanitize import Finding, Scrubber, lines_of
 from vault_sync.scan_result import ScanResult
 from vault_sync.secret_values import FoundValues
@@ -97,7 +98,54 @@ def clean_page(page: Page, text: str, scrubber: Scrubber) -> Page:
         )
         for line, label in sorted(lines, key=lambda pair: pair[0])  # stable: offset order
     )
-    return _cleaned(page, scrubber, found, secrets)
+    links, evidence, dropped = _without_secret_names(page, scrubber, found)
+    # the parser's warning quotes a cut of the kind (40 characters): a piece no value hides
+    gone = {i.line for i in dropped}
+    issues = tuple(i for i in page.issues
+                   if not (i.code == "unknown_evidence_kind" and i.line in gone))  # fmt: skip
+    page = replace(page, links=links, evidence=evidence, issues=issues)
+    return _cleaned(page, scrubber, found, (*secrets, *dropped))
+
+
+#: Where a link's type is a key the page's author wrote (a custom frontmatter key, a
+#: Dataview ``key::`` field), not one of the fixed edge types.
+_KEYED = (LinkOrigin.FRONTMATTER, LinkOrigin.INLINE_FIELD)
+
+
+def _without_secret_names(
+    page: Page, scrubber: Scrubber, found: FoundValues
+) -> tuple[tuple[Link, ...], tuple[Evidence, ...], tuple[Issue, ...]]:
+    """``page``'s links and evidence without those named by a secret, and one warning each.
+
+    A relation type (a key snake-cased) and an evidence kind are names: stored as keys,
+    counted by ``status``, printed by ``show``/``related``; a ``[REDACTED:…]`` label cannot
+    stand in for one (``link`` and ``reinforce`` refuse such names). So a link whose type,
+    or the key it came from (:func:`~vault_sync.parser.written_keys`), holds a secret — one
+    the sanitizer finds in it, or a value found elsewhere on the page — is left out, as is
+    an evidence entry whose kind holds one; each with a warning at its file line.
+    """
+
+    def holds(name: str) -> bool:
+        return bool(scrubber.scrub(name)[1]) or found.hide(name) != name
+
+    keys = written_keys(page.frontmatter, page.body)
+    named: dict[str, bool] = {}
+    for link in page.links:
+        if link.type not in named:
+            written = keys.get(link.type, []) if link.origin in _KEYED else []
+            named[link.type] = holds(link.type) or any(holds(k) for k in written)
+    links = tuple(link for link in page.links if not named[link.type])
+    evidence = tuple(e for e in page.evidence if not holds(e.kind))
+    dropped = [
+        Issue(Severity.WARNING, "secret_name", "a relation type holding a secret: this link"
+              " is left out (rename the key)", link.line)
+        for link in page.links if named[link.type]
+    ] + [
+        Issue(Severity.WARNING, "secret_name", "an evidence kind holding a secret: this entry"
+              " is left out", e.line)
+        for e in page.evidence if holds(e.kind)
+    ]  # fmt: skip
+    return links, evidence, tuple(dropped)
 
 
 def found_values(page: Page, text: str, scrubber: Scrubber) -> list[FoundValues]:

@@ -104,6 +104,9 @@ def brief(
     finally:
         gc.enable()
     print_notice(notice)
+    warning = engine.unknown_project(project)
+    if warning is not None:
+        print_notice(f"warning: {warning}")
     if hook == "claude":  # Claude Code's SessionStart hook output (hookSpecificOutput)
         event = {"hookEventName": "SessionStart", "additionalContext": text}
         click.echo(json.dumps({"hookSpecificOutput": event}, ensure_ascii=False))
@@ -121,7 +124,8 @@ def brief(
             message = f"cannot write {out}: {exc.strerror}"
             raise click.BadParameter(message, param_hint="--out") from None
     if as_json:
-        emit_json({"text": text, "chars": len(text), "sections": counts, "written": written})
+        answer = {"text": text, "chars": len(text), "sections": counts, "written": written}
+        emit_json({**answer, "warnings": [warning] if warning else []})
     elif out in (None, "-"):
         click.echo(text, nl=False)
 
@@ -149,6 +153,9 @@ def _section(
         )
     heading, lines, notice = engine.brief_section(name, project=project)
     print_notice(notice)
+    warning = engine.unknown_project(project)
+    if warning is not None:
+        print_notice(f"warning: {warning}")
     offset, limit = page
     if as_json:
         chosen = lines[offset:] if limit is None else lines[offset : offset + limit]

@@ -126,14 +126,15 @@ class Config:
 
 #: Bumped when a change to vault-sync changes what is stored for the same page (so stores
 #: written before it are rebuilt once): part of :func:`content_fingerprint`.
-CONTENT_VERSION = 3
+CONTENT_VERSION = 4
 
 
 def content_fingerprint(config: Config) -> str:
     """A digest (32 hex characters) of the settings that change what is stored for a page:
     ``[projects]``, ``[sanitize]`` and ``title_from`` (and :data:`CONTENT_VERSION`: 2 since
     titles are file stems, issue 16; 3 since lone-CR frontmatter is read, unknown YAML tags
-    warned of and pages cut at :data:`vault_sync.pagefile.MAX_PAGE_BYTES`). Stores record
+    warned of and pages cut at :data:`vault_sync.pagefile.MAX_PAGE_BYTES`; 4 since a relation
+    type or evidence kind holding a secret is left out). Stores record
     the one they were built with; a different one means every page must be stored again (a
     rebuild)."""
     settings = {

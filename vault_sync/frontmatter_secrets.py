@@ -10,6 +10,8 @@ rewrite the whole scalar as a double-quoted string of its redacted value.
 
 from __future__ import annotations
 
+import base64
+import binascii
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -71,6 +73,23 @@ def scalars(
     return []
 
 
+#: The tag of a ``!!binary`` scalar: its text is base64, its value the bytes it encodes.
+_BINARY = "tag:yaml.org,2002:binary"
+
+
+def _parsed(node: yaml.ScalarNode) -> str | None:
+    """A scalar's value as the page model holds it: its text, or for ``!!binary`` the bytes
+    its base64 encodes read as UTF-8 (:mod:`vault_sync.parser.yaml_plain`'s rule; None when
+    it is no base64) — so ``lint`` and ``redact`` find the same secrets the page's parsed
+    frontmatter shows (fresh-user report 5, finding 10)."""
+    if node.tag != _BINARY:
+        return node.value if isinstance(node.value, str) else None
+    try:
+        return base64.decodebytes(node.value.encode("ascii")).decode("utf-8", "replace")
+    except (ValueError, binascii.Error):  # UnicodeEncodeError is a ValueError
+        return None
+
+
 def scrub_value(scrubber: Scrubber, value: str, key: str | None) -> tuple[str, tuple[Finding, ...]]:
     """``value`` scrubbed with its key in front (``key: value``) so rules that need the name
     (``aws_secret_access_key: …``) see it; the findings are those inside the value (offsets
@@ -103,9 +122,10 @@ def value_secrets(
     out = []
     for node, key in scalars(root):
         lo, hi = start + node.start_mark.index, start + node.end_mark.index
-        if not isinstance(node.value, str) or any(lo <= f.start < hi for f in found):
+        value = _parsed(node)
+        if value is None or any(lo <= f.start < hi for f in found):
             continue
-        clean, in_value = scrub_value(scrubber, node.value, key)
+        clean, in_value = scrub_value(scrubber, value, key)
         if in_value:
             labels = tuple(f.label for f in in_value)
             out.append(ValueSecret(lo, hi, line_of(text, lo), labels, clean))

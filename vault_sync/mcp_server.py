@@ -172,13 +172,15 @@ def _search_tools(server: MCPServer, engine: Engine) -> None:
             heading, lines, _ = call(engine, lambda: engine.brief_section(section, project=project))
             from vault_sync.briefing import whole_text
 
-            return whole_text(
+            text = whole_text(
                 heading, lines, name=section, project=project, offset=first, limit=most
             )
-        if offset is not None or limit is not None:
+        elif offset is not None or limit is not None:
             raise ToolError("offset and limit apply to a section only")
-        text, _, _ = call(engine, lambda: engine.brief(project=project, budget=budget))
-        return text
+        else:
+            text, _, _ = call(engine, lambda: engine.brief(project=project, budget=budget))
+        warning = call(engine, lambda: engine.unknown_project(project))  # a typo: said first
+        return text if warning is None else f"warning: {warning}\n\n{text}"
 
 
 def _page_tools(server: MCPServer, engine: Engine) -> None:

@@ -40,6 +40,19 @@ def _scrubbed_evidence(entry: EvidenceInput, clean: Callable[[str], str]) -> Evi
     )
 
 
+def _no_secret_names(what: str, given: Sequence[str], scrubbed: Sequence[str]) -> None:
+    """Refuse names that scrubbing changed: a project, a tag, an alias, an evidence source
+    are keys that filters, links and ``(kind, source)`` match, and a ``[REDACTED:…]`` label
+    in one names nothing (``--kind`` and relation types are refused alike).
+
+    Raises:
+        AgentInputError: ``"{what} cannot hold a secret: '<the name scrubbed>'"``.
+    """
+    for name, clean in zip(given, scrubbed, strict=True):
+        if clean != name:
+            raise AgentInputError(f"{what} cannot hold a secret: {clean!r}")
+
+
 def reinforce(
     config: Config,
     sidecar: Sidecar,
@@ -53,6 +66,7 @@ def reinforce(
     path, disk = page_refs.page_of(config, sidecar, page)
     given = agent_input.evidence(evidence, at=at, note=note)
     entry = edits.scrubbed_together(config, report, lambda clean: _scrubbed_evidence(given, clean))
+    _no_secret_names("an evidence source", [given.source], [entry.source])
     return [Edit(path, disk, edits.add_evidence(path, entry))]
 
 
@@ -279,6 +293,12 @@ def remember_page(
 
     # every text of the page scrubbed together: a value found in one is hidden in all
     page = edits.scrubbed_together(config, report, build)
+    _no_secret_names("a project", [project or ""], [page.project or ""])
+    _no_secret_names("a tag", tag_names, page.tags)
+    _no_secret_names("an alias", alias_names, page.aliases)
+    _no_secret_names(
+        "an evidence source", [e.source for e in entries], [e.source for e in page.evidence]
+    )
     table = sidecar.name_table()
     existing, stale = remember.existing_page(table, page.title), None
     if (

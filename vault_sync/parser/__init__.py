@@ -32,11 +32,11 @@ from vault_sync.page import (
     path_id,
     path_stem,
 )
-from vault_sync.parser.body import _WIKI_WHOLE, _edge_type, _scan_body, _wikilink
+from vault_sync.parser.body import _WIKI_WHOLE, _edge_type, _scan_body, _wikilink, field_keys
 from vault_sync.parser.frontmatter import _Front, _read_front, _warning, parse_frontmatter
 from vault_sync.parser.keys import _KNOWN, _RELATION_KEYS, _evidence, _Known, _validate_known
 
-__all__ = ["parse_frontmatter", "parse_page"]
+__all__ = ["parse_frontmatter", "parse_page", "written_keys"]
 
 
 def _frontmatter_links(front: _Front, known: _Known, path: str, issues: list[Issue]) -> list[Link]:
@@ -72,6 +72,19 @@ def _frontmatter_links(front: _Front, known: _Known, path: str, issues: list[Iss
         if values and all(isinstance(v, str) and _WIKI_WHOLE.match(v) for v in values):
             add(key, values, _edge_type(key), report=False)
     return links
+
+
+def written_keys(frontmatter: Any, body: str) -> dict[str, list[str]]:
+    """The keys a page's typed links may take their type from, by edge type: each top-level
+    frontmatter key and each Dataview inline-field key of ``body``, as written. The
+    sanitizer (:func:`vault_sync.clean.clean_page`) looks for secrets in them: an edge type
+    is a key snake-cased (:func:`~vault_sync.parser.body._edge_type`), so the type alone may
+    no longer show the secret its key holds (``ghp_J9U5…`` -> ``ghp_j9_u5…``)."""
+    keys = [str(k) for k in frontmatter] if isinstance(frontmatter, dict) else []
+    by_type: dict[str, list[str]] = {}
+    for key in [*keys, *(field_keys(body) if "::" in body else ())]:
+        by_type.setdefault(_edge_type(key), []).append(key)
+    return by_type
 
 
 def _unique(values: Iterable[str]) -> tuple[str, ...]:

@@ -188,6 +188,15 @@ class _Fields:
         return None
 
 
+def field_keys(text: str) -> list[str]:
+    """Every Dataview inline-field key in ``text`` as written (``key:: v``, ``[key:: v]``,
+    ``(key:: v)``), code blocks included: for the sanitizer (:func:`vault_sync.parser.
+    written_keys`), which drops the links of a key holding a secret."""
+    keys = [m[1] for m in _FIELD_LINE.finditer(text)]
+    keys += [m[1] if m[1] is not None else m[3] for m in _FIELD_INLINE.finditer(text)]
+    return keys
+
+
 #: Longest ``${...}`` expression masked, in characters: past it, ``${`` is literal text.
 _EXPR_MAX_CHARS = 10_000
 _BRACES = re.compile(r"[{}]")

@@ -15,7 +15,7 @@ from collections import Counter
 from vault_sync.placeholders import password_placeholder
 from vault_sync.placeholders import placeholder as _placeholder
 from vault_sync.placeholders import random_looking as _random_looking
-from vault_sync.sanitize.phrases import line_value_end
+from vault_sync.sanitize.phrases import line_value_end, prose_after
 from vault_sync.sanitize.rule import (
     ALNUM,
     LazyPattern,
@@ -179,7 +179,11 @@ def _assignment_span(text: str, m: re.Match[str]) -> Span | None:
     if lower in _PASSWORDS:
         if index == 5 and m.group(2) is None and not password_placeholder(value):
             name_start = m.start() - len(prefix)
-            env_line = env_style and text[m.end(1) : m.start(index)].strip(" \t\"']") == "="
+            env_line = (
+                env_style
+                and text[m.end(1) : m.start(index)].strip(" \t\"']") == "="
+                and not prose_after(text, m.end(index), value)
+            )
             end = line_value_end(text, name_start, m.end(index), env_line)
             if end is not None:  # `password: correct horse battery staple` on a config line
                 return m.start(index), end

@@ -13,8 +13,11 @@ a config by its company: a pair before the name on its line (``user: bob passwor
 config lines joined into one, as a query is), or a line before or after it that is a
 ``key: value`` / ``KEY=value`` line with a one-word value (or none), a frontmatter or code
 fence (``---``, `````` ``` ``````, ``~~~``) or an INI ``[section]``. An UPPER_CASE name with
-``=`` (``DB_PASSWORD=two words``) is a config line on its own. A prose label line (``Note:
-the vault holds it.``) is no neighbour: its value has several words.
+``=`` (``DB_PASSWORD=two words``) is a config line on its own — unless its rest reads as
+prose (:func:`prose_after`: ``MYSQL_PWD=Hq9x!Lm2Vb7z is only for staging; production uses
+IAM auth.``, an agent's sentence, whose value ends at its first blank: fresh-user report 5,
+finding 4). A prose label line (``Note: the vault holds it.``) is no neighbour: its value has
+several words.
 
 Bounded: the value's line and its neighbours are read at most :data:`LINE_CAP` characters
 each, so a long line of repeated names costs a constant per name. Part of
@@ -24,6 +27,8 @@ each, so a long line of repeated names costs a constant per name. Part of
 from __future__ import annotations
 
 import re
+
+from vault_sync.placeholders import random_looking
 
 #: Longest line (its value's rest, or a neighbour) read, in characters.
 LINE_CAP = 256
@@ -45,6 +50,32 @@ _CONFIG_LINE = re.compile(
 )
 #: The rest of a value's line: more words after a blank.
 _MORE_WORDS = re.compile(r"[ \t]+\S[^\n]*")
+
+
+#: A sentence mark in a value's rest: ``.``, ``,``, ``;``, ``!``, ``?`` or ``:`` before a
+#: blank or the line's end (``… for staging; production uses IAM auth.``).
+_SENTENCE_MARK = re.compile(r"[.,;!?:](?=[ \t]|\r?\n|\Z)")
+#: An ordinary word: lower-case ASCII letters (after a generated first word: prose).
+_WORD = re.compile(r"[ \t]+[a-z]{2,24}(?=[ \t]|\r?\n|\Z)")
+
+
+def prose_after(text: str, value_end: int, first_word: str) -> bool:
+    """Whether the rest of the line after a value's first word reads as prose, not as more
+    words of a password: it holds a sentence mark (:data:`_SENTENCE_MARK`), or the first
+    word reads as generated (a password by itself) and an ordinary word follows it. A
+    passphrase of words (``correct horse battery staple``) has neither.
+
+    Args:
+        text: the text.
+        value_end: where the value's first word ends.
+        first_word: that word.
+    """
+    rest = _line_at(text, value_end)
+    if rest is None:
+        return True  # a line longer than the cap: no config line's value
+    if _SENTENCE_MARK.search(rest):
+        return True
+    return random_looking(first_word) and _WORD.match(rest) is not None
 
 
 def _line_at(text: str, start: int) -> str | None:
