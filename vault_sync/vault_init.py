@@ -45,6 +45,8 @@ lock_timeout_s = 10
 debounce_ms = 150      # quiet window before a batch is applied
 max_delay_ms = 1000    # longest wait before a batch is applied
 reconcile_s = 300      # periodic full reconcile
+retry_ms = 200         # wait before retrying a batch that failed (doubles per failure)
+retry_max_ms = 60000   # the longest such wait
 
 [sanitize]
 extra_patterns = []    # RE2 regexes redacted as [REDACTED:custom]
