@@ -1,0 +1,162 @@
+"""A secret's value on the line below its label, for the sanitizer (fresh-user report 5,
+finding 11).
+
+Personal notes put a password under its label as often as after it:
+
+- a label line ending with a colon, the value alone on the next line (``Password:`` ⏎
+  ``Xk8#…``; ``**Password:**`` too);
+- a heading (``## Password``) or a bold line (``**Password**``, ``__Password__``), the
+  value the next paragraph (a blank line between);
+- a list item (``- Password``) with the value its indented child (``  - Xk8#…``);
+- a table whose header names a login (``| Service | Login |``, ``Credentials``, ``Account``,
+  ``User / Password``): a body cell ``admin / Xk8#…`` or ``admin:Xk8#…`` under it.
+
+The plain-text views (a snippet, ``--json``) join the lines and show ``Password: Xk8#…``,
+the form every rule redacts. :func:`nextline_view` is the text with the label and its value
+joined that way (the heading's ``#``, the bold's markers and the line break rewritten to
+``: ``; the table cell prefixed ``creds:`` as :mod:`.pairs` reads a user and password), a
+:class:`~.rendered.View` mapped back to the raw text, so the same name rules and gates then
+decide. The value line must look like a credential, not prose (:func:`_credential_like`):
+one token, no blank inside, mixing two classes of characters (lower, upper, digit, symbol)
+or 8+ characters long, and no Markdown or URL of its own. The label is a secret's word
+(``password``, ``passphrase``, ``pwd``, ``pw``, ``secret``, ``token``, ``API key``, a
+foreign password word of :mod:`.labelled`) ending its line, after at most two other words.
+
+``None`` when no line ends with such a label (one RE2-free regex pass over the lines that
+can: the text is first scanned for the words' heads). Linear: each pattern is bounded.
+Part of :mod:`vault_sync.sanitize`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from vault_sync.sanitize.labelled import _FOREIGN_WORDS
+from vault_sync.sanitize.layout import _cells
+from vault_sync.sanitize.rendered import Edit, View, edited_view
+
+#: A secret's word, as a label's last word (a name part may be glued: ``DB_PASSWORD``).
+_WORD = (
+    r"(?:[\w.-]{0,32}[_.-])?(?i:pass(?:w(?:or)?d|phrase|code)?|pwd|pw|secret|token"
+    rf"|api[ _-]?key|apikey|access[ _-]?key|secret[ _-]?key|{_FOREIGN_WORDS})"
+)
+#: A label line: a heading, list marker or emphasis, at most two words, the secret's word,
+#: emphasis, a colon, emphasis; then the line break, one blank line at most, and the value
+#: line's indent and list marker. Groups: ``head`` (markup before the label), ``label``,
+#: ``tail`` (what follows the label up to the value), ``colon``, ``indent`` (of the label
+#: line), ``child`` (the value line's indent when it has a list marker).
+_LABEL_LINE = re.compile(
+    r"^(?P<indent>[ \t]{0,16})(?P<head>(?:#{1,6}[ \t]{1,4}|[-*+][ \t]{1,4})?(?:\*\*|__)?)"
+    rf"(?P<label>(?:[\w.-]{{1,32}}[ \t]{{1,2}}){{0,2}}{_WORD})"
+    r"(?P<tail>(?:\*\*|__)?[ \t]{0,4}(?P<colon>[:\uff1a])?(?:\*\*|__)?[ \t]{0,4}#{0,6}[ \t]{0,4}"
+    r"\r?\n(?:[ \t]{0,16}\r?\n)?(?P<child>[ \t]{0,32}(?:[-*+][ \t]{1,4})?)`?)"
+    r"(?P<value>[^\s`]{4,128})`?[ \t]{0,8}(?:\r?\n|\Z)",
+    re.MULTILINE,
+)
+#: Heads of the words, lowercased (a line must hold one before the pattern runs).
+_HEADS = (
+    *("pass", "pw", "secret", "token", "key", "kennwort", "contrase", "senha", "salasana"),
+    *("wachtwoord", "hasło", "haslo", "heslo", "parol", "şifre", "sifre", "lösenord"),
+    *("losenord", "adgangskode", "jelszó", "κωδικός", "密码", "密碼", "口令", "パスワード"),
+    *("비밀번호", "пароль"),
+)
+_CLASSES = (str.islower, str.isupper, str.isdigit)
+#: A value line that is markup, a link or a sentence's word, not a credential.
+_NOT_VALUE = re.compile(r"[#>|!\[(<{]|https?:|\w+[.,;:!?)]\Z|.*://|\[REDACTED:")
+
+
+def _credential_like(value: str) -> bool:
+    """A value line reads as a credential: no markup, link or trailing punctuation, and two
+    classes of characters (lower, upper, digit, symbol) or 8+ characters."""
+    if _NOT_VALUE.match(value):
+        return False
+    classes = sum(any(f(c) for c in value) for f in _CLASSES)
+    classes += any(not c.isalnum() for c in value)
+    return classes >= 2 or len(value) >= 8
+
+
+def _label_lines(text: str, lower: str) -> list[re.Match[str]]:
+    """The label lines (:data:`_LABEL_LINE`) of ``text``: tried only at the start of a line
+    holding one of :data:`_HEADS` (``lower``: the text lowercased), once per line."""
+    starts: set[int] = set()
+    for head in _HEADS:
+        at = lower.find(head)
+        while at >= 0:
+            starts.add(text.rfind("\n", 0, at) + 1)
+            line_end = text.find("\n", at)
+            at = lower.find(head, line_end) if line_end >= 0 else -1
+    found = (_LABEL_LINE.match(text, start) for start in sorted(starts))
+    return [m for m in found if m is not None]
+
+
+def _label_edits(text: str, lower: str, edits: list[Edit]) -> None:
+    """The label line and its value line joined to ``label: value`` (the module docstring)."""
+    for m in _label_lines(text, lower):
+        head = m.group("head")
+        heading = head.startswith("#")
+        emphasis = "*" in head or "_" in head
+        child = m.group("child")
+        item = head[:1] in ("-", "*", "+") and not emphasis
+        listed = item and child.strip()[:1] in ("-", "*", "+")
+        if listed and len(child) - len(child.lstrip(" \t")) <= len(m.group("indent")):
+            continue  # the value is a sibling item, not the label's child
+        if not (m.group("colon") or heading or emphasis or listed):
+            continue
+        if not _credential_like(m.group("value")):
+            continue
+        if head:
+            edits.append((m.start("head"), m.end("head"), ""))
+        edits.append((m.start("tail"), m.end("tail"), ": "))
+
+
+#: A header cell naming a login (user and password together).
+_LOGIN_HEADER = re.compile(
+    r"(?i:(?:[\w.-]{1,32}[ _-])?(?:log[io]ns?|credentials?|creds?|accounts?"
+    r"|user(?:name)?[ \t]{0,2}/[ \t]{0,2}pass(?:word)?))"
+)
+#: A delimiter row right below a header row.
+_DELIMITER_ROW = re.compile(r"^[ \t]{0,3}\|?(?:[ \t]{0,8}:?-{1,64}:?[ \t]{0,8}\|?){1,64}\r?$")
+#: A cell's ``user / password`` or ``user:password`` (the pair :mod:`.pairs` reads).
+_PAIR_CELL = re.compile(r"[ \t]*[A-Za-z][\w.@+-]{0,127}[ \t]{0,2}[:/][ \t]{0,2}[^\s|]{4,256}[ \t]*")
+
+
+def _table_edits(text: str, edits: list[Edit]) -> None:
+    """Each ``user / password`` cell under a header naming a login, prefixed ``creds:``."""
+    lines = text.split("\n")
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line) + 1)
+    for i in range(1, len(lines) - 1):
+        if "|" not in lines[i - 1] or not _DELIMITER_ROW.match(lines[i]) or "-" not in lines[i]:
+            continue
+        header = lines[i - 1]
+        columns = {
+            k
+            for k, (s, e) in enumerate(_cells(header))
+            if _LOGIN_HEADER.fullmatch(header[s:e].strip(" \t*_`"))
+        }
+        j = i + 1
+        while columns and j < len(lines) and "|" in lines[j]:
+            for k, (s, e) in enumerate(_cells(lines[j])):
+                if k in columns and _PAIR_CELL.fullmatch(lines[j], s, e):
+                    edits.append((offsets[j] + s, offsets[j] + s, " creds: "))
+            j += 1
+
+
+def nextline_view(text: str) -> View | None:
+    """``text`` with each secret's label and the value on the line below it joined (the
+    module docstring), mapped back to ``text``; ``None`` when it holds none.
+
+    Args:
+        text: any text.
+    """
+    if "\n" not in text:
+        return None
+    lower = text.lower()
+    if len(lower) != len(text):  # a letter whose lower case is longer (İ): offsets kept
+        lower = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    edits: list[Edit] = []
+    _label_edits(text, lower, edits)
+    if "|" in text and any(w in lower for w in ("log", "cred", "account", "user")):
+        _table_edits(text, edits)
+    return edited_view(text, edits)
