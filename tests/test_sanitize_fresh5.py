@@ -103,3 +103,99 @@ def test_value_on_the_line_below_its_label(form: str) -> None:
 )
 def test_next_line_spares_prose(text: str) -> None:
     assert scrub(text) == (text, ())
+
+
+def _hex64() -> str:
+    return secrets.token_hex(32)
+
+
+def _wif(compressed: bool, testnet: bool = False) -> str:
+    """A fresh random WIF private key (Base58Check of version, key, flag)."""
+    import hashlib
+
+    data = bytes([0xEF if testnet else 0x80]) + secrets.token_bytes(32)
+    data += b"\x01" if compressed else b""
+    raw = data + hashlib.sha256(hashlib.sha256(data).digest()).digest()[:4]
+    number, out = int.from_bytes(raw, "big"), ""
+    alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+    while number:
+        number, digit = divmod(number, 58)
+        out = alphabet[digit] + out
+    return out
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        "sqlplus system/{p}@//ora.internal:1521/ORCL",
+        "sqlplus -S scott/{p}@ORCLPDB1",
+        "expdp hr/{p} DIRECTORY=dpump",
+        "jdbc thin: app_user/{p}@//db.corp:1521/svc",
+        "SQL> conn sys/{p}@prod as sysdba",
+        "vault login s.{v}",
+        "VAULT_TOKEN=s.{v} terraform apply",
+        "the token was s.{v}, rotate it",
+        "net use \\\\fs01\\share /user:CORP\\svc {p}",
+        "net use Z: \\\\fs01\\share {p} /user:CORP\\svc",
+        "psexec \\\\host -u admin -p {p} cmd",
+        "tool --user bob --verbose -p {p}",
+        "password for the prod db: {p}",
+        "Token for the staging cluster = {t}",
+        'requests.get(url, auth=("admin", "{p}"))',
+        'r = requests.post(u, auth=HTTPBasicAuth("admin", "{p}"))',
+        'var c = new NetworkCredential("admin", "{p}");',
+        'conn = DriverManager.getConnection(url, "root", "{p}");',
+        'conn = DriverManager.getConnection("jdbc:mysql://db/x", "root", "{p}");',
+        'req.SetBasicAuth("admin", "{p}")',
+        "server.login('me@corp.com', '{p}')",
+        'ftp.login("admin", "{p}")',
+        "Password\u00a0: {p}",
+        "我的数据库密码是 {p} 请勿外传。",
+        "数据库密码为{p}。",
+        "本番のパスワードは {p} です。",
+        "비밀번호는 {p} 입니다",
+        "Das Passwort ist {p}.",
+        "le mot de passe est {p}",
+        "login with password {p} first",
+        '<input type="password" name="pw" value="{p}">',
+        "Hot wallet key 0x{h}",
+        "signer private key: {h}",
+        "wif {w}",
+        "backup: {c}",
+        "testnet {tn}",
+    ],
+)
+def test_more_command_and_prose_forms(form: str) -> None:
+    p, t, h = _password(), _token(), _hex64()
+    v = _token(24)
+    w, c, tn = _wif(False), _wif(True), _wif(True, testnet=True)
+    text = form.format(p=p, t=t, h=h, v=v, w=w, c=c, tn=tn)
+    _hidden(f"# note\n\n{text}\n", p, t, h, v, w, c, tn)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sqlplus / as sysdba",
+        "connect input/output streams",
+        "ssh -l root -p 2222 host",
+        "docker run -u 1000 -p 8080:80 img",
+        "mkdir -p /srv/data && chown -u x",
+        "net use Z: \\\\fs01\\share /user:bob *",
+        "net use Z: \\\\fs01\\share /user:bob /persistent:yes",
+        'login("Sign in", "Enter your password")',
+        'auth=("admin", "password")',
+        'login(user, "<password>")',
+        "the password for the account: see the vault",
+        "パスワードは 8 文字以上",
+        "Das Passwort ist abgelaufen",
+        "protected with password protection",
+        "tx hash 0x510b06d1550d846ed31ffa34b294ea1ac26c81dc36985bfe1451ca8a2965d804",
+        "sha256 510b06d1550d846ed31ffa34b294ea1ac26c81dc36985bfe1451ca8a2965d804",
+        "the files.AbcDefGhiJklMnoPqrStuVwx1 list",
+        "5HueCGU8rMjxEXxiPuD5BDku4MkFqeZyd4dZ1jvhTVqvbTLvyTA",  # checksum broken
+        '<input type="text" value="Hq8#mZ2vLp">',
+    ],
+)
+def test_more_forms_spare_look_alikes(text: str) -> None:
+    assert scrub(text) == (text, ())

@@ -69,6 +69,7 @@ from vault_sync.sanitize.rule import (
     labels,
 )
 from vault_sync.sanitize.search import builtin_candidates
+from vault_sync.sanitize.spoken import spoken_view
 
 if TYPE_CHECKING:
     from vault_sync.config import Config
@@ -99,7 +100,7 @@ _PAGE_EXTENSION = re.compile(r"\.(?:md|markdown)\Z", re.IGNORECASE)
 
 #: The view steps after :func:`~.markup.wrap_view`, in order (:func:`_view`).
 _STEPS: tuple[Callable[[str], View | None], ...] = (
-    *(rendered_view, operator_view, percent_view, nextline_view),
+    *(rendered_view, operator_view, percent_view, nextline_view, spoken_view),
     *(layout_view, label_view, markup_view),
 )
 

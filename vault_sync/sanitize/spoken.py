@@ -1,0 +1,93 @@
+"""A secret's label in a sentence, for the sanitizer (fresh-user report 5, finding 3).
+
+The name rules read ``password: X`` and :mod:`.pairs` reads ``the password is X``. Prose
+writes the label in more ways, and each kept its value:
+
+- words between the label and its colon: ``password for the prod db: X``, ``Token for
+  staging: X``, ``pw of root = X`` (a preposition, then at most five words);
+- a password word of another language followed by that language's copula or topic
+  particle: Chinese ``密码是 X`` / ``密码为 X``, Japanese ``パスワードは X``, Korean
+  ``비밀번호는 X`` / ``암호는 X``, German ``Passwort ist X`` / ``Kennwort lautet X``, French
+  ``le mot de passe est X``, Spanish ``la contraseña es X``, Portuguese ``a senha é X``;
+- ``with password X``: ``login with password X``, ``sign in with the password X``;
+- an HTML password field's value: ``<input type="password" value="X">``.
+
+:func:`spoken_view` rewrites each to a form the rules read (``password: X``, ``password is
+X``, ``password="X"``), a :class:`~.rendered.View` mapped back to the raw text; the rules'
+gates then decide (:mod:`.pairs` wants a value that reads as generated after ``is``, so
+``the password is rotated`` and ``パスワードは 8 文字以上`` stay). ``None`` when the text holds
+none of these (a few ``in`` scans). Linear: each pattern is bounded. Part of
+:mod:`vault_sync.sanitize`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from vault_sync.sanitize.rendered import Edit, View, edited_view
+
+#: A secret's label, then a preposition and at most five words, then ``:`` or ``=``.
+_WORDS_BEFORE_COLON = re.compile(
+    r"(?<![\w-])(?i:pass(?:word|phrase|code)?|passwd|pwd|pw|secret|token|api[ _-]?key)"
+    r"(?P<words>[ \t]{1,2}(?i:for|of|to|on|at|in)(?:[ \t]{1,2}[\w.@/'-]{1,32}){1,5}[ \t]{0,2})"
+    r"(?=[:=][ \t]{0,4}\S)"
+)
+#: A localized password word, then its language's copula or particle (group ``copula``).
+_COPULA = re.compile(
+    r"(?:密码|密碼|口令)(?P<c1>[ \t]{0,2}(?:是|为|為)[ \t]{0,2})(?=[\x21-\x7e])"
+    r"|パスワード(?P<c2>[ \t]{0,2}は[ \t]{0,2})(?=[\x21-\x7e])"
+    r"|(?:비밀번호|암호)(?P<c3>[ \t]{0,2}(?:는|은)[ \t]{1,2})(?=[\x21-\x7e])"
+    r"|(?<![\w-])(?i:passwort|kennwort)(?P<c4>[ \t]{1,2}(?i:ist|lautet|war)[ \t]{1,2})"
+    r"|(?<![\w-])(?i:mot de passe)(?P<c5>[ \t]{1,2}(?i:est)[ \t]{1,2})"
+    r"|(?<![\w-])(?i:contraseña|contrasena)(?P<c6>[ \t]{1,2}(?i:es)[ \t]{1,2})"
+    r"|(?<![\w-])(?i:senha)(?P<c7>[ \t]{1,2}(?i:é|e)[ \t]{1,2})"
+)
+_COPULA_HEADS: tuple[str, ...] = ("密码", "密碼", "口令", "パスワード", "비밀번호", "암호")
+_COPULA_HEADS += ("wort", "passe", "contrase", "senha")
+#: A text holding none of these has none of the four kinds.
+_ANY_HEAD = (*_COPULA_HEADS, "pass", "pw", "secret", "token", "key")
+#: ``with password X``: the words before the value (the value itself is looked at by the rule).
+_WITH_PASSWORD = re.compile(
+    r"(?<![\w-])(?i:with|using)[ \t]{1,2}(?:(?i:the|a|its|their|his|her)[ \t]{1,2})?"
+    r"(?i:password|passphrase|pw)[ \t]{1,2}(?=[^\s:=])"
+)
+#: An HTML ``<input>`` tag (bounded), and its ``value=`` attribute.
+_INPUT_TAG = re.compile(r"<input\b[^<>]{0,512}>", re.IGNORECASE)
+_PASSWORD_TYPE = re.compile(r"\btype[ \t]{0,2}=[ \t]{0,2}[\"']?password\b", re.IGNORECASE)
+_VALUE_ATTR = re.compile(r"(?<![\w-])value(?=[ \t]{0,2}=)", re.IGNORECASE)
+
+
+def _edits(text: str, lower: str) -> list[Edit]:
+    """The rewrites of the module docstring's four kinds."""
+    edits: list[Edit] = []
+    if any(w in lower for w in (" for ", " of ", " to ", " on ", " at ", " in ")):
+        for m in _WORDS_BEFORE_COLON.finditer(text):
+            edits.append((m.start("words"), m.end("words"), ""))
+    if any(w in lower for w in _COPULA_HEADS):
+        for m in _COPULA.finditer(text):
+            group = next(g for g in ("c1", "c2", "c3", "c4", "c5", "c6", "c7") if m.group(g))
+            edits.append((m.start(), m.end(group), "password is "))
+    if "with" in lower or "using" in lower:
+        for m in _WITH_PASSWORD.finditer(text):
+            edits.append((m.start(), m.end(), "password is "))
+    if "<input" in lower:
+        for tag in _INPUT_TAG.finditer(text):
+            if _PASSWORD_TYPE.search(tag.group()):
+                for m in _VALUE_ATTR.finditer(text, tag.start(), tag.end()):
+                    edits.append((m.start(), m.end(), "password"))
+    return edits
+
+
+def spoken_view(text: str) -> View | None:
+    """``text`` with each label of the module docstring's kinds rewritten to a form the
+    rules read, mapped back to ``text``; ``None`` when it holds none.
+
+    Args:
+        text: any text.
+    """
+    lower = text.lower()
+    if len(lower) != len(text):  # a letter whose lower case is longer (İ): offsets kept
+        lower = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    if not any(w in lower for w in _ANY_HEAD):
+        return None
+    return edited_view(text, _edits(text, lower))
