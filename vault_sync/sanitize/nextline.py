@@ -29,7 +29,9 @@ Part of :mod:`vault_sync.sanitize`.
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import Any
 
 from vault_sync.sanitize.labelled import _FOREIGN_WORDS
 from vault_sync.sanitize.layout import _cells
@@ -53,13 +55,6 @@ _LABEL_LINE = re.compile(
     r"(?P<value>[^\s`]{4,128})`?[ \t]{0,8}(?:\r?\n|\Z)",
     re.MULTILINE,
 )
-#: Heads of the words, lowercased (a line must hold one before the pattern runs).
-_HEADS = (
-    *("pass", "pw", "secret", "token", "key", "kennwort", "contrase", "senha", "salasana"),
-    *("wachtwoord", "hasło", "haslo", "heslo", "parol", "şifre", "sifre", "lösenord"),
-    *("losenord", "adgangskode", "jelszó", "κωδικός", "密码", "密碼", "口令", "パスワード"),
-    *("비밀번호", "пароль"),
-)
 _CLASSES = (str.islower, str.isupper, str.isdigit)
 #: A value line that is markup, a link or a sentence's word, not a credential.
 _NOT_VALUE = re.compile(r"[#>|!\[(<{]|https?:|\w+[.,;:!?)]\Z|.*://|\[REDACTED:")
@@ -75,23 +70,25 @@ def _credential_like(value: str) -> bool:
     return classes >= 2 or len(value) >= 8
 
 
-def _label_lines(text: str, lower: str) -> list[re.Match[str]]:
-    """The label lines (:data:`_LABEL_LINE`) of ``text``: tried only at the start of a line
-    holding one of :data:`_HEADS` (``lower``: the text lowercased), once per line."""
-    starts: set[int] = set()
-    for head in _HEADS:
-        at = lower.find(head)
-        while at >= 0:
-            starts.add(text.rfind("\n", 0, at) + 1)
-            line_end = text.find("\n", at)
-            at = lower.find(head, line_end) if line_end >= 0 else -1
+def _label_lines(text: str) -> list[re.Match[str]]:
+    """The label lines (:data:`_LABEL_LINE`) of ``text``: tried only where the gate
+    (:data:`GATE_PATTERN`) found one (in the lowercased ASCII view), or at the start of a
+    line holding a non-ASCII label word (:data:`_SCRIPT_HEADS`, which the view cannot show)."""
+    view = text.encode("ascii", "replace").lower()
+    starts = {g.start() for g in _gate().finditer(view)}
+    if not text.isascii():
+        for word in _SCRIPT_HEADS:
+            at = text.find(word)
+            while at >= 0:
+                starts.add(text.rfind("\n", 0, at) + 1)
+                at = text.find(word, at + 1)
     found = (_LABEL_LINE.match(text, start) for start in sorted(starts))
     return [m for m in found if m is not None]
 
 
-def _label_edits(text: str, lower: str, edits: list[Edit]) -> None:
+def _label_edits(text: str, edits: list[Edit]) -> None:
     """The label line and its value line joined to ``label: value`` (the module docstring)."""
-    for m in _label_lines(text, lower):
+    for m in _label_lines(text):
         head = m.group("head")
         heading = head.startswith("#")
         emphasis = "*" in head or "_" in head
@@ -126,8 +123,11 @@ def _table_edits(text: str, edits: list[Edit]) -> None:
     offsets = [0]
     for line in lines:
         offsets.append(offsets[-1] + len(line) + 1)
+    done = 0  # rows read as a body already: each line is read once (linear)
     for i in range(1, len(lines) - 1):
-        if "|" not in lines[i - 1] or not _DELIMITER_ROW.match(lines[i]) or "-" not in lines[i]:
+        if i < done or "|" not in lines[i - 1] or "-" not in lines[i]:
+            continue
+        if not _DELIMITER_ROW.match(lines[i]):
             continue
         header = lines[i - 1]
         columns = {
@@ -141,6 +141,53 @@ def _table_edits(text: str, edits: list[Edit]) -> None:
                 if k in columns and _PAIR_CELL.fullmatch(lines[j], s, e):
                     edits.append((offsets[j] + s, offsets[j] + s, " creds: "))
             j += 1
+        done = j
+
+
+#: A line ending with a secret's word (and markup, a colon), in the lowercased ASCII view:
+#: RE2, one linear pass before any line is looked at in Python (the bench's pages hold a
+#: secret's word on most lines, never ending one).
+GATE_PATTERN = (
+    r"(?m)^[ \t]{0,16}(?:#{1,6}[ \t]{1,4}|[-*+][ \t]{1,4})?[*_]{0,2}"
+    r"(?:[a-z0-9_.-]{1,32}[ \t]{1,2}){0,2}(?:[a-z0-9_.-]{0,32}[_.-])?"
+    r"(?:pass|pw|pwd|secret|token|key|api[ _-]?key|access[ _-]?key|passwort|kennwort"
+    r"|mot de passe|senha|contrase\??n?a|haslo|heslo|parol"
+    r"|sifre|losenord|passord|adgangskode|salasana)[a-z]{0,8}[*_]{0,2}[ \t]{0,4}:?[*_]{0,2}"
+    r"[ \t]{0,4}#{0,6}[ \t]{0,4}\r?\n(?:[ \t]{0,16}\r?\n)?[ \t]{0,32}(?:[-*+][ \t]{1,4})?`?"
+    r"[^\s`]{4,128}`?[ \t]{0,8}\r?$"
+)
+#: Non-ASCII words a label may end with (the view shows them as ``?``).
+_SCRIPT_HEADS = ("密码", "密碼", "口令", "パスワード", "비밀번호", "ароль", "АРОЛЬ", "κωδικ")
+#: What a table's delimiter row holds.
+_DELIMITER_MARKS = ("-|", "|-", "- |", "| -", ":|", "|:")
+
+
+#: A header row naming a login above a delimiter row (RE2, case-insensitive): the gate of
+#: :func:`_table_edits`, which reads a table's rows in Python.
+TABLE_GATE = (
+    r"(?i)\|[^|\n]{0,48}(?:log[io]n|cred|account|user[ \t]{0,2}/)[^|\n]{0,48}\|[^\n]{0,512}\n"
+    r"[ \t]{0,3}\|?[ \t]{0,8}:?-"
+)
+
+
+@functools.cache
+def _table_gate() -> Any:
+    """:data:`TABLE_GATE` compiled by RE2."""
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False
+    return re2.compile(TABLE_GATE, options)
+
+
+@functools.cache
+def _gate() -> Any:
+    """:data:`GATE_PATTERN` compiled by RE2 (bytes)."""
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False
+    return re2.compile(GATE_PATTERN.encode("ascii"), options)
 
 
 def nextline_view(text: str) -> View | None:
@@ -152,11 +199,8 @@ def nextline_view(text: str) -> View | None:
     """
     if "\n" not in text:
         return None
-    lower = text.lower()
-    if len(lower) != len(text):  # a letter whose lower case is longer (İ): offsets kept
-        lower = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
     edits: list[Edit] = []
-    _label_edits(text, lower, edits)
-    if "|" in text and any(w in lower for w in ("log", "cred", "account", "user")):
+    _label_edits(text, edits)
+    if any(m in text for m in _DELIMITER_MARKS) and _table_gate().search(text) is not None:
         _table_edits(text, edits)
     return edited_view(text, edits)
