@@ -8,7 +8,7 @@ Code in transcripts passes credentials by position, with no name before the pass
 "X")`` (smtplib, ftplib, imaplib), ``Authenticator(...)``, ``login_user("u", "X")``.
 
 The rule: a call (or ``auth=`` tuple) whose name says so — it holds ``auth``, ``login``,
-``credential`` or is ``getConnection``/``connect`` — then ``(`` and, after at most one other
+``credential`` or ``conn`` (``getConnection``, ``connect``) — then ``(`` and, after at most one other
 argument (a URL or host, a name or a string), a pair of string literals: a user (no blank)
 then a password. The password is redacted when it is one: 4+ characters, no blank, not a
 placeholder (:func:`~vault_sync.placeholders.password_placeholder`: ``"password"``,
@@ -31,7 +31,7 @@ _FIRST = r"(?:[\"'][^\"'\r\n]{0,256}[\"']|[\w.\[\]$@]{1,64})"
 #: The call: its name's word (the trigger), the rest of the name, ``(`` (or ``=(`` for a
 #: keyword argument: ``auth=(…)``); then the arguments.
 _CALL = (
-    r"(?i:auth|login|credential|getconnection|connect)[\w]{0,32}"
+    r"(?i:auth|login|credential|conn)[\w]{0,32}"
     r"(?:[ \t]{0,2}=[ \t]{0,2}|[ \t]{0,2})\([ \t]{0,4}"
     rf"(?:{_FIRST}[ \t]{{0,4}},[ \t]{{0,4}})?"
     + _STRING.format(n=1)
@@ -59,7 +59,7 @@ def call_rules() -> list[Rule]:
         Rule(
             "env_secret",
             LazyPattern(_CALL),
-            ("auth", "login", "credential", "getconnection", "connect"),
+            ("auth", "login", "credential", "conn"),
             _call_span,
             before=frozenset("0123456789"),
         )

@@ -102,7 +102,7 @@ def shell_rules() -> list[Rule]:
         Rule(
             "cli_credentials",
             c(_ORACLE),
-            ("sqlplus", "sqlldr", "expdp", "impdp", "rman", "dgmgrl", "sql ", "conn"),
+            ("sql", "expdp", "impdp", "rman", "dgmgrl", "conn"),
             _oracle_span,
             before=ALNUM | {"_", "-"},
         ),
@@ -117,7 +117,7 @@ def shell_rules() -> list[Rule]:
         Rule(
             "cli_credentials",
             c(_USER_THEN_P),
-            ("-u ", "-u=", "-u\t", "-l ", "--user"),
+            ("-u ", "-u=", "-l ", "--user"),
             _user_then_p_span,
             before=ALNUM | {"-"},
         ),
