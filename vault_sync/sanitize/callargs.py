@@ -8,8 +8,8 @@ Code in transcripts passes credentials by position, with no name before the pass
 "X")`` (smtplib, ftplib, imaplib), ``Authenticator(...)``, ``login_user("u", "X")``.
 
 The rule: a call (or ``auth=`` tuple) whose name says so — it holds ``auth``, ``login``,
-``credential`` or ``conn`` (``getConnection``, ``connect``) — then ``(`` and, after at most one other
-argument (a URL or host, a name or a string), a pair of string literals: a user (no blank)
+``credential`` or ``conn`` (``getConnection``, ``connect``) — then ``(`` and, after at most
+one other argument (a URL or host, a name or a string), a pair of string literals: a user (no blank)
 then a password. The password is redacted when it is one: 4+ characters, no blank, not a
 placeholder (:func:`~vault_sync.placeholders.password_placeholder`: ``"password"``,
 ``"<pass>"``, ``"${PW}"``), not a variable's name. ``login("Sign in", "Enter your password")``
