@@ -199,3 +199,22 @@ def test_more_command_and_prose_forms(form: str) -> None:
 )
 def test_more_forms_spare_look_alikes(text: str) -> None:
     assert scrub(text) == (text, ())
+
+
+@pytest.mark.parametrize(
+    "form", ["## Password {p}", "**Password** {p} and more", "x **Root password** `{p}`"]
+)
+def test_label_and_value_flattened_onto_one_line(form: str) -> None:
+    """A next-line form as a typed query shows it (lines joined by blanks)."""
+    p = _password()
+    _hidden(form.format(p=p), p)
+
+
+def test_a_hex_key_repeated_without_its_0x() -> None:
+    h = _hex64()
+    _hidden(f"Hot wallet key 0x{h}\n\nWe used {h} yesterday.\n", h)
+
+
+def test_flattened_forms_spare_prose() -> None:
+    for text in ("## Password policy", "**Password** rotation every 90 days", "## Tokens v2"):
+        assert scrub(text) == (text, ())

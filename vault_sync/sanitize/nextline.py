@@ -86,6 +86,40 @@ def _label_lines(text: str) -> list[re.Match[str]]:
     return [m for m in found if m is not None]
 
 
+#: The same label on one line with its value, in a heading or emphasis (``## Password X``,
+#: ``**Password** X``: a next-line form flattened, as a typed query or a snippet shows it).
+#: The value must hold a digit or a symbol.
+_INLINE_LABEL = re.compile(
+    r"(?<!\S)(?P<head>#{1,6}[ \t]{1,4}(?:\*\*|__)?|\*\*|__)"
+    rf"(?P<label>(?:[\w.-]{{1,32}}[ \t]{{1,2}}){{0,2}}{_WORD})"
+    r"(?P<tail>(?:\*\*|__)?[ \t]{1,4})`?(?P<value>[^\s`]{0,64}[0-9!#$%^&*+=~?@][^\s`]{0,64})`?"
+    r"(?=\s|\Z)"
+)
+INLINE_GATE = (
+    r"(?:#[ \t]{1,4}|\*\*|__)(?:[a-z0-9_.-]{1,32}[ \t]{1,2}){0,2}(?:[a-z0-9_.-]{0,32}[_.-])?"
+    r"(?:pass|pw|pwd|secret|token|key)[a-z]{0,8}(?:\*\*|__)?[ \t]{1,4}`?"
+    r"[^\s`]{0,64}[0-9!#$%^&*+=~?@]"
+)
+
+
+@functools.cache
+def _inline_gate() -> Any:
+    """:data:`INLINE_GATE` compiled by RE2 (bytes)."""
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False
+    return re2.compile(INLINE_GATE.encode("ascii"), options)
+
+
+def _inline_edits(text: str, edits: list[Edit]) -> None:
+    """``## Password X`` / ``**Password** X``, rewritten to ``Password: X``."""
+    for m in _INLINE_LABEL.finditer(text):
+        if _credential_like(m.group("value")):
+            edits.append((m.start("head"), m.end("head"), ""))
+            edits.append((m.start("tail"), m.end("tail"), ": "))
+
+
 def _label_edits(text: str, edits: list[Edit]) -> None:
     """The label line and its value line joined to ``label: value`` (the module docstring)."""
     for m in _label_lines(text):
@@ -197,9 +231,12 @@ def nextline_view(text: str) -> View | None:
     Args:
         text: any text.
     """
-    if "\n" not in text:
-        return None
     edits: list[Edit] = []
+    view = text.encode("ascii", "replace").lower()
+    if _inline_gate().search(view) is not None:
+        _inline_edits(text, edits)
+    if "\n" not in text:
+        return edited_view(text, edits)
     _label_edits(text, edits)
     if any(m in text for m in _DELIMITER_MARKS) and _table_gate().search(text) is not None:
         _table_edits(text, edits)

@@ -79,7 +79,7 @@ def _hex_key(text: str, start: int, end: int) -> tuple[int, int] | None:
     before = text[max(line, start - _KEY_WORD_GAP) : start]
     if not _KEY_WORD.search(before) or _PUBLIC_WORD.search(before):
         return None
-    return start, end
+    return at, end  # the digits, not ``0x``: the key repeats without it (:mod:`.repeats`)
 
 
 def wallet_candidates(text: str, view: bytes, out: list[Candidate]) -> None:
