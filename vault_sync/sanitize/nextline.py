@@ -70,12 +70,10 @@ def _credential_like(value: str) -> bool:
     return classes >= 2 or len(value) >= 8
 
 
-def _label_lines(text: str) -> list[re.Match[str]]:
-    """The label lines (:data:`_LABEL_LINE`) of ``text``: tried only where the gate
-    (:data:`GATE_PATTERN`) found one (in the lowercased ASCII view), or at the start of a
-    line holding a non-ASCII label word (:data:`_SCRIPT_HEADS`, which the view cannot show)."""
-    view = text.encode("ascii", "replace").lower()
-    starts = {g.start() for g in _gate().finditer(view)}
+def _label_lines(text: str, starts: set[int]) -> list[re.Match[str]]:
+    """The label lines (:data:`_LABEL_LINE`) of ``text``: tried only at ``starts`` (where the
+    gate found one), or at the start of a line holding a non-ASCII label word
+    (:data:`_SCRIPT_HEADS`, which the gate's ASCII view cannot show)."""
     if not text.isascii():
         for word in _SCRIPT_HEADS:
             at = text.find(word)
@@ -102,16 +100,6 @@ INLINE_GATE = (
 )
 
 
-@functools.cache
-def _inline_gate() -> Any:
-    """:data:`INLINE_GATE` compiled by RE2 (bytes)."""
-    import re2
-
-    options = re2.Options()
-    options.log_errors = False
-    return re2.compile(INLINE_GATE.encode("ascii"), options)
-
-
 def _inline_edits(text: str, edits: list[Edit]) -> None:
     """``## Password X`` / ``**Password** X``, rewritten to ``Password: X``."""
     for m in _INLINE_LABEL.finditer(text):
@@ -120,9 +108,9 @@ def _inline_edits(text: str, edits: list[Edit]) -> None:
             edits.append((m.start("tail"), m.end("tail"), ": "))
 
 
-def _label_edits(text: str, edits: list[Edit]) -> None:
+def _label_edits(text: str, starts: set[int], edits: list[Edit]) -> None:
     """The label line and its value line joined to ``label: value`` (the module docstring)."""
-    for m in _label_lines(text):
+    for m in _label_lines(text, starts):
         head = m.group("head")
         heading = head.startswith("#")
         emphasis = "*" in head or "_" in head
@@ -216,12 +204,12 @@ def _table_gate() -> Any:
 
 @functools.cache
 def _gate() -> Any:
-    """:data:`GATE_PATTERN` compiled by RE2 (bytes)."""
+    """:data:`GATE_PATTERN` or :data:`INLINE_GATE`, compiled by RE2 (bytes)."""
     import re2
 
     options = re2.Options()
     options.log_errors = False
-    return re2.compile(GATE_PATTERN.encode("ascii"), options)
+    return re2.compile(f"{GATE_PATTERN}|{INLINE_GATE}".encode("ascii"), options)
 
 
 def nextline_view(text: str) -> View | None:
@@ -232,12 +220,11 @@ def nextline_view(text: str) -> View | None:
         text: any text.
     """
     edits: list[Edit] = []
-    view = text.encode("ascii", "replace").lower()
-    if _inline_gate().search(view) is not None:
+    starts = {g.start() for g in _gate().finditer(text.encode("ascii", "replace").lower())}
+    if starts:
         _inline_edits(text, edits)
-    if "\n" not in text:
-        return edited_view(text, edits)
-    _label_edits(text, edits)
+    if starts or not text.isascii():
+        _label_edits(text, starts, edits)
     if any(m in text for m in _DELIMITER_MARKS) and _table_gate().search(text) is not None:
         _table_edits(text, edits)
     return edited_view(text, edits)
