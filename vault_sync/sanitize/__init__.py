@@ -48,13 +48,15 @@ import bisect
 import functools
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from vault_sync.sanitize.encoded import percent_view
 from vault_sync.sanitize.labelled import label_view
 from vault_sync.sanitize.layout import layout_view
 from vault_sync.sanitize.markup import markup_view, wrap_view
+from vault_sync.sanitize.nextline import nextline_view
+from vault_sync.sanitize.operators import operator_view
 from vault_sync.sanitize.overlaps import Candidate, Finding, Spans, resolve
 from vault_sync.sanitize.rendered import Chain, View, rendered_view
 from vault_sync.sanitize.repeats import add_values, values_of, with_repeats
@@ -67,6 +69,7 @@ from vault_sync.sanitize.rule import (
     labels,
 )
 from vault_sync.sanitize.search import builtin_candidates
+from vault_sync.sanitize.spoken import spoken_view
 
 if TYPE_CHECKING:
     from vault_sync.config import Config
@@ -95,6 +98,13 @@ _NAME_GLUE = re.compile(r"[-_ ./]")
 _PAGE_EXTENSION = re.compile(r"\.(?:md|markdown)\Z", re.IGNORECASE)
 
 
+#: The view steps after :func:`~.markup.wrap_view`, in order (:func:`_view`).
+_STEPS: tuple[Callable[[str], View | None], ...] = (
+    *(rendered_view, operator_view, percent_view, nextline_view, spoken_view),
+    *(layout_view, label_view, markup_view),
+)
+
+
 def _view(text: str, findings: tuple[Finding, ...]) -> View | Chain | None:
     """The text as read (:mod:`.markup`: wrapped vendor tokens joined — not after one of
     ``findings``, the raw text's; :mod:`.rendered`: escapes, references, full-width forms
@@ -107,7 +117,7 @@ def _view(text: str, findings: tuple[Finding, ...]) -> View | Chain | None:
     wrapped = wrap_view(text, {f.end for f in findings})
     if wrapped is not None:
         views.append(wrapped)
-    for step in (rendered_view, percent_view, layout_view, label_view, markup_view):
+    for step in _STEPS:
         view = step(views[-1].text if views else text)
         if view is not None:
             views.append(view)

@@ -14,6 +14,7 @@ from vault_sync.sanitize.rule import Rule, Span, after_token, before_token, labe
 from vault_sync.sanitize.seeds import seed_candidates
 from vault_sync.sanitize.structural import structural_rules
 from vault_sync.sanitize.vendor import RUN_CHARS, vendor_rules
+from vault_sync.sanitize.wallets import wallet_candidates
 
 #: A token-like run: every dispatched vendor token lies in one (16+ characters of
 #: ``[a-z0-9_.~$+/-]`` in the lowercased view, so base64 bodies stay whole; a space, quote,
@@ -194,6 +195,7 @@ def builtin_candidates(text: str) -> list[Candidate]:
     # One byte per character (non-ASCII -> "?"), so offsets match the text's; lowering
     # bytes is ~7x cheaper than str.lower() on non-ASCII text (and never changes length).
     view = text.encode("ascii", "replace").lower()
+    wallet_candidates(text, view, out)
     absent: set[bytes] = set()
     for trigger, parents, rules in _plan():
         at = view.find(trigger) if absent.isdisjoint(parents) else -1

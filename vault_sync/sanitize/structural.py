@@ -12,6 +12,7 @@ import re
 from vault_sync.placeholders import placeholder as _placeholder
 from vault_sync.placeholders import random_looking as _random_looking
 from vault_sync.sanitize.apart import apart_rules
+from vault_sync.sanitize.callargs import call_rules
 from vault_sync.sanitize.commands import command_rules
 from vault_sync.sanitize.names import name_rules
 from vault_sync.sanitize.pairs import pair_rules
@@ -26,6 +27,7 @@ from vault_sync.sanitize.rule import (
     after_token,
     capped_end,
 )
+from vault_sync.sanitize.shellcreds import shell_rules
 from vault_sync.sanitize.syntax import syntax_rules
 
 #: A URL password past the pattern's cap of 256: the rest of it, then ``@`` and a host.
@@ -240,6 +242,8 @@ def structural_rules() -> list[Rule]:
         *name_rules(),
         *pair_rules(),
         *syntax_rules(),
+        *call_rules(),
+        *shell_rules(),
         *apart_rules(),
         *command_rules(),
         # Kubernetes Secret manifests (kubernetes.io/docs/concepts/configuration/secret).
