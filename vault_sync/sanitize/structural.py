@@ -29,6 +29,7 @@ from vault_sync.sanitize.rule import (
     after_token,
     capped_end,
 )
+from vault_sync.sanitize.spaced import spaced_rules
 from vault_sync.sanitize.syntax import syntax_rules
 from vault_sync.sanitize.tokencli import token_cli_rules
 
@@ -247,6 +248,7 @@ def structural_rules() -> list[Rule]:
         *pair_rules(),
         *syntax_rules(),
         *apart_rules(),
+        *spaced_rules(),
         *command_rules(),
         *arglist_rules(),
         *token_cli_rules(),
