@@ -13,10 +13,11 @@ their value (audit of issue 17's leftovers):
   line (a Markdown hard break, a command's other options) is left;
 - a Markdown table whose header row names a secret (``| user | password |``, ``| API key
   |``, ``| Token |``; an HTML one: :mod:`.htmltables`) above a delimiter row: each body
-  row's cell in that column is rewritten to ``| password: value |`` (the header's name, read
-  as the name rules read it: a password's name takes a value with a digit or a symbol, another a value that reads as generated), so
-  ``| stripe | see vault |`` stays. A column named only ``Key`` (a settings table's names) or
-  a public key's name (``Primary key``, ``Public key``, ``Sort key``) is none.
+  row's cell in that column is rewritten to ``| password: value |`` (the header's name,
+  read as the name rules read it: a password's name takes a value with a digit or a symbol,
+  another a value that reads as generated), so ``| stripe | see vault |`` stays. A column
+  named only ``Key`` (a settings table's names) or a public key's name (``Primary key``,
+  ``Public key``, ``Sort key``) is none.
 
 :func:`layout_view` is the text with both rewritten, a :class:`~.rendered.View` mapped back
 to the raw text (a value found there is redacted in the raw text, the ``\\`` and the cell's
