@@ -213,6 +213,7 @@ PACKAGE_ORDER = {
         "structural",
         "overlaps",
         "seeds",
+        "monero",
         "search",
         "rendered",
         "encoded",

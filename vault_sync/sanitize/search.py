@@ -9,6 +9,7 @@ import functools
 import re
 
 from vault_sync.placeholders import too_regular
+from vault_sync.sanitize.monero import monero_candidates
 from vault_sync.sanitize.overlaps import Candidate
 from vault_sync.sanitize.rule import Rule, Span, after_token, before_token, label_rank
 from vault_sync.sanitize.seeds import seed_candidates
@@ -208,4 +209,5 @@ def builtin_candidates(text: str) -> list[Candidate]:
             at = view.find(trigger, at + 1)
     _dispatched(text, view, out)
     seed_candidates(view, out)
+    monero_candidates(view, out)
     return out
