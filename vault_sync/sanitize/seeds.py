@@ -118,15 +118,19 @@ _LENGTHS = (12, 15, 18, 21, 24)
 
 def _seed_like(view: bytes, run: list[tuple[int, int]]) -> bool:
     """Whether a run of list words is a seed: :data:`MIN_DISTINCT` distinct words, and a run
-    written as a list (one word a line, or numbered) holds a mnemonic whose BIP-39 checksum
-    holds, of its first or last 12, 15, … 24 words. BIP-39's 2,048 words include everyday
-    ones (``apple``, ``bread``, ``coffee``, ``sugar``…), so a shopping list of them was a
-    seed; a list passes the checksum by chance 1 time in 16 (12 words) to 256 (24 words).
-    A run on one line (blanks or commas between) needs none: prose holds no such run."""
+    written as a list (one word a line, or numbered: no 12 words in a row on one line)
+    holds a mnemonic whose BIP-39 checksum holds, of its first or last 12, 15, … 24 words.
+    BIP-39's 2,048 words include everyday ones (``apple``, ``bread``, ``coffee``,
+    ``sugar``…), so a shopping list of them was a seed; a list passes the checksum by
+    chance 1 time in 16 (12 words) to 256 (24 words). A run of 12 words on one line
+    (blanks or commas between) needs none: prose holds no such run."""
     if not _varied(view, run):
         return False
-    gaps = (view[a[1] : b[0]] for a, b in itertools.pairwise(run))
-    if not any(_LIST_GAP.search(gap) for gap in gaps):
+    inline = longest = 1  # the most words in a row with no list gap between them
+    for a, b in itertools.pairwise(run):
+        inline = 1 if _LIST_GAP.search(view[a[1] : b[0]]) else inline + 1
+        longest = max(longest, inline)
+    if longest >= MIN_WORDS:
         return True
     words = [view[a:b].decode("ascii") for a, b in run]
     for n in _LENGTHS:

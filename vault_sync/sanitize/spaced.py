@@ -43,8 +43,14 @@ _BLOCK = (
     rf"(?:[^{{}}\"']|\"[^\"\r\n]{{0,128}}+\"|'[^'\r\n]{{0,128}}+'){{0,{_BLOCK_READ}}}?"
     r"(?<![\w-])(?i:value|default)[\"']?[ \t]{0,8}[=:][ \t]{0,8}" + _VALUE
 )
-#: The name's word, blanks (a tab among them, or blanks only), one value, the line's end.
-_LINE = _KEYWORD + r"([ \t]{0,31}\t[ \t]{0,31}|[ \t]{1,32})" + _VALUE + r"[ \t]{0,8}(?=\r?\n|\Z)"
+#: The name's word, blanks (a tab among them, or blanks only), one value (ASCII: a
+#: non-ASCII letter ends it, as it ends a token), the line's end.
+_LINE = (
+    _KEYWORD + r"([ \t]{0,31}\t[ \t]{0,31}|[ \t]{1,32})"
+    r"(?:\"([^\"\r\n]{1,4096}+)\"|'([^'\r\n]{1,4096}+)'"
+    r"|([!$-&*+\--:=?-Z^-z|~][!$-&*+\--:=?-Z^-z|~\\]{0,4095}+))"
+    r"[ \t]{0,8}(?=\r?\n|\Z|[^\x00-\x7f])"
+)
 #: How far back a ``.netrc`` entry's ``machine`` is looked for.
 _NETRC_BACK = 256
 
@@ -69,12 +75,17 @@ def _block_span(text: str, m: re.Match[str]) -> Span | None:
 
 
 def _line_start(text: str, at: int) -> bool:
-    """The name the word at ``at`` ends begins its line (blanks before it), and no
-    ``.netrc`` ``machine`` stands in the lines before."""
+    """The name the word at ``at`` ends begins its line (blanks or a list item's marker
+    before it; or a non-ASCII letter: ``メモ：password…``), and no ``.netrc`` ``machine``
+    stands in the lines before."""
     i = at - len(_name_before(text, at))
     while i > 0 and text[i - 1] in " \t":
         i -= 1
-    if i and text[i - 1] != "\n":
+    if i and text[i - 1] in "-*+" and (i == 1 or text[i - 2] in " \t\n"):  # a list marker
+        i -= 1
+        while i > 0 and text[i - 1] in " \t":
+            i -= 1
+    if i and text[i - 1] != "\n" and text[i - 1].isascii():
         return False
     return text.find("machine", max(0, i - _NETRC_BACK), i) < 0
 

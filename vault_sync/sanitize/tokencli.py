@@ -32,10 +32,11 @@ from vault_sync.sanitize.names import _generated_run
 from vault_sync.sanitize.rule import ALNUM, LazyPattern, Rule, Span
 from vault_sync.sanitize.syntax import value_ok
 
-#: A token argument: "double-quoted", 'single-quoted' or bare (groups, the last one taken).
+#: A token argument: "double-quoted", 'single-quoted' or bare (ASCII, no shell operator:
+#: groups, the last one taken).
 _TOKEN = (
     r"(?:\"([^\"\r\n]{8,1024}+)\"|'([^'\r\n]{8,1024}+)'"
-    r"|([^\s\"'|;&<>=-][^\s\"'|;&<>]{7,1023}+))"
+    r"|([!#-%(-+.-:?-{}~][!#-%(-+\--:=?-{}~]{7,1023}+))"
 )
 #: Options before the token (``-method=token``, ``-no-print``), then perhaps an option's
 #: value when another argument follows it (``--registry crates-io TOKEN``).
@@ -112,7 +113,7 @@ def token_cli_rules() -> list[Rule]:
     return [
         Rule(
             "cli_credentials",
-            c(command + _OPTIONS + _B + _TOKEN + r"(?=[\s\"'|;&)]|\Z)"),
+            c(command + _OPTIONS + _B + _TOKEN + r"(?=[\s\"'|;&)]|\Z|[^\x00-\x7f])"),
             ("vault", "cargo", "ngrok", "snyk", "cloudflared", "poetry", "doctl"),
             _token_span,
             pre=_word_start,
