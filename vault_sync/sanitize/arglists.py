@@ -72,22 +72,18 @@ _BARE_VALUE = r"([^\s\"',\[\]{}#][^\s\"',\[\]{}]{0,255}+)"
 
 
 def arglist_rules() -> list[Rule]:
-    """The rules of this module, in order."""
+    """The rules of this module, in order (triggers: a list's opening or separator, a quote,
+    then the flag's dash; the letter is read by the pattern)."""
     c = LazyPattern
-    letters = sorted(set(_FLAGS.lower()))  # the triggers are found in a lowercased view
-    quoted = tuple(f"{q}-{f}{q}" for q in "\"'" for f in letters)
-    bare = tuple(f"-{f}," for f in letters)
-    block = tuple(f"- -{f}" for f in letters)
     return [
         # ["-p", "v"] (JSON, YAML flow, Python, TOML): a quoted flag, then a quoted value.
-        Rule("cli_credentials", c(_Q_FLAG + _Q_VALUE), quoted, _item_span, pre=_in_list),
+        Rule("cli_credentials", c(_Q_FLAG + _Q_VALUE), ('"-', "'-"), _item_span, pre=_in_list),
         # [-p, v]: a YAML flow list's plain scalars.
         Rule(
             "cli_credentials",
-            c(rf"-[{_FLAGS}],[ \t]{{0,8}}{_BARE_VALUE}[ \t]{{0,8}}[,\]]"),
-            bare,
+            c(rf"[\[,][ \t]{{0,8}}-[{_FLAGS}],[ \t]{{0,8}}{_BARE_VALUE}[ \t]{{0,8}}[,\]]"),
+            ("[-", "[ -", ",-", ", -"),
             _item_span,
-            pre=_in_list,
         ),
         # - -p / - v: a YAML block list, one item a line.
         Rule(
@@ -96,7 +92,7 @@ def arglist_rules() -> list[Rule]:
                 rf"-[ \t]{{1,4}}[\"']?-[{_FLAGS}][\"']?[ \t]{{0,8}}\r?\n[ \t]{{0,32}}-[ \t]{{1,4}}"
                 rf"(?:{_Q_VALUE}|{_BARE_VALUE})[ \t]{{0,8}}(?=\r?\n|\Z)"
             ),
-            block,
+            ("- -", "- '-", '- "-'),
             _item_span,
             pre=_block_item,
         ),
@@ -104,7 +100,7 @@ def arglist_rules() -> list[Rule]:
         Rule(
             "cli_credentials",
             c(r"([\"'])-p([^\s\"']{6,256}+)\1"),
-            ('"-p', "'-p"),
+            ('"-', "'-"),
             _item_span,
             pre=_in_list,
         ),

@@ -33,7 +33,7 @@ def hash_rules() -> list[Rule]:
         Rule(
             LABEL,
             c(rf"\$2[abxy]\$[0-9]{{2}}\${_C}{{22}}(?:{_C}{{31}})?{_END}"),
-            ("$2a$", "$2b$", "$2x$", "$2y$"),
+            ("$2",),
             whole,
             before=ALNUM,
         ),
@@ -44,7 +44,7 @@ def hash_rules() -> list[Rule]:
                 rf"|(?:1|apr1)\${_C}{{1,8}}\${_C}{{22}}"
                 rf"|y\${_C}{{1,16}}\${_C}{{1,86}}\${_C}{{43}}){_END}"
             ),
-            ("$5$", "$6$", "$1$", "$apr1$", "$y$"),
+            ("$5$", "$6$", "$1$", "$apr1$", "$y$"),  # each searched only where `$` occurs
             whole,
             before=ALNUM,
         ),

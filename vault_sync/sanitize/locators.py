@@ -40,7 +40,7 @@ _LOCATOR = (
     r"|(?:web)?hook(?:[_-]?ur[li])?))"
     r"[\"'\]]{0,2}[ \t]{0,8}(?::=|=>|=|:)[ \t]{0,8}" + _VALUE
 )
-_TRIGGERS = ("connection", "conn_str", "conn-str", "connstr", "dsn", "private", "webhook", "hook")
+_TRIGGERS = ("conn", "dsn", "private", "hook")
 #: A URL's scheme and host (the part a webhook's value keeps).
 _SCHEME_HOST = re.compile(r"[A-Za-z][\w+.-]{0,31}://[^/?#\s\"'`]{1,256}")
 
@@ -59,9 +59,16 @@ def _name_ends(text: str, at: int) -> bool:
     return last in "_.-" or (text[at].isupper() and (last.islower() or last.isdigit()))
 
 
+def _web(text: str, at: int) -> int:
+    """Where a match found at its trigger ``at`` starts: at ``web`` before ``hook``."""
+    return at - 3 if text[max(0, at - 3) : at].lower() == "web" else at
+
+
 def _locator_span(text: str, m: re.Match[str]) -> Span | None:
     """The value after a locator's name, when it holds a generated run (the module
     docstring): the whole of an opaque one, the path on of a webhook's URL."""
+    if not _name_ends(text, m.start()):
+        return None
     index = m.lastindex or 0
     value = m.group(index)
     quote = {3: '"', 4: "'"}.get(index, "")
@@ -90,6 +97,6 @@ def locator_rules() -> list[Rule]:
             LazyPattern(_LOCATOR),
             _TRIGGERS,
             _locator_span,
-            pre=_name_ends,
+            back=_web,
         ),
     ]

@@ -80,7 +80,6 @@ _ASSIGN = (
 #: Keywords that must follow another name part (`API_KEY`, `dbPwd`); bare `key:` is too common.
 _NEEDS_PREFIX = frozenset({"key", "pwd"})
 
-#: ``pw`` too (``pw=``, ``db_pw:``: a fresh user's went through).
 _PASSWORDS = frozenset({"password", "passwd", "passphrase", "pwd", "pswd", "pw", "pass", "psk"})
 
 _NAME_REVERSED = re.compile(r"[\w.-]*", re.ASCII)
@@ -274,8 +273,7 @@ _API_KEY = (
 
 
 def _api_key_span(text: str, m: re.Match[str]) -> Span | None:
-    """``x-api-key: value``, ``--api-key value``, ``apiKey = "value"``: a random-looking value;
-    not a URL's user (``https://api_key:T@host``: url_credentials, the host kept)."""
+    """``x-api-key: value``, ``apiKey = "v"``: a random-looking value; not a URL's user."""
     start = m.start()
     if text.endswith("://", 0, start - len(_name_before(text, start))):
         return None
@@ -289,9 +287,7 @@ def _api_key_span(text: str, m: re.Match[str]) -> Span | None:
         return None
     index = m.lastindex or 0
     value = m.group(index)
-    if index == 4 and _code_after(text, m, index):
-        return None
-    if not _random_looking(value):
+    if (index == 4 and _code_after(text, m, index)) or not _random_looking(value):
         return None
     quote = {2: '"', 3: "'"}.get(index, "")
     end = _value_end(text, m, index, quote)

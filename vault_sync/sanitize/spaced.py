@@ -28,8 +28,10 @@ from vault_sync.sanitize.names import _assignment_name, _name_before
 from vault_sync.sanitize.rule import LazyPattern, Rule, Span
 from vault_sync.sanitize.syntax import value_ok
 
-_KEYWORD = r"(?i:(key|token|secret|pass(?:w(?:or)?d|phrase|code)?|pwd|pw|psk|pat|jwt))s?"
-_KEYWORDS = ("key", "token", "secret", "pass", "pw", "psk", "pat", "jwt")
+#: The name's word (not ``pat``, ``jwt``, ``psk``: each occurrence of a word costs an attempt,
+#: and ``pat`` is in ``path``, ``pattern``, ``compatible``).
+_KEYWORD = r"(?i:(key|token|secret|pass(?:w(?:or)?d|phrase|code)?|pwd|pw))s?"
+_KEYWORDS = ("key", "token", "secret", "pass", "pw")
 #: Password words a name may glue to the word before them (``requirepass``, ``DBPASS``).
 _GLUED = frozenset({"pass", "passwd", "pwd"})
 #: How far into a block its ``value`` / ``default`` key may stand (other keys before it).
@@ -38,18 +40,19 @@ _VALUE = (
     r"(?:\"([^\"\r\n]{1,4096}+)\"|'([^'\r\n]{1,4096}+)'"
     r"|([^\s\"'`,;{}\[\]()#][^\s\"'`,;{}\[\]()]{0,4095}+))"
 )
-_BLOCK = (
-    _KEYWORD + r"[\"']?[ \t]{0,8}(?:[=:][ \t]{0,8})?\{"
+#: After the name's word: a block (groups 2-4: its value) or blanks (group 5: a tab among
+#: them, or blanks only), one value (groups 6-8; ASCII: a non-ASCII letter ends it, as it
+#: ends a token) and the line's end. One pattern, so each of the (common) words costs one
+#: attempt.
+_SHAPES = (
+    _KEYWORD + r"(?:[\"']?[ \t]{0,8}(?:[=:][ \t]{0,8})?\{"
     rf"(?:[^{{}}\"']|\"[^\"\r\n]{{0,128}}+\"|'[^'\r\n]{{0,128}}+'){{0,{_BLOCK_READ}}}?"
-    r"(?<![\w-])(?i:value|default)[\"']?[ \t]{0,8}[=:][ \t]{0,8}" + _VALUE
-)
-#: The name's word, blanks (a tab among them, or blanks only), one value (ASCII: a
-#: non-ASCII letter ends it, as it ends a token), the line's end.
-_LINE = (
-    _KEYWORD + r"([ \t]{0,31}\t[ \t]{0,31}|[ \t]{1,32})"
+    r"(?<![\w-])(?i:value|default)[\"']?[ \t]{0,8}[=:][ \t]{0,8}"
+    + _VALUE
+    + r"|([ \t]{0,31}\t[ \t]{0,31}|[ \t]{1,32})"
     r"(?:\"([^\"\r\n]{1,4096}+)\"|'([^'\r\n]{1,4096}+)'"
     r"|([!$-&*+\--:=?-Z^-z|~][!$-&*+\--:=?-Z^-z|~\\]{0,4095}+))"
-    r"[ \t]{0,8}(?=\r?\n|\Z|[^\x00-\x7f])"
+    r"[ \t]{0,8}(?=\r?\n|\Z|[^\x00-\x7f]))"
 )
 #: How far back a ``.netrc`` entry's ``machine`` is looked for.
 _NETRC_BACK = 256
@@ -68,12 +71,6 @@ def _judged(text: str, m: re.Match[str], index: int, strict: bool) -> bool:
     return not strict or (any(c.isdigit() for c in value) and any(c.isalpha() for c in value))
 
 
-def _block_span(text: str, m: re.Match[str]) -> Span | None:
-    """The value under ``value`` / ``default`` in a block after a secret's name."""
-    index = m.lastindex or 0
-    return m.span(index) if _judged(text, m, index, False) else None
-
-
 def _line_start(text: str, at: int) -> bool:
     """The name the word at ``at`` ends begins its line (blanks or a list item's marker
     before it; or a non-ASCII letter: ``メモ：password…``), and no ``.netrc`` ``machine``
@@ -90,17 +87,17 @@ def _line_start(text: str, at: int) -> bool:
     return text.find("machine", max(0, i - _NETRC_BACK), i) < 0
 
 
-def _line_span(text: str, m: re.Match[str]) -> Span | None:
-    """A line of a name and a value apart by blanks: the value, when it reads as one."""
+def _shape_span(text: str, m: re.Match[str]) -> Span | None:
+    """The value in a block after a secret's name, or after the name and blanks alone on
+    a line (the name beginning it: :func:`_line_start`), when it reads as one."""
     index = m.lastindex or 0
-    strict = "\t" not in m.group(2)
+    blanks = m.group(5)
+    if blanks is not None and not _line_start(text, m.start()):
+        return None
+    strict = blanks is not None and "\t" not in blanks
     return m.span(index) if _judged(text, m, index, strict) else None
 
 
 def spaced_rules() -> list[Rule]:
     """The rules of this module, in order."""
-    c = LazyPattern
-    return [
-        Rule("env_secret", c(_BLOCK), _KEYWORDS, _block_span),
-        Rule("env_secret", c(_LINE), _KEYWORDS, _line_span, pre=_line_start),
-    ]
+    return [Rule("env_secret", LazyPattern(_SHAPES), _KEYWORDS, _shape_span)]

@@ -48,7 +48,10 @@ _B = r"[ \t]{1,8}"
 
 
 def _token_span(text: str, m: re.Match[str]) -> Span | None:
-    """The token (the last group that matched), when it reads as generated."""
+    """The token (the last group that matched), when it reads as generated and the command
+    word begins a word (checked after a match: ``vault`` is common, a match rare)."""
+    if not _word_start(text, m.start()):
+        return None
     index = m.lastindex or 0
     value = m.group(index) if index else ""
     if not value or value[0] in "$%{<" or "{{" in value or "=" in value.rstrip("="):
@@ -60,6 +63,8 @@ def _token_span(text: str, m: re.Match[str]) -> Span | None:
 
 def _password_span(text: str, m: re.Match[str]) -> Span | None:
     """``http-basic.NAME USER PASS``: the password, when it reads as one."""
+    if not _word_start(text, m.start()):
+        return None
     index = m.lastindex or 0
     value = m.group(index) if index else ""
     return m.span(index) if value and value_ok(value, True, False) else None
@@ -116,7 +121,6 @@ def token_cli_rules() -> list[Rule]:
             c(command + _OPTIONS + _B + _TOKEN + r"(?=[\s\"'|;&)]|\Z|[^\x00-\x7f])"),
             ("vault", "cargo", "ngrok", "snyk", "cloudflared", "poetry", "doctl"),
             _token_span,
-            pre=_word_start,
         ),
         Rule(
             "cli_credentials",
@@ -133,7 +137,6 @@ def token_cli_rules() -> list[Rule]:
             ),
             ("poetry",),
             _password_span,
-            pre=_word_start,
         ),
-        Rule("cli_credentials", c(_PIPED), ("echo",), _token_span, pre=_word_start),
+        Rule("cli_credentials", c(_PIPED), ("echo",), _token_span),
     ]
