@@ -16,6 +16,7 @@ import zlib
 
 import pytest
 
+from tests.conftest import best_cpu_seconds
 from vault_sync.pagefile import decode_page
 from vault_sync.sanitize import scrub
 
@@ -222,3 +223,35 @@ def test_a_list_of_common_bip39_words_is_no_seed_without_its_checksum(numbered: 
     assert _S in scrub("Words:\n" + listed(SEED_12))[0]
     # on one line (prose never holds 12 list words in a row) no checksum is asked for
     assert scrub(SHOPPING)[0] == _S
+
+
+_WORDS = [
+    "".join(random.Random(i).choices(string.ascii_lowercase, k=4 + i % 6)) for i in range(500)
+]
+#: Repeats of each new rule's trigger and partial shapes (a value each rule refuses, a block
+#: never closed, a run of long words): 4x the input must cost about 4x the time.
+ADVERSARIAL = {
+    "monero-words": lambda n: " ".join(_WORDS[i % 500] for i in range(n // 7)),
+    "monero-same": lambda n: "abcd " * (n // 5),
+    "block-open": lambda n: "password = {" * (n // 12),
+    "block-long": lambda n: "password {" + "a=1 " * (n // 4),
+    "spaced": lambda n: "password " * (n // 9),
+    "spaced-tab": lambda n: "password\t" * (n // 9),
+    "arglist": lambda n: '["-p", ' * (n // 7),
+    "arg-block": lambda n: "- -p\n" * (n // 5),
+    "vault": lambda n: "vault login -x" * (n // 14),
+    "echo": lambda n: "echo x | " * (n // 9),
+    "locator": lambda n: "CONNECTION_STRING=" * (n // 18),
+    "html-rows": lambda n: "<tr><th>password</th></tr>" + "<tr><td>x" * (n // 9),
+    "hashes": lambda n: "$2b$12$" * (n // 7) + "$6$" * (n // 3),
+    "pw": lambda n: "my pw is " * (n // 9),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ADVERSARIAL))
+def test_new_rules_are_linear(name: str) -> None:
+    """A ratio of two sizes measured in one run (CPU time, best of 2), as the sanitizer's
+    other linear-time tests: robust to the machine's speed and load."""
+    small = best_cpu_seconds(lambda: scrub(ADVERSARIAL[name](25_000)))
+    big = best_cpu_seconds(lambda: scrub(ADVERSARIAL[name](100_000)))
+    assert big <= 10 * small + 0.1, f"{name}: {small:.3f}s -> {big:.3f}s for 4x the input"
