@@ -20,9 +20,10 @@ from __future__ import annotations
 from vault_sync.sanitize.rule import ALNUM, LazyPattern, Rule, whole
 
 LABEL = "password_hash"
-#: crypt(3)'s base64 alphabet, and the end of a hash: no more of it.
+#: crypt(3)'s base64 alphabet, and the end of a hash: no more of it but ``/`` (a folder or a
+#: URL path may follow, as after every token).
 _C = r"[./A-Za-z0-9]"
-_END = r"(?![./A-Za-z0-9+=$])"
+_END = r"(?![.A-Za-z0-9+=$])"
 _B64 = r"[A-Za-z0-9+/]"
 
 
