@@ -12,9 +12,9 @@ Template fields ``{cN}``: N random characters of class ``c``: ``A`` base62, ``a`
 alphanumeric, ``h`` lowercase hex, ``H`` uppercase hex, ``U`` uppercase alphanumeric, ``Z``
 base32 (``A-Z2-7``), ``w`` ``[A-Za-z0-9_-]``, ``b`` base64 ``[A-Za-z0-9+/]``, ``d`` digits,
 ``l`` lowercase letters, ``L`` letters, ``B`` bech32; ``{WN}``: N words of the BIP-39 English
-list, separated by blanks. ``⟦…⟧`` marks the secret part of a
-template whose text around it is not secret (a webhook's host, a URL's scheme and host);
-without it the whole text is the secret.
+list, separated by blanks; ``{X25}``: a Monero-shaped seed (:func:`monero_seed`). ``⟦…⟧``
+marks the secret part of a template whose text around it is not secret (a webhook's host, a
+URL's scheme and host); without it the whole text is the secret.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import random
 import re
 import string
 import tomllib
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,7 +42,7 @@ CLASSES = {
     "L": string.ascii_letters,
     "B": "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L",
 }
-_FIELD = re.compile(r"\{([AahHUZwbdlLBW])(\d+)\}")
+_FIELD = re.compile(r"\{([AahHUZwbdlLBWX])(\d+)\}")
 
 _TABLES = tomllib.loads((Path(__file__).with_name("secret_samples.toml")).read_text("utf-8"))
 
@@ -80,14 +81,29 @@ class Sample:
 
 def fill(template: str, rng: random.Random) -> str:
     """``template`` with each ``{cN}`` replaced by N random characters of class ``c``."""
-    return _FIELD.sub(
-        lambda m: (
-            " ".join(rng.choices(_bip39_words(), k=int(m[2])))
-            if m[1] == "W"
-            else "".join(rng.choices(CLASSES[m[1]], k=int(m[2])))
-        ),
-        template,
-    )
+
+    def field(m: re.Match[str]) -> str:
+        if m[1] == "W":
+            return " ".join(rng.choices(_bip39_words(), k=int(m[2])))
+        if m[1] == "X":
+            return monero_seed(rng)
+        return "".join(rng.choices(CLASSES[m[1]], k=int(m[2])))
+
+    return _FIELD.sub(field, template)
+
+
+def monero_seed(rng: random.Random) -> str:
+    """A Monero-shaped seed (monero-project ``src/mnemonics/electrum-words.cpp``): 24 words
+    of 4 to 9 letters with unique three-letter prefixes, then the checksum word, the one at
+    ``crc32(the 24 prefixes joined) mod 24``. The words are made up (its word list is not
+    copied here); the rule reads the shape and the checksum, not the list."""
+    words: list[str] = []
+    while len(words) < 24:
+        word = "".join(rng.choices(string.ascii_lowercase, k=rng.randint(4, 9)))
+        if word[:3] not in {w[:3] for w in words}:
+            words.append(word)
+    words.append(words[zlib.crc32("".join(w[:3] for w in words).encode()) % 24])
+    return " ".join(words)
 
 
 @functools.cache

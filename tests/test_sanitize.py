@@ -89,6 +89,10 @@ POSITIVE: dict[str, tuple[str, str]] = {
     ),
     "auth_header": ("curl -H 'Authorization: Basic " + gen(20) + "' x", gen(20)),
     "bearer_token": ("send bearer " + gen(32) + " then", gen(32)),
+    "password_hash": (
+        "admin:$2b$12$" + gen(53, "./" + ALNUM) + ":1000",
+        "$2b$12$" + gen(53, "./" + ALNUM),
+    ),
     "env_secret": ("export DB_PASSWORD=" + gen(12) + "\n", gen(12)),
     "api_key": ("run tool --api-key " + gen(32) + " now", gen(32)),
     "credential_path": ("cat ~/.ssh/id_ed25519 now", "~/.ssh/id_ed25519"),
@@ -137,6 +141,7 @@ NEGATIVE: dict[str, tuple[str, str]] = {
         "GITHUB_TOKEN = os.environ['GITHUB_TOKEN']\nsortKey: 'priority'\nmonkey=banana12345",
         "Password: I forgot it again\nmax_tokens: 1024\nhotkey: Mod+Shift+K",
     ),
+    "password_hash": ("costs $2b$ and $2y$10$ short", "echo $1$2 then $6$ alone"),
     "api_key": ("API key management is hard", "api_key = get_api_key()"),
     "credential_path": ("see ~/.ssh/id_rsa.pub and the .pem extension", "keynote.key and id_rsa_x"),
     "cli_credentials": ("curl -u user:$PASSWORD https://x", "ls -print0 -pretty -u me:changeme"),

@@ -9,10 +9,8 @@ it) are the write paths for pages. Neither walks the vault
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
@@ -158,68 +156,14 @@ def decode_page(data: bytes) -> tuple[str, str | None]:
     offset = error.start + (len(_UTF8_BOM) if data.startswith(_UTF8_BOM) else 0)
     line = data.count(b"\n", 0, offset) + 1
     problem = f"not valid UTF-8 at byte {offset} (line {line})"
-    legacy = _legacy_cjk(data)
+    # imported here: its character sets cost ~3 ms to compile, and most processes read
+    # only UTF-8 pages (h-sync2's measurement)
+    from vault_sync.legacy_cjk import legacy_cjk
+
+    legacy = legacy_cjk(data)
     if legacy is not None:
         return legacy[1], f"{problem}: read as {legacy[0]}"
     return data.decode("utf-8-sig", errors="replace"), problem
-
-
-#: The legacy CJK encodings Windows editors in Japan and China still save text in, tried in
-#: this order when a page is not UTF-8 (Python codec names: Shift-JIS as Windows code page
-#: 932, GB 2312 as its superset GBK, Big5), each with the characters its text is made of
-#: (kana count twice: GBK and Big5 have none in common use, so a Shift-JIS page reads best
-#: as Shift-JIS). Read as UTF-8 with U+FFFD for the bad bytes, a label such as ``パスワード``
-#: or ``密码`` was lost and the password after it kept (fresh-user report 4, F8). Their
-#: character sets are compiled on first use (:func:`_legacy_cjk_table`): ``re`` sets the Han
-#: range one code point at a time, ~3 ms of every process that imports this module.
-_LEGACY_CJK_SETS = (
-    (
-        "cp932",
-        "SHIFT_JIS",
-        r"[\u3040-\u30ff]",
-        r"[\u3000-\u303f\u3040-\u30ff\u4e00-\u9fff\uff01-\uff5e]",
-    ),
-    ("gbk", "GBK", None, r"[\u3000-\u303f\u4e00-\u9fff\uff01-\uff5e]"),
-    ("big5", "BIG5", None, r"[\u3000-\u303f\u4e00-\u9fff\uff01-\uff5e]"),
-)
-
-
-@functools.cache
-def _legacy_cjk_table() -> tuple[tuple[str, str, re.Pattern[str] | None, re.Pattern[str]], ...]:
-    """:data:`_LEGACY_CJK_SETS` with the character sets compiled, once per process."""
-    return tuple(
-        (codec, name, re.compile(kana) if kana else None, re.compile(typical))
-        for codec, name, kana, typical in _LEGACY_CJK_SETS
-    )
-
-
-#: A run of 2+ non-ASCII characters: CJK text is made of them, while accented letters of a
-#: Latin-1 page read as CJK come one at a time between ASCII letters.
-_NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]{2,}")
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
-
-
-def _legacy_cjk(data: bytes) -> tuple[str, str] | None:
-    """``(name, text)`` of the legacy CJK encoding ``data`` reads best in
-    (:data:`_LEGACY_CJK_SETS`), or ``None``: one it decodes in without an error, whose
-    non-ASCII characters are nearly all (95 %) that language's and half of them in runs of
-    two or more. Of several, the one with the most such characters, kana twice; on a tie the
-    first."""
-    best: tuple[int, str, str] | None = None
-    for codec, name, kana, typical in _legacy_cjk_table():
-        try:
-            text = data.decode(codec)
-        except UnicodeDecodeError:
-            continue
-        foreign = len(_NON_ASCII.findall(text))
-        fitting = len(typical.findall(text))
-        in_runs = sum(len(run) for run in _NON_ASCII_RUN.findall(text))
-        if not foreign or fitting < 0.95 * foreign or in_runs * 2 < foreign:
-            continue
-        score = fitting + (len(kana.findall(text)) if kana is not None else 0)
-        if best is None or score > best[0]:
-            best = (score, name, text)
-    return None if best is None else (best[1], best[2])
 
 
 def write_page(vault: Path, disk_path: str, data: bytes, expected_hash: str) -> None:

@@ -12,11 +12,12 @@ their value (audit of issue 17's leftovers):
   (the ``\\``, the line break and the next line's indent dropped). A ``\\`` ending any other
   line (a Markdown hard break, a command's other options) is left;
 - a Markdown table whose header row names a secret (``| user | password |``, ``| API key
-  |``, ``| Token |``) above a delimiter row: each body row's cell in that column is rewritten
-  to ``| password: value |`` (the header's name, read as the name rules read it: a password's
-  name takes a value with a digit or a symbol, another a value that reads as generated), so
-  ``| stripe | see vault |`` stays. A column named only ``Key`` (a settings table's names) or
-  a public key's name (``Primary key``, ``Public key``, ``Sort key``) is none.
+  |``, ``| Token |``; an HTML one: :mod:`.htmltables`) above a delimiter row: each body
+  row's cell in that column is rewritten to ``| password: value |`` (the header's name,
+  read as the name rules read it: a password's name takes a value with a digit or a symbol,
+  another a value that reads as generated), so ``| stripe | see vault |`` stays. A column
+  named only ``Key`` (a settings table's names) or a public key's name (``Primary key``,
+  ``Public key``, ``Sort key``) is none.
 
 :func:`layout_view` is the text with both rewritten, a :class:`~.rendered.View` mapped back
 to the raw text (a value found there is redacted in the raw text, the ``\\`` and the cell's
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 import re
 
+from vault_sync.sanitize.htmltables import html_table_edits
 from vault_sync.sanitize.rendered import Edit, View, edited_view
 
 #: How much of a continued line is read back from its ``\\``.
@@ -88,14 +90,20 @@ def _cells(line: str) -> list[tuple[int, int]]:
     return cells
 
 
+def _header_name(cell: str) -> str | None:
+    """The name a header cell's text gives its column: ``password`` (a password's word),
+    ``secret`` (another secret's), or ``None``."""
+    m = _SECRET_HEADER.fullmatch(cell)
+    return None if m is None else "password" if m.group(1) else "secret"
+
+
 def _header_names(line: str) -> dict[int, str]:
     """``{column: name}`` for each header cell of ``line`` that names a secret."""
     names: dict[int, str] = {}
     for column, (start, end) in enumerate(_cells(line)):
-        cell = line[start:end].strip(" \t*_`")
-        m = _SECRET_HEADER.fullmatch(cell)
-        if m:
-            names[column] = "password" if m.group(1) else "secret"
+        name = _header_name(line[start:end].strip(" \t*_`"))
+        if name is not None:
+            names[column] = name
     return names
 
 
@@ -192,4 +200,6 @@ def layout_view(text: str) -> View | None:
         _continuation_edits(text, edits)
     if any(s in text for s in _DELIMITER_MARKS):
         _table_edits(text, edits)
+    if "<th" in text or "<TH" in text or "<Th" in text:
+        html_table_edits(text, edits, _header_name)
     return edited_view(text, sorted(set(edits)))

@@ -73,15 +73,14 @@ def _code_after(text: str, m: re.Match[str], index: int) -> bool:
 #: name ends with KEY/TOKEN/SECRET/PASSWORD/SALT/PEPPER/SIG/...; then an assignment operator
 #: (`=`, `:`, `:=`, `=>`, `?=`, `||=`, `.=`, `<-`), or spaces after a `--flag`.
 _ASSIGN = (
-    r"(?i:(key|token|secret|pass(?:w(?:or)?d|phrase)?|pwd|pw|psk|salt|pepper|sig(?:nature)?))"
+    r"(?i:(key|token|secret|pass(?:w(?:or)?d|phrase)?|ps?wd|pw|psk|salt|pepper|sig(?:nature)?))"
     r"[\"'\]]{0,2}"
     r"(?:[ \t]{0,8}(?::=|=>|\?=|\|\|=|\.=|<-|=|:)[ \t]{0,8}|([ \t]{1,8}))" + _VALUE
 )
 #: Keywords that must follow another name part (`API_KEY`, `dbPwd`); bare `key:` is too common.
 _NEEDS_PREFIX = frozenset({"key", "pwd"})
 
-#: ``pw`` too, the common short form (``pw=``, ``db_pw:``: a fresh user's went through).
-_PASSWORDS = frozenset({"password", "passwd", "passphrase", "pwd", "pw", "pass", "psk"})
+_PASSWORDS = frozenset({"password", "passwd", "passphrase", "pwd", "pswd", "pw", "pass", "psk"})
 
 _NAME_REVERSED = re.compile(r"[\w.-]*", re.ASCII)
 
@@ -278,8 +277,10 @@ _API_KEY = (
 
 
 def _api_key_span(text: str, m: re.Match[str]) -> Span | None:
-    """``x-api-key: value``, ``--api-key value``, ``apiKey = "value"``: a random-looking value."""
+    """``x-api-key: value``, ``apiKey = "v"``: a random-looking value; not a URL's user."""
     start = m.start()
+    if text.endswith("://", 0, start - len(_name_before(text, start))):
+        return None
     # an ASCII letter or digit glues (`monkey_access_key`); a non-ASCII one ends a name
     # (`トークンはapi_key=…`, found by a fresh user). A name glued before `api` is a name
     # still (`myapikey`, `githubapi_key`: the fresh user's `SMTPPASS` kind), not after our
@@ -290,9 +291,7 @@ def _api_key_span(text: str, m: re.Match[str]) -> Span | None:
         return None
     index = m.lastindex or 0
     value = m.group(index)
-    if index == 4 and _code_after(text, m, index):
-        return None
-    if not _random_looking(value):
+    if (index == 4 and _code_after(text, m, index)) or not _random_looking(value):
         return None
     quote = {2: '"', 3: "'"}.get(index, "")
     end = _value_end(text, m, index, quote)
@@ -352,7 +351,7 @@ def name_rules() -> list[Rule]:
         Rule(
             "env_secret",
             c(_ASSIGN),
-            ("pass", "pw", "psk"),
+            ("pass", "pw", "psk", "pswd"),
             _assignment_span,
             pre=_assignment_name,
             spare=password_placeholder,

@@ -70,12 +70,15 @@ def _pair_span(text: str, m: re.Match[str]) -> Span | None:
 #: ``is``/``was`` (with ``now``, ``still``, ``set to``, an operator); a quote; the value, to
 #: a blank or a backslash (``correct.\\n3.`` in a JSON string is a sentence's end).
 _NOUN = (
-    r"(?i:(secret|key|token|password|passphrase|passcode|passwd|salt|pepper))"
+    r"(?i:(secret|key|token|password|passphrase|passcode|passwd|pswd|pword|pwd|pw|salt|pepper))"
     r"(?:[ \t]{1,4}(?i:for|of|on|to|in|at)(?:[ \t]{1,4}[^\s]{1,32}){1,4}?)?"
     r"[ \t]{1,4}(?i:is|was)(?:[ \t]{1,4}(?i:now|still|set[ \t]to|currently))?"
     r"(?:[ \t]{0,4}[:=])?[ \t]{1,4}[\"'`]?([^\s\"'`\\]{6,256}+)"
 )
-_PASSWORD_NOUNS = frozenset({"password", "passphrase", "passcode", "passwd"})
+#: A password's noun, and its short forms (``my pw is …``: a fresh user's went through).
+_PASSWORD_NOUNS = frozenset(
+    {"password", "passphrase", "passcode", "passwd", "pswd", "pword", "pwd", "pw"}
+)
 _HEX = re.compile(r"[0-9a-fA-F]{16,}")
 
 
@@ -121,7 +124,7 @@ def pair_rules() -> list[Rule]:
         Rule(
             "env_secret",
             c(_NOUN),
-            ("secret", "key", "token", "pass", "salt", "pepper"),
+            ("secret", "key", "token", "pass", "pw", "psw", "salt", "pepper"),
             _noun_span,
             before=ALNUM | {"_", "-", "."},
         ),

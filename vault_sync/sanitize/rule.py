@@ -20,6 +20,7 @@ STRUCTURAL_LABELS: tuple[str, ...] = (
     "url_credentials",
     "auth_header",
     "bearer_token",
+    "password_hash",
     "env_secret",
     "api_key",
     "cli_credentials",

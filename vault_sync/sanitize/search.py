@@ -9,6 +9,7 @@ import functools
 import re
 
 from vault_sync.placeholders import too_regular
+from vault_sync.sanitize.monero import monero_candidates
 from vault_sync.sanitize.overlaps import Candidate
 from vault_sync.sanitize.rule import Rule, Span, after_token, before_token, label_rank
 from vault_sync.sanitize.seeds import seed_candidates
@@ -36,8 +37,9 @@ def _builtin_rules() -> tuple[Rule, ...]:
 #: Bytes whose absence rules out every trigger containing them, tested first (memchr-fast);
 #: then short strings rare in prose that each stand for several triggers (``.p``: ``.pem``,
 #: ``.p12``, ``.pfx``, ``.ppk``, ``.pgpass``): one absent gate saves a scan of the text per
-#: trigger, 47 -> 40 scans per page (12% of scrubbing the 10k-page benchmark vault).
-_GATES = (b"_", b"-", b".", b":", b"/", b".p", b"id_", b"k_", b"netrc", b"contribsys")
+#: trigger, 47 -> 40 scans per page (12% of scrubbing the 10k-page benchmark vault); ``$``
+#: for the password hashes' prefixes (``$2``, ``$6$``, ``$argon2``…).
+_GATES = (b"_", b"-", b".", b":", b"/", b"$", b".p", b"id_", b"k_", b"netrc", b"contribsys")
 
 
 @functools.cache
@@ -210,4 +212,5 @@ def builtin_candidates(text: str) -> list[Candidate]:
             at = view.find(trigger, at + 1)
     _dispatched(text, view, out)
     seed_candidates(view, out)
+    monero_candidates(view, out)
     return out

@@ -23,6 +23,7 @@ over each run's words. Part of :mod:`vault_sync.sanitize`.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from typing import Any
 
@@ -77,9 +78,7 @@ def _patterns() -> tuple[Any, Any]:
 @functools.cache
 def _wordlist() -> frozenset[bytes]:
     """The 2,048 BIP-39 English words (``mnemonic``'s list)."""
-    from mnemonic import Mnemonic
-
-    return frozenset(w.encode() for w in Mnemonic("english").wordlist)
+    return frozenset(w.encode() for w in _mnemonic().wordlist)
 
 
 #: Every byte but ``a-z`` -> a blank (the view is lowercased): its ``split()`` is the words.
@@ -111,10 +110,57 @@ def _varied(view: bytes, run: list[tuple[int, int]]) -> bool:
     return len({view[a:b] for a, b in run}) >= MIN_DISTINCT
 
 
+#: A gap that makes a run a list: a line break, or a list's number (``2.``, ``2)``).
+_LIST_GAP = re.compile(rb"[\r\n]|[0-9][.):]")
+#: A mnemonic's lengths (BIP-39: 128 to 256 bits of entropy, 32 bits a step, 3 words each).
+_LENGTHS = (12, 15, 18, 21, 24)
+
+
+def _seed_like(view: bytes, run: list[tuple[int, int]]) -> bool:
+    """Whether a run of list words is a seed: :data:`MIN_DISTINCT` distinct words, and a run
+    written as a list (one word a line, or numbered: no 12 words in a row on one line)
+    holds a mnemonic whose BIP-39 checksum holds, of its first or last 12, 15, … 24 words.
+    BIP-39's 2,048 words include everyday ones (``apple``, ``bread``, ``coffee``,
+    ``sugar``…), so a shopping list of them was a seed; a list passes the checksum by
+    chance 1 time in 16 (12 words) to 256 (24 words). A run of 12 words on one line
+    (blanks or commas between) needs none: prose holds no such run."""
+    if not _varied(view, run):
+        return False
+    inline = longest = 1  # the most words in a row with no list gap between them
+    for a, b in itertools.pairwise(run):
+        inline = 1 if _LIST_GAP.search(view[a[1] : b[0]]) else inline + 1
+        longest = max(longest, inline)
+    if longest >= MIN_WORDS:
+        return True
+    words = [view[a:b].decode("ascii") for a, b in run]
+    for n in _LENGTHS:
+        if len(words) < n:
+            break
+        for window in {(0, n), (len(words) - n, len(words))}:
+            if _checksum_holds(words[window[0] : window[1]]):
+                return True
+    return False
+
+
+def _checksum_holds(words: list[str]) -> bool:
+    """BIP-39's checksum of ``words`` (all list words): the last ``len / 3`` bits of their
+    11-bit indexes are the first bits of the SHA-256 of the entropy before them."""
+    return bool(_mnemonic().check(" ".join(words)))
+
+
+@functools.cache
+def _mnemonic() -> Any:
+    """The reference implementation's English ``Mnemonic`` (its checksum check)."""
+    from mnemonic import Mnemonic
+
+    return Mnemonic("english")
+
+
 def _bare_runs(view: bytes, start: int, end: int, out: list[tuple[int, int]]) -> None:
     """Each maximal run of :data:`MIN_WORDS`+ list words in ``view[start:end]`` (a run of
-    short words). A word followed by ``:`` or ``=`` (after blanks, a quote, markup) is a
-    label (``seed phrase: …``, both list words), never part of a run."""
+    short words) that is a seed (:func:`_seed_like`). A word followed by ``:`` or ``=``
+    (after blanks, a quote, markup) is a label (``seed phrase: …``, both list words), never
+    part of a run."""
     words = _wordlist()
     marks = bytes(map(words.__contains__, view[start:end].translate(_ONLY_LETTERS).split()))
     if marks.find(_RUN_MARK) < 0:
@@ -124,15 +170,15 @@ def _bare_runs(view: bytes, start: int, end: int, out: list[tuple[int, int]]) ->
         after = view[m.end() : m.end() + 8].lstrip(b" \t\"'*_")[:1]
         if m.group() in words and after not in (b":", b"="):
             if run and not _apart(view[run[-1][1] : m.start()]):
-                if len(run) >= MIN_WORDS and _varied(view, run):
+                if len(run) >= MIN_WORDS and _seed_like(view, run):
                     out.append((run[0][0], run[-1][1]))
                 run = []
             run.append(m.span())
             continue
-        if len(run) >= MIN_WORDS and _varied(view, run):
+        if len(run) >= MIN_WORDS and _seed_like(view, run):
             out.append((run[0][0], run[-1][1]))
         run = []
-    if len(run) >= MIN_WORDS and _varied(view, run):
+    if len(run) >= MIN_WORDS and _seed_like(view, run):
         out.append((run[0][0], run[-1][1]))
 
 

@@ -12,8 +12,11 @@ import re
 from vault_sync.placeholders import placeholder as _placeholder
 from vault_sync.placeholders import random_looking as _random_looking
 from vault_sync.sanitize.apart import apart_rules
+from vault_sync.sanitize.arglists import arglist_rules
 from vault_sync.sanitize.callargs import call_rules
 from vault_sync.sanitize.commands import command_rules
+from vault_sync.sanitize.hashes import hash_rules
+from vault_sync.sanitize.locators import locator_rules
 from vault_sync.sanitize.names import name_rules
 from vault_sync.sanitize.pairs import pair_rules
 from vault_sync.sanitize.protocols import protocol_rules
@@ -28,7 +31,9 @@ from vault_sync.sanitize.rule import (
     capped_end,
 )
 from vault_sync.sanitize.shellcreds import shell_rules
+from vault_sync.sanitize.spaced import spaced_rules
 from vault_sync.sanitize.syntax import syntax_rules
+from vault_sync.sanitize.tokencli import token_cli_rules
 
 #: A URL password past the pattern's cap of 256: the rest of it, then ``@`` and a host.
 _URL_REST = re.compile(r"[^\s/?#@\[\]<>\"'`]*+@(?=[\w\[])")
@@ -238,14 +243,19 @@ def structural_rules() -> list[Rule]:
             _bearer_span,
             before=ALNUM,  # flagbearer
         ),
+        *hash_rules(),
         *protocol_rules(),
         *name_rules(),
+        *locator_rules(),
         *pair_rules(),
         *syntax_rules(),
         *call_rules(),
         *shell_rules(),
         *apart_rules(),
+        *spaced_rules(),
         *command_rules(),
+        *arglist_rules(),
+        *token_cli_rules(),
         # Kubernetes Secret manifests (kubernetes.io/docs/concepts/configuration/secret).
         Rule(
             "kubernetes_secret",
