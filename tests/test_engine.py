@@ -733,8 +733,9 @@ def test_a_read_leaves_the_stamp_intact(vault: Path) -> None:
 
 
 def test_a_store_made_in_a_git_repository_is_never_offered_for_a_commit(tmp_path: Path) -> None:
-    """A read command in a repository holding only a README syncs first and makes the store
-    there (no ``init``, so no ``.gitignore`` line): the store folder ignores itself, so
+    """A read command on a repository holding only a README (named with ``--vault``: found
+    from inside it, a git repository is no vault by its Markdown alone) syncs first and makes
+    the store there (no ``init``, so no ``.gitignore`` line): the store folder ignores itself, so
     ``git status`` shows nothing new; a store made before the file existed gets it at the next
     writer."""
     repo = write_pages(tmp_path / "repo", {"README.md": "# readme\n\nhow to build\n"})
@@ -747,11 +748,11 @@ def test_a_store_made_in_a_git_repository_is_never_offered_for_a_commit(tmp_path
         status = [*git, "-C", str(repo), "status", "--porcelain", "--untracked-files=all"]
         return subprocess.run(status, check=True, capture_output=True, text=True).stdout
 
-    result = run_cli("query", "readme", "--json", cwd=repo)
+    result = run_cli("--vault", str(repo), "query", "readme", "--json", cwd=repo)
     assert result.code == 0, result.err
     assert (repo / ".vault-sync" / layout.MARKER_NAME).is_file()
     assert untracked() == ""
     (repo / ".vault-sync" / layout.GITIGNORE_NAME).unlink()  # a store from before the file
     assert untracked() != ""
-    assert run_cli("sync", cwd=repo).code == 0
+    assert run_cli("--vault", str(repo), "sync", cwd=repo).code == 0
     assert untracked() == ""

@@ -218,3 +218,13 @@ def test_a_hex_key_repeated_without_its_0x() -> None:
 def test_flattened_forms_spare_prose() -> None:
     for text in ("## Password policy", "**Password** rotation every 90 days", "## Tokens v2"):
         assert scrub(text) == (text, ())
+
+
+@pytest.mark.parametrize("sep", [" / ", "/"])
+def test_a_login_cell_password_of_one_case_and_digits(sep: str) -> None:
+    """The leak audit drew ``admin / kryv0t5j6301``: after ``/`` a password had to mix both
+    cases (a path's folders hold ``/``), but under a login header ``/`` parts user and
+    password."""
+    p = "".join(secrets.choice(string.ascii_lowercase) for _ in range(8))
+    p += "".join(secrets.choice(string.digits) for _ in range(4))
+    _hidden(f"| Service | Login |\n|---|---|\n| db | admin{sep}{p} |\n\nthen: echo {p}\n", p)

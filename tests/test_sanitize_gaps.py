@@ -74,7 +74,8 @@ CASES: tuple[tuple[str, str], ...] = (
     (f'["--token={T[1]}"]', f'["--token={_E}"]'),
     # 3. a bare token given to a CLI
     (f"vault login {T[2]}", f"vault login {_C}"),
-    (f"vault login -no-print s.{T[3]}", f"vault login -no-print {_C}"),
+    # a legacy Vault token (s. + 24) is the vendor's own format: its label wins
+    (f"vault login -no-print s.{T[3]}", "vault login -no-print [REDACTED:vault_token]"),
     (f"echo {T[4]} | gh auth login --with-token", f"echo {_C} | gh auth login --with-token"),
     (f"echo '{T[5]}' | vault login -", f"echo '{_C}' | vault login -"),
     (f"cargo login --registry mine {T[6]}", f"cargo login --registry mine {_C}"),
