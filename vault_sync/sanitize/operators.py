@@ -6,7 +6,8 @@ spellings of that colon kept their value:
 
 - a Dataview inline field (blacksmithgu.github.io/obsidian-dataview, "Adding Metadata":
   ``key:: value``, on its own line, in a list item, or bracketed ``[key:: value]`` /
-  ``(key:: value)``), with the space after ``::`` the documentation writes. The rules read
+  ``(key:: value)``), with the space after ``::`` the documentation writes (and blanks
+  before it: ``Password :: value``, recheck 5). The rules read
   the first ``:`` as the operator and ``: value`` as the value, which no gate passes. The
   view drops the first colon of a ``::`` that follows a name character and is followed by a
   blank, so every rule that reads ``key: v`` reads ``key:: v`` too (``key::v`` already was);
@@ -28,8 +29,9 @@ import re
 from vault_sync.sanitize.rendered import Edit, View, edited_view
 
 #: A Dataview field's ``::`` after a name (a letter, digit, ``_``, ``-``, ``*``, ``"``, a
-#: non-ASCII letter) and before a blank: the first colon is dropped.
-_DATAVIEW = re.compile(r"(?<=[\w*\"'`-]):(?=:[ \t])")
+#: non-ASCII letter), at most two blanks between (``Password :: X``, which Dataview reads
+#: too), and before a blank: the blanks and the first colon are dropped.
+_DATAVIEW = re.compile(r"(?<=[\w*\"'`-])[ \t]{0,2}:(?=:[ \t])")
 #: No-break spaces touching a colon (ASCII or full-width).
 _NO_BREAK = re.compile(
     r"[\u00a0\u202f\u2007]{1,8}(?=[ \t]{0,4}[:\uff1a])|(?<=[:\uff1a])[\u00a0\u202f\u2007]{1,8}"
