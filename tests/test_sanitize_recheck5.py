@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.test_sanitize_fresh5 import _hidden, _password
+from vault_sync.sanitize import scrub
 
 
 @pytest.mark.parametrize(
@@ -15,3 +16,39 @@ def test_dataview_field_with_blanks_before_the_colons(form: str) -> None:
     p = _password()
     out = _hidden(f"# note\n\n{form.format(p=p)}\n", p)
     assert "::" in out  # the field's syntax is kept
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        "Passwort für die DB: {p}",
+        "Das Kennwort für den Server lautet {p}",
+        "senha do banco: {p}",
+        "contraseña de la base: {p}",
+        "le mot de passe du wifi est {p}",
+        "mot de passe du serveur : {p}",
+        "root password (prod): {p}",
+        "password → {p}",
+        "DB_PASSWORD ⇒ {p}",
+        "Password\u3000: {p}",
+        "パスワード\u3000：{p}",
+    ],
+)
+def test_words_or_another_operator_between_label_and_value(form: str) -> None:
+    p = _password()
+    _hidden(f"# note\n\n{form.format(p=p)}\n", p)
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "Das Passwort für den Server ist sicher genug.",
+        "le mot de passe du wifi est changé chaque mois",
+        "senha do banco: veja o cofre",
+        "root password (prod): ask the on-call",
+        "password → reset link → inbox",
+        "Login → Settings → Security",
+    ],
+)
+def test_prose_with_those_forms_stays(prose: str) -> None:
+    assert scrub(prose) == (prose, ())

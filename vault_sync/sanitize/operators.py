@@ -14,7 +14,8 @@ spellings of that colon kept their value:
 - French typography: a no-break space (U+00A0) or narrow no-break space (U+202F, U+2007)
   before (or after) the colon, ``Mot de passe\\u202f: X``, which French keyboards and
   autocorrect type. The view writes an ordinary space for each one touching a ``:`` or
-  ``：``.
+  ``：`` (and for an ideographic space, U+3000, which CJK input methods type);
+- an arrow as the operator (``password → X``, ``⇒``, ``⟶``; recheck 5), read as ``:``.
 
 :func:`operator_view` is the text with both rewritten (a :class:`~.rendered.View` mapped
 back to the raw text: a value found there is redacted in the raw text, the ``::`` and the
@@ -34,9 +35,13 @@ from vault_sync.sanitize.rendered import Edit, View, edited_view
 _DATAVIEW = re.compile(r"(?<=[\w*\"'`-])[ \t]{0,2}:(?=:[ \t])")
 #: No-break spaces touching a colon (ASCII or full-width).
 _NO_BREAK = re.compile(
-    r"[\u00a0\u202f\u2007]{1,8}(?=[ \t]{0,4}[:\uff1a])|(?<=[:\uff1a])[\u00a0\u202f\u2007]{1,8}"
+    r"[\u00a0\u202f\u2007\u3000]{1,8}(?=[ \t]{0,4}[:\uff1a])"
+    r"|(?<=[:\uff1a])[\u00a0\u202f\u2007\u3000]{1,8}"
 )
-_NO_BREAK_CHARS = ("\u00a0", "\u202f", "\u2007")
+_NO_BREAK_CHARS = ("\u00a0", "\u202f", "\u2007", "\u3000")
+#: An arrow as a name's operator (``password → X``), after a name character: read as ``:``.
+_ARROW = re.compile(r"(?<=[\w*\"'`)-])[ \t]{0,2}[\u2192\u21d2\u27f6](?=[ \t]{0,4}\S)")
+_ARROWS = ("\u2192", "\u21d2", "\u27f6")
 
 
 def operator_view(text: str) -> View | None:
@@ -53,4 +58,6 @@ def operator_view(text: str) -> View | None:
     if not text.isascii() and any(c in text for c in _NO_BREAK_CHARS):
         for m in _NO_BREAK.finditer(text):
             edits.append((m.start(), m.end(), " " * (m.end() - m.start())))
+    if not text.isascii() and any(c in text for c in _ARROWS):
+        edits.extend((m.start(), m.end(), ":") for m in _ARROW.finditer(text))
     return edited_view(text, edits)

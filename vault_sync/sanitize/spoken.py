@@ -4,7 +4,10 @@ The name rules read ``password: X`` and :mod:`.pairs` reads ``the password is X`
 writes the label in more ways, and each kept its value:
 
 - words between the label and its colon: ``password for the prod db: X``, ``Token for
-  staging: X``, ``pw of root = X`` (a preposition, then at most five words);
+  staging: X``, ``pw of root = X`` (a preposition, then at most five words), ``root password
+  (prod): X`` (a bracketed note); in German, French, Spanish and Portuguese too, before the
+  colon or the copula: ``Passwort für die DB: X``, ``Das Kennwort für den Server lautet X``,
+  ``le mot de passe du wifi est X``, ``senha do banco: X`` (recheck 5);
 - a password word of another language followed by that language's copula or topic
   particle: Chinese ``密码是 X`` / ``密码为 X``, Japanese ``パスワードは X``, Korean
   ``비밀번호는 X`` / ``암호는 X``, German ``Passwort ist X`` / ``Kennwort lautet X``, French
@@ -31,8 +34,20 @@ from vault_sync.sanitize.rendered import Edit, View, edited_view
 #: A secret's label, then a preposition and at most five words, then ``:`` or ``=``.
 _WORDS_BEFORE_COLON = re.compile(
     r"(?<![\w-])(?i:pass(?:word|phrase|code)?|passwd|pwd|pw|secret|token|api[ _-]?key)"
-    r"(?P<words>[ \t]{1,2}(?i:for|of|to|on|at|in)(?:[ \t]{1,2}[\w.@/'-]{1,32}){1,5}[ \t]{0,2})"
+    r"(?P<words>[ \t]{1,2}(?i:for|of|to|on|at|in)(?:[ \t]{1,2}[\w.@/'-]{1,32}){1,5}[ \t]{0,2}"
+    r"|[ \t]{1,2}\([^()\r\n]{1,32}\)[ \t]{0,2})"
     r"(?=[:=][ \t]{0,4}\S)"
+)
+#: A password word of another language, its preposition and at most five words (group
+#: ``words``), then a colon or that language's copula (group ``copula``): ``Passwort für die
+#: DB: X``, ``Das Kennwort für den Server lautet X``, ``senha do banco: X``, ``contraseña de
+#: la base: X``, ``le mot de passe du wifi est X``.
+_FOREIGN_WORDS_BEFORE = re.compile(
+    r"(?<![\w-])(?i:passwort|kennwort|mot de passe|contraseña|contrasena|senha)"
+    r"(?P<words>[ \t]{1,2}(?i:für|fuer|zum|zur|vom|von|de|do|da|dos|das|del|du|des|pour|para)"
+    r"(?:[ \t]{1,2}[\w.@/'-]{1,32}){1,5}?)"
+    r"(?:[ \t]{0,2}(?=[:=][ \t]{0,4}\S)"
+    r"|(?P<copula>[ \t]{1,2}(?i:ist|lautet|war|est|es|é|e)[ \t]{1,2})(?=[\x21-\x7e]))"
 )
 #: A localized password word, then its language's copula or particle (group ``copula``).
 _COPULA = re.compile(
@@ -66,6 +81,8 @@ GATE_PATTERN = (
     r"(?:pass|pwd|pw|secret|token|key)[a-z]{0,6}[ \t]{1,2}(?:for|of|to|on|at|in)"
     r"(?:[ \t]{1,2}[a-z0-9_.@/'-]{1,32}){1,5}[ \t]{0,2}[:=]"
     + _VALUE_MARK
+    + r"|(?:pass|pwd|pw|secret|token|key)[a-z]{0,6}[ \t]{1,2}\([^()\n]{1,32}\)[ \t]{0,2}[:=]"
+    + _VALUE_MARK
     + r"|(?:with|using)[ \t]{1,2}(?:[a-z]{1,5}[ \t]{1,2})?(?:password|passphrase|pw)[ \t]{1,2}"
     + r"[^\s:=]{0,64}[0-9!#$%^&*+=~?@]"
     + r"|(?:passwort|kennwort|mot de passe|contrase\??n?a|senha)[ \t]{1,2}[a-z?]{1,6}[ \t]{1,2}"
@@ -98,6 +115,11 @@ def _edits(text: str) -> list[Edit]:
     for m in _WORDS_BEFORE_COLON.finditer(text):
         edits.append((m.start("words"), m.end("words"), ""))
     _copula_edits(text, [m.start() for m in _COPULA.finditer(text)], edits)
+    for m in _FOREIGN_WORDS_BEFORE.finditer(text):
+        if m.group("copula"):
+            edits.append((m.start(), m.end("copula"), "password is "))
+        else:
+            edits.append((m.start("words"), m.end("words"), ""))
     for m in _WITH_PASSWORD.finditer(text):
         edits.append((m.start(), m.end(), "password is "))
     for tag in _INPUT_TAG.finditer(text):
