@@ -52,3 +52,32 @@ def test_words_or_another_operator_between_label_and_value(form: str) -> None:
 )
 def test_prose_with_those_forms_stays(prose: str) -> None:
     assert scrub(prose) == (prose, ())
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        'curl_setopt($ch, CURLOPT_USERPWD, "admin:{p}");',
+        "curl_easy_setopt(curl, CURLOPT_PASSWORD, '{p}');",
+        'c.setopt(pycurl.USERPWD, "svc:{p}")',
+        'ldap.simple_bind_s("cn=admin,dc=corp", "{p}")',
+        'err = l.Bind("admin@corp.example", "{p}")',
+        'new PasswordAuthentication("admin", "{p}".toCharArray())',
+    ],
+)
+def test_credentials_given_to_a_call(form: str) -> None:
+    p = _password()
+    out = _hidden(form.format(p=p), p)
+    assert "admin" in out or "svc" in out or "curl" in out  # only the password goes
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        '$(el).bind("click", "onClick2");',
+        'curl_setopt($ch, CURLOPT_USERPWD, "$user:$pass");',
+        'ldap.simple_bind_s("cn=admin,dc=corp", "")',
+    ],
+)
+def test_calls_without_a_password_stay(code: str) -> None:
+    assert scrub(code) == (code, ())
