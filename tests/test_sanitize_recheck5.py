@@ -81,3 +81,20 @@ def test_credentials_given_to_a_call(form: str) -> None:
 )
 def test_calls_without_a_password_stay(code: str) -> None:
     assert scrub(code) == (code, ())
+
+
+@pytest.mark.parametrize(
+    "form",
+    ["> [!warning] password {p}", "> [!note]- Root password {p}", "> [!tip] **DB token** {p}"],
+)
+def test_a_secret_in_a_callout_title(form: str) -> None:
+    p = _password()
+    out = _hidden(f"# note\n\n{form.format(p=p)}\n> rotate it monthly\n", p)
+    assert out.startswith("# note\n\n> [!")
+
+
+@pytest.mark.parametrize(
+    "text", ["> [!warning] password reset required\n", "> [!note] Token expiry is 30 days\n"]
+)
+def test_a_callout_without_a_secret_stays(text: str) -> None:
+    assert scrub(text) == (text, ())

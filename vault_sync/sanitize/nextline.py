@@ -84,17 +84,20 @@ def _label_lines(text: str, starts: set[int]) -> list[re.Match[str]]:
     return [m for m in found if m is not None]
 
 
-#: The same label on one line with its value, in a heading or emphasis (``## Password X``,
-#: ``**Password** X``: a next-line form flattened, as a typed query or a snippet shows it).
+#: The same label on one line with its value, in a heading, emphasis or an Obsidian callout's
+#: title (``## Password X``, ``**Password** X``, ``> [!warning] password X``: a next-line
+#: form flattened, as a typed query or a snippet shows it).
 #: The value must hold a digit or a symbol.
 _INLINE_LABEL = re.compile(
-    r"(?<!\S)(?P<head>#{1,6}[ \t]{1,4}(?:\*\*|__)?|\*\*|__)"
+    r"(?<!\S)(?P<head>#{1,6}[ \t]{1,4}(?:\*\*|__)?|\*\*|__"
+    r"|\[![\w-]{1,32}\][+-]?[ \t]{1,4}(?:\*\*|__)?)"
     rf"(?P<label>(?:[\w.-]{{1,32}}[ \t]{{1,2}}){{0,2}}{_WORD})"
     r"(?P<tail>(?:\*\*|__)?[ \t]{1,4})`?(?P<value>[^\s`]{0,64}[0-9!#$%^&*+=~?@][^\s`]{0,64})`?"
     r"(?=\s|\Z)"
 )
 INLINE_GATE = (
-    r"(?:#[ \t]{1,4}|\*\*|__)(?:[a-z0-9_.-]{1,32}[ \t]{1,2}){0,2}(?:[a-z0-9_.-]{0,32}[_.-])?"
+    r"(?:#[ \t]{1,4}|\*\*|__|\[![a-z-]{1,32}\][+-]?[ \t]{1,4})"
+    r"(?:[a-z0-9_.-]{1,32}[ \t]{1,2}){0,2}(?:[a-z0-9_.-]{0,32}[_.-])?"
     r"(?:pass|pw|pwd|secret|token|key)[a-z]{0,8}(?:\*\*|__)?[ \t]{1,4}`?"
     r"[^\s`]{0,64}[0-9!#$%^&*+=~?@]"
 )
