@@ -98,3 +98,34 @@ def test_a_secret_in_a_callout_title(form: str) -> None:
 )
 def test_a_callout_without_a_secret_stays(text: str) -> None:
     assert scrub(text) == (text, ())
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        "Password:\n```\n{p}\n```\n",
+        "WiFi password:\n\n~~~text\n{p}\n~~~\n",
+        "PASSWORD\n{p}\n",
+        "DB_TOKEN\n{p}\n",
+        "Root password\n: {p}\n",
+        "<details><summary>password</summary>\n{p}\n</details>\n",
+        "<details>\n<summary>Root password</summary>\n\n{p}\n</details>\n",
+    ],
+)
+def test_a_value_on_the_line_below_its_label(form: str) -> None:
+    p = _password()
+    _hidden(f"# Wifi\n\n{form.format(p=p)}", p)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Password:\n```\nsee the vault\n```\n",
+        "PASSWORD\nReset it monthly.\n",
+        "Root password\n: kept in the team vault\n",
+        "<details><summary>password</summary>\nAsk the on-call.\n</details>\n",
+        "TOKEN\n=====\n",
+    ],
+)
+def test_a_label_above_prose_stays(text: str) -> None:
+    assert scrub(text) == (text, ())

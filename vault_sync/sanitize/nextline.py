@@ -8,6 +8,9 @@ Personal notes put a password under its label as often as after it:
 - a heading (``## Password``) or a bold line (``**Password**``, ``__Password__``), the
   value the next paragraph (a blank line between);
 - a list item (``- Password``) with the value its indented child (``  - Xk8#…``);
+- (recheck 5) the value alone in a fenced code block under the label; an upper-case label
+  alone on its line (``PASSWORD`` ⏎ ``Xk8#…``); a definition list (``Root password`` ⏎
+  ``: Xk8#…``); an HTML disclosure (``<details><summary>password</summary>`` ⏎ ``Xk8#…``);
 - a table whose header names a login (``| Service | Login |``, ``Credentials``, ``Account``,
   ``User / Password``): a body cell ``admin / Xk8#…`` or ``admin:Xk8#…`` under it.
 
@@ -48,10 +51,13 @@ _WORD = (
 #: ``tail`` (what follows the label up to the value), ``colon``, ``indent`` (of the label
 #: line), ``child`` (the value line's indent when it has a list marker).
 _LABEL_LINE = re.compile(
-    r"^(?P<indent>[ \t]{0,16})(?P<head>(?:#{1,6}[ \t]{1,4}|[-*+][ \t]{1,4})?(?:\*\*|__)?)"
+    r"^(?P<indent>[ \t]{0,16})(?P<head>(?:#{1,6}[ \t]{1,4}|[-*+][ \t]{1,4}"
+    r"|(?i:<details>[ \t]{0,4})?(?i:<summary>))?(?:\*\*|__)?)"
     rf"(?P<label>(?:[\w.-]{{1,32}}[ \t]{{1,2}}){{0,2}}{_WORD})"
-    r"(?P<tail>(?:\*\*|__)?[ \t]{0,4}(?P<colon>[:\uff1a])?(?:\*\*|__)?[ \t]{0,4}#{0,6}[ \t]{0,4}"
-    r"\r?\n(?:[ \t]{0,16}\r?\n)?(?P<child>[ \t]{0,32}(?:[-*+][ \t]{1,4})?)`?)"
+    r"(?P<tail>(?:\*\*|__)?(?i:</summary>)?[ \t]{0,4}(?P<colon>[:\uff1a])?(?:\*\*|__)?[ \t]{0,4}"
+    r"#{0,6}[ \t]{0,4}\r?\n(?:[ \t]{0,16}\r?\n)?"
+    r"(?:[ \t]{0,3}(?:```|~~~)[\w-]{0,16}[ \t]{0,4}\r?\n)?"
+    r"(?P<child>[ \t]{0,32}(?:[-*+:][ \t]{1,4})?)`?)"
     r"(?P<value>[^\s`]{4,128})`?[ \t]{0,8}(?:\r?\n|\Z)",
     re.MULTILINE,
 )
@@ -122,7 +128,10 @@ def _label_edits(text: str, starts: set[int], edits: list[Edit]) -> None:
         listed = item and child.strip()[:1] in ("-", "*", "+")
         if listed and len(child) - len(child.lstrip(" \t")) <= len(m.group("indent")):
             continue  # the value is a sibling item, not the label's child
-        if not (m.group("colon") or heading or emphasis or listed):
+        defined = child.strip()[:1] == ":"  # a definition list's ``: value``
+        shouted = not head and m.group("label").isupper()  # ``PASSWORD`` alone on its line
+        summary = "<" in head  # ``<details><summary>password</summary>``
+        if not any((m.group("colon"), heading, emphasis, listed, defined, shouted, summary)):
             continue
         if not _credential_like(m.group("value")):
             continue
@@ -181,12 +190,14 @@ def _table_edits(text: str, edits: list[Edit]) -> None:
 #: RE2, one linear pass before any line is looked at in Python (the bench's pages hold a
 #: secret's word on most lines, never ending one).
 GATE_PATTERN = (
-    r"(?m)^[ \t]{0,16}(?:#{1,6}[ \t]{1,4}|[-*+][ \t]{1,4})?[*_]{0,2}"
+    r"(?m)^[ \t]{0,16}(?:#{1,6}[ \t]{1,4}|[-*+][ \t]{1,4}|(?:<details>[ \t]{0,4})?<summary>)?"
+    r"[*_]{0,2}"
     r"(?:[a-z0-9_.-]{1,32}[ \t]{1,2}){0,2}(?:[a-z0-9_.-]{0,32}[_.-])?"
     r"(?:pass|pw|pwd|secret|token|key|api[ _-]?key|access[ _-]?key|passwort|kennwort"
     r"|mot de passe|senha|contrase\??n?a|haslo|heslo|parol"
-    r"|sifre|losenord|passord|adgangskode|salasana)[a-z]{0,8}[*_]{0,2}[ \t]{0,4}:?[*_]{0,2}"
-    r"[ \t]{0,4}#{0,6}[ \t]{0,4}\r?\n(?:[ \t]{0,16}\r?\n)?[ \t]{0,32}(?:[-*+][ \t]{1,4})?`?"
+    r"|sifre|losenord|passord|adgangskode|salasana)[a-z]{0,8}[*_]{0,2}(?:</summary>)?[ \t]{0,4}:?"
+    r"[*_]{0,2}[ \t]{0,4}#{0,6}[ \t]{0,4}\r?\n(?:[ \t]{0,16}\r?\n)?"
+    r"(?:[ \t]{0,3}(?:```|~~~)[a-z0-9_-]{0,16}[ \t]{0,4}\r?\n)?[ \t]{0,32}(?:[-*+:][ \t]{1,4})?`?"
     r"[^\s`]{4,128}`?[ \t]{0,8}\r?$"
 )
 #: Non-ASCII words a label may end with (the view shows them as ``?``).
